@@ -1,0 +1,300 @@
+//! Typed scalar values: the literals of the expression tree.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::array::{
+    new_null_array, Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, StringArray, TimestampMicrosecondArray,
+    TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray, UInt16Array,
+    UInt32Array, UInt64Array, UInt8Array,
+};
+use arrow::datatypes::{DataType, TimeUnit};
+
+use crate::expr::timestamp_precision;
+use crate::types::sql_type_name;
+
+/// A typed scalar value; `Null` carries the type of the missing value.
+#[derive(Debug, Clone)]
+pub enum ScalarValue {
+    /// A NULL of the given type (`DataType::Null` for an untyped SQL `NULL`).
+    Null(DataType),
+    /// BOOLEAN
+    Boolean(bool),
+    /// TINYINT
+    Int8(i8),
+    /// SMALLINT
+    Int16(i16),
+    /// INTEGER
+    Int32(i32),
+    /// BIGINT (the type of an integer literal)
+    Int64(i64),
+    /// UTINYINT
+    UInt8(u8),
+    /// USMALLINT
+    UInt16(u16),
+    /// UINTEGER
+    UInt32(u32),
+    /// UBIGINT
+    UInt64(u64),
+    /// REAL
+    Float32(f32),
+    /// DOUBLE (the type of a literal with a decimal point or exponent)
+    Float64(f64),
+    /// VARCHAR
+    Utf8(String),
+    /// DATE, as days since 1970-01-01
+    Date32(i32),
+    /// TIMESTAMP, as units since the epoch (UTC), with Arrow's optional time zone
+    Timestamp(i64, TimeUnit, Option<Arc<str>>),
+}
+
+impl PartialEq for ScalarValue {
+    /// Structural equality; floats compare by value with all NaNs equal and -0.0 ≠ 0.0,
+    /// so a literal equals exactly the literal that prints the same.
+    fn eq(&self, other: &ScalarValue) -> bool {
+        use ScalarValue::*;
+        match (self, other) {
+            (Null(a), Null(b)) => a == b,
+            (Boolean(a), Boolean(b)) => a == b,
+            (Int8(a), Int8(b)) => a == b,
+            (Int16(a), Int16(b)) => a == b,
+            (Int32(a), Int32(b)) => a == b,
+            (Int64(a), Int64(b)) => a == b,
+            (UInt8(a), UInt8(b)) => a == b,
+            (UInt16(a), UInt16(b)) => a == b,
+            (UInt32(a), UInt32(b)) => a == b,
+            (UInt64(a), UInt64(b)) => a == b,
+            (Float32(a), Float32(b)) => (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits(),
+            (Float64(a), Float64(b)) => (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits(),
+            (Utf8(a), Utf8(b)) => a == b,
+            (Date32(a), Date32(b)) => a == b,
+            (Timestamp(a, ua, za), Timestamp(b, ub, zb)) => a == b && ua == ub && za == zb,
+            _ => false,
+        }
+    }
+}
+
+impl ScalarValue {
+    /// The Arrow type of the value.
+    pub fn data_type(&self) -> DataType {
+        use ScalarValue::*;
+        match self {
+            Null(t) => t.clone(),
+            Boolean(_) => DataType::Boolean,
+            Int8(_) => DataType::Int8,
+            Int16(_) => DataType::Int16,
+            Int32(_) => DataType::Int32,
+            Int64(_) => DataType::Int64,
+            UInt8(_) => DataType::UInt8,
+            UInt16(_) => DataType::UInt16,
+            UInt32(_) => DataType::UInt32,
+            UInt64(_) => DataType::UInt64,
+            Float32(_) => DataType::Float32,
+            Float64(_) => DataType::Float64,
+            Utf8(_) => DataType::Utf8,
+            Date32(_) => DataType::Date32,
+            Timestamp(_, unit, tz) => DataType::Timestamp(*unit, tz.clone()),
+        }
+    }
+
+    /// Whether this is a NULL.
+    pub fn is_null(&self) -> bool {
+        matches!(self, ScalarValue::Null(_))
+    }
+
+    /// An array of `len` copies of the value.
+    pub fn to_array(&self, len: usize) -> ArrayRef {
+        use ScalarValue::*;
+        match self {
+            Null(t) => new_null_array(t, len),
+            Boolean(v) => Arc::new(BooleanArray::from(vec![*v; len])),
+            Int8(v) => Arc::new(Int8Array::from_value(*v, len)),
+            Int16(v) => Arc::new(Int16Array::from_value(*v, len)),
+            Int32(v) => Arc::new(Int32Array::from_value(*v, len)),
+            Int64(v) => Arc::new(Int64Array::from_value(*v, len)),
+            UInt8(v) => Arc::new(UInt8Array::from_value(*v, len)),
+            UInt16(v) => Arc::new(UInt16Array::from_value(*v, len)),
+            UInt32(v) => Arc::new(UInt32Array::from_value(*v, len)),
+            UInt64(v) => Arc::new(UInt64Array::from_value(*v, len)),
+            Float32(v) => Arc::new(Float32Array::from_value(*v, len)),
+            Float64(v) => Arc::new(Float64Array::from_value(*v, len)),
+            Utf8(v) => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(v, len))),
+            Date32(v) => Arc::new(Date32Array::from_value(*v, len)),
+            Timestamp(v, unit, tz) => match unit {
+                TimeUnit::Second => Arc::new(
+                    TimestampSecondArray::from_value(*v, len).with_timezone_opt(tz.clone()),
+                ),
+                TimeUnit::Millisecond => Arc::new(
+                    TimestampMillisecondArray::from_value(*v, len).with_timezone_opt(tz.clone()),
+                ),
+                TimeUnit::Microsecond => Arc::new(
+                    TimestampMicrosecondArray::from_value(*v, len).with_timezone_opt(tz.clone()),
+                ),
+                TimeUnit::Nanosecond => Arc::new(
+                    TimestampNanosecondArray::from_value(*v, len).with_timezone_opt(tz.clone()),
+                ),
+            },
+        }
+    }
+
+    /// The value at `index` of an array of a supported type (`None` for other types).
+    pub fn from_array(array: &dyn Array, index: usize) -> Option<ScalarValue> {
+        use arrow::array::AsArray;
+        use arrow::datatypes as t;
+        if array.is_null(index) {
+            return Some(ScalarValue::Null(array.data_type().clone()));
+        }
+        Some(match array.data_type() {
+            DataType::Boolean => ScalarValue::Boolean(array.as_boolean().value(index)),
+            DataType::Int8 => ScalarValue::Int8(array.as_primitive::<t::Int8Type>().value(index)),
+            DataType::Int16 => ScalarValue::Int16(array.as_primitive::<t::Int16Type>().value(index)),
+            DataType::Int32 => ScalarValue::Int32(array.as_primitive::<t::Int32Type>().value(index)),
+            DataType::Int64 => ScalarValue::Int64(array.as_primitive::<t::Int64Type>().value(index)),
+            DataType::UInt8 => ScalarValue::UInt8(array.as_primitive::<t::UInt8Type>().value(index)),
+            DataType::UInt16 => {
+                ScalarValue::UInt16(array.as_primitive::<t::UInt16Type>().value(index))
+            }
+            DataType::UInt32 => {
+                ScalarValue::UInt32(array.as_primitive::<t::UInt32Type>().value(index))
+            }
+            DataType::UInt64 => {
+                ScalarValue::UInt64(array.as_primitive::<t::UInt64Type>().value(index))
+            }
+            DataType::Float32 => {
+                ScalarValue::Float32(array.as_primitive::<t::Float32Type>().value(index))
+            }
+            DataType::Float64 => {
+                ScalarValue::Float64(array.as_primitive::<t::Float64Type>().value(index))
+            }
+            DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(index).to_string()),
+            DataType::Date32 => {
+                ScalarValue::Date32(array.as_primitive::<t::Date32Type>().value(index))
+            }
+            DataType::Timestamp(unit, tz) => {
+                let v = match unit {
+                    TimeUnit::Second => array.as_primitive::<t::TimestampSecondType>().value(index),
+                    TimeUnit::Millisecond => {
+                        array.as_primitive::<t::TimestampMillisecondType>().value(index)
+                    }
+                    TimeUnit::Microsecond => {
+                        array.as_primitive::<t::TimestampMicrosecondType>().value(index)
+                    }
+                    TimeUnit::Nanosecond => {
+                        array.as_primitive::<t::TimestampNanosecondType>().value(index)
+                    }
+                };
+                ScalarValue::Timestamp(v, *unit, tz.clone())
+            }
+            _ => return None,
+        })
+    }
+}
+
+macro_rules! scalar_from {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl From<$t> for ScalarValue {
+            fn from(v: $t) -> Self {
+                ScalarValue::$variant(v)
+            }
+        }
+    )*};
+}
+scalar_from!(bool => Boolean, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
+    u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64, f32 => Float32, f64 => Float64,
+    String => Utf8);
+
+impl From<&str> for ScalarValue {
+    fn from(v: &str) -> Self {
+        ScalarValue::Utf8(v.to_string())
+    }
+}
+
+/// Formats days since the epoch as `YYYY-MM-DD`.
+pub(crate) fn format_date(days: i32) -> Option<String> {
+    arrow::temporal_conversions::date32_to_datetime(days).map(|d| d.format("%Y-%m-%d").to_string())
+}
+
+/// Formats a timestamp as `YYYY-MM-DD HH:MM:SS[.fraction]` (UTC).
+pub(crate) fn format_timestamp(value: i64, unit: TimeUnit) -> Option<String> {
+    use arrow::temporal_conversions as tc;
+    let dt = match unit {
+        TimeUnit::Second => tc::timestamp_s_to_datetime(value),
+        TimeUnit::Millisecond => tc::timestamp_ms_to_datetime(value),
+        TimeUnit::Microsecond => tc::timestamp_us_to_datetime(value),
+        TimeUnit::Nanosecond => tc::timestamp_ns_to_datetime(value),
+    }?;
+    Some(dt.format("%Y-%m-%d %H:%M:%S%.f").to_string())
+}
+
+fn write_string_literal(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    f.write_str("'")?;
+    f.write_str(&s.replace('\'', "''"))?;
+    f.write_str("'")
+}
+
+fn write_float(f: &mut fmt::Formatter<'_>, v: f64, type_name: &str, debug: String) -> fmt::Result {
+    if !v.is_finite() {
+        let text = if v.is_nan() {
+            "NaN"
+        } else if v > 0.0 {
+            "Infinity"
+        } else {
+            "-Infinity"
+        };
+        write!(f, "{type_name} '{text}'")
+    } else if type_name == "DOUBLE" {
+        if v.is_sign_negative() {
+            write!(f, "({debug})")
+        } else {
+            f.write_str(&debug)
+        }
+    } else {
+        write!(f, "{type_name} '{debug}'")
+    }
+}
+
+impl fmt::Display for ScalarValue {
+    /// Prints the value as a SQL literal that the parser reads back as the same value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ScalarValue::*;
+        match self {
+            Null(DataType::Null) => f.write_str("NULL"),
+            Null(t) => write!(f, "CAST(NULL AS {})", sql_type_name(t)),
+            Boolean(v) => f.write_str(if *v { "TRUE" } else { "FALSE" }),
+            Int64(v) if *v < 0 => write!(f, "({v})"),
+            Int64(v) => write!(f, "{v}"),
+            Int8(_) | Int16(_) | Int32(_) | UInt8(_) | UInt16(_) | UInt32(_) | UInt64(_) => {
+                let digits = match self {
+                    Int8(v) => v.to_string(),
+                    Int16(v) => v.to_string(),
+                    Int32(v) => v.to_string(),
+                    UInt8(v) => v.to_string(),
+                    UInt16(v) => v.to_string(),
+                    UInt32(v) => v.to_string(),
+                    UInt64(v) => v.to_string(),
+                    _ => unreachable!("integer variants only"),
+                };
+                write!(f, "{} '{digits}'", sql_type_name(&self.data_type()))
+            }
+            Float32(v) => write_float(f, *v as f64, "REAL", format!("{v:?}")),
+            Float64(v) => write_float(f, *v, "DOUBLE", format!("{v:?}")),
+            Utf8(s) => write_string_literal(f, s),
+            Date32(days) => match format_date(*days) {
+                Some(text) => write!(f, "DATE '{text}'"),
+                None => write!(f, "CAST({days} AS DATE)"),
+            },
+            Timestamp(v, unit, tz) => {
+                let text = format_timestamp(*v, *unit).unwrap_or_else(|| v.to_string());
+                f.write_str("TIMESTAMP")?;
+                if *unit != TimeUnit::Microsecond {
+                    write!(f, "({})", timestamp_precision(unit))?;
+                }
+                if tz.is_some() {
+                    f.write_str(" WITH TIME ZONE")?;
+                }
+                write!(f, " '{text}'")
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! SQL text to [`Expr`](crate::expr::Expr), with sqlparser.

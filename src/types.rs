@@ -1,0 +1,233 @@
+//! The types Broadhead supports, their SQL names, and the implicit promotion rules.
+//!
+//! Promotion follows DuckDB/PostgreSQL: integers widen; a signed and an unsigned
+//! integer meet in the smallest signed type that holds both (`UBIGINT` with a signed
+//! type meets in `BIGINT`, with an overflow error at run time for values above
+//! `i64::MAX`); integers meet floats in `REAL` when they have at most 16 bits and in
+//! `DOUBLE` otherwise; `DATE` meets `TIMESTAMP` in the timestamp; two timestamps meet
+//! in the finer unit.
+
+use arrow_schema::{DataType, TimeUnit};
+
+/// Whether Broadhead can read, compute and return values of this type.
+pub fn is_supported(t: &DataType) -> bool {
+    is_numeric(t)
+        || matches!(t, DataType::Boolean | DataType::Utf8 | DataType::Date32 | DataType::Null)
+        || matches!(t, DataType::Timestamp(_, _))
+}
+
+/// Signed or unsigned integer types.
+pub fn is_integer(t: &DataType) -> bool {
+    is_signed(t) || is_unsigned(t)
+}
+
+/// Int8 … Int64.
+pub fn is_signed(t: &DataType) -> bool {
+    matches!(t, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64)
+}
+
+/// UInt8 … UInt64.
+pub fn is_unsigned(t: &DataType) -> bool {
+    matches!(t, DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64)
+}
+
+/// Float32 or Float64.
+pub fn is_float(t: &DataType) -> bool {
+    matches!(t, DataType::Float32 | DataType::Float64)
+}
+
+/// Integers and floats.
+pub fn is_numeric(t: &DataType) -> bool {
+    is_integer(t) || is_float(t)
+}
+
+/// Date32 and timestamps.
+pub fn is_temporal(t: &DataType) -> bool {
+    matches!(t, DataType::Date32 | DataType::Timestamp(_, _))
+}
+
+/// Width in bits of an integer or float type.
+pub fn bit_width(t: &DataType) -> u32 {
+    match t {
+        DataType::Int8 | DataType::UInt8 => 8,
+        DataType::Int16 | DataType::UInt16 => 16,
+        DataType::Int32 | DataType::UInt32 | DataType::Float32 | DataType::Date32 => 32,
+        _ => 64,
+    }
+}
+
+fn signed_of_width(bits: u32) -> DataType {
+    match bits {
+        8 => DataType::Int8,
+        16 => DataType::Int16,
+        32 => DataType::Int32,
+        _ => DataType::Int64,
+    }
+}
+
+/// How many of the unit fit in a second.
+pub fn units_per_second(unit: TimeUnit) -> i64 {
+    match unit {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    }
+}
+
+/// The type two values meet in for comparison, arithmetic, `IN`, `CASE` and `COALESCE`.
+///
+/// Returns `None` when there is no implicit conversion between them.
+pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
+    use DataType::*;
+    if a == b {
+        return Some(a.clone());
+    }
+    match (a, b) {
+        (Null, t) | (t, Null) => Some(t.clone()),
+        (x, y) if is_integer(x) && is_integer(y) => {
+            let (wx, wy) = (bit_width(x), bit_width(y));
+            Some(match (is_signed(x), is_signed(y)) {
+                (true, true) | (false, false) => {
+                    if wx >= wy {
+                        x.clone()
+                    } else {
+                        y.clone()
+                    }
+                }
+                (true, false) => signed_of_width(wx.max((wy * 2).min(64))),
+                (false, true) => signed_of_width(wy.max((wx * 2).min(64))),
+            })
+        }
+        (Float64, y) | (y, Float64) if is_numeric(y) => Some(Float64),
+        (Float32, y) | (y, Float32) if is_integer(y) => {
+            Some(if bit_width(y) <= 16 { Float32 } else { Float64 })
+        }
+        (Date32, Timestamp(u, tz)) | (Timestamp(u, tz), Date32) => Some(Timestamp(*u, tz.clone())),
+        (Timestamp(ua, za), Timestamp(ub, zb)) => {
+            let unit = if units_per_second(*ua) >= units_per_second(*ub) { *ua } else { *ub };
+            Some(Timestamp(unit, za.clone().or_else(|| zb.clone())))
+        }
+        _ => None,
+    }
+}
+
+/// The SQL spelling of a type, as `Display` prints it and the parser reads it.
+pub fn sql_type_name(t: &DataType) -> String {
+    use DataType::*;
+    match t {
+        Null => "NULL".into(),
+        Boolean => "BOOLEAN".into(),
+        Int8 => "TINYINT".into(),
+        Int16 => "SMALLINT".into(),
+        Int32 => "INTEGER".into(),
+        Int64 => "BIGINT".into(),
+        UInt8 => "UTINYINT".into(),
+        UInt16 => "USMALLINT".into(),
+        UInt32 => "UINTEGER".into(),
+        UInt64 => "UBIGINT".into(),
+        Float32 => "REAL".into(),
+        Float64 => "DOUBLE".into(),
+        Utf8 => "VARCHAR".into(),
+        Date32 => "DATE".into(),
+        Timestamp(unit, tz) => {
+            let mut s = String::from("TIMESTAMP");
+            if *unit != TimeUnit::Microsecond {
+                s.push_str(&format!("({})", crate::expr::timestamp_precision(unit)));
+            }
+            if tz.is_some() {
+                s.push_str(" WITH TIME ZONE");
+            }
+            s
+        }
+        other => format!("{other}"),
+    }
+}
+
+/// The time zone a `TIMESTAMP … WITH TIME ZONE` written in SQL gets.
+pub const SQL_TIME_ZONE: &str = "+00:00";
+
+/// The Arrow type for a SQL type from the parser, or a description of why not.
+pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
+    use sqlparser::ast::{DataType as S, TimezoneInfo};
+    Ok(match t {
+        S::Boolean | S::Bool => DataType::Boolean,
+        S::TinyInt(_) => DataType::Int8,
+        S::SmallInt(_) | S::Int2(_) | S::Int16 => DataType::Int16,
+        S::Int(_) | S::Integer(_) | S::Int4(_) | S::Int32 => DataType::Int32,
+        S::BigInt(_) | S::Int8(_) | S::Int64 => DataType::Int64,
+        S::UTinyInt | S::TinyIntUnsigned(_) | S::UInt8 => DataType::UInt8,
+        S::USmallInt | S::SmallIntUnsigned(_) | S::UInt16 => DataType::UInt16,
+        S::IntUnsigned(_) | S::IntegerUnsigned(_) | S::UInt32 => DataType::UInt32,
+        S::Custom(name, args) if args.is_empty() && name.to_string().eq_ignore_ascii_case("UINTEGER") => {
+            DataType::UInt32
+        }
+        S::UBigInt | S::BigIntUnsigned(_) | S::UInt64 => DataType::UInt64,
+        S::Real | S::Float4 | S::Float32 => DataType::Float32,
+        S::Double(_) | S::DoublePrecision | S::Float8 | S::Float64 => DataType::Float64,
+        S::Float(info) => match info {
+            sqlparser::ast::ExactNumberInfo::Precision(p) if *p <= 24 => DataType::Float32,
+            _ => DataType::Float64,
+        },
+        S::Varchar(_) | S::Text | S::String(_) | S::CharVarying(_) | S::CharacterVarying(_) => {
+            DataType::Utf8
+        }
+        S::Date => DataType::Date32,
+        S::Timestamp(precision, tz) => {
+            let unit = match precision {
+                None | Some(6) => TimeUnit::Microsecond,
+                Some(0) => TimeUnit::Second,
+                Some(3) => TimeUnit::Millisecond,
+                Some(9) => TimeUnit::Nanosecond,
+                Some(p) => {
+                    return Err(format!(
+                        "TIMESTAMP({p}) is not supported; use a precision of 0, 3, 6 or 9"
+                    ))
+                }
+            };
+            let tz = match tz {
+                TimezoneInfo::None | TimezoneInfo::WithoutTimeZone => None,
+                TimezoneInfo::WithTimeZone | TimezoneInfo::Tz => Some(SQL_TIME_ZONE.into()),
+            };
+            DataType::Timestamp(unit, tz)
+        }
+        S::TimestampNtz(_) => DataType::Timestamp(TimeUnit::Microsecond, None),
+        other => return Err(format!("the type {other} is not supported")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_promotion_widens_and_mixes_signedness() {
+        use DataType::*;
+        assert_eq!(common_type(&Int8, &Int32), Some(Int32));
+        assert_eq!(common_type(&UInt8, &Int8), Some(Int16));
+        assert_eq!(common_type(&UInt32, &Int16), Some(Int64));
+        assert_eq!(common_type(&UInt64, &Int64), Some(Int64));
+        assert_eq!(common_type(&UInt16, &UInt64), Some(UInt64));
+    }
+
+    #[test]
+    fn floats_and_temporal_types_meet_as_documented() {
+        use DataType::*;
+        assert_eq!(common_type(&Int16, &Float32), Some(Float32));
+        assert_eq!(common_type(&Int32, &Float32), Some(Float64));
+        assert_eq!(common_type(&Float32, &Float64), Some(Float64));
+        assert_eq!(
+            common_type(&Date32, &Timestamp(TimeUnit::Second, None)),
+            Some(Timestamp(TimeUnit::Second, None))
+        );
+        assert_eq!(
+            common_type(
+                &Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+                &Timestamp(TimeUnit::Nanosecond, None)
+            ),
+            Some(Timestamp(TimeUnit::Nanosecond, Some("UTC".into())))
+        );
+        assert_eq!(common_type(&Utf8, &Int32), None);
+        assert_eq!(common_type(&Boolean, &Int32), None);
+    }
+}
