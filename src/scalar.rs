@@ -298,3 +298,120 @@ impl fmt::Display for ScalarValue {
         }
     }
 }
+
+/// Parses a `DATE` literal (`YYYY-MM-DD`) into days since the epoch.
+pub fn parse_date(text: &str) -> Option<i32> {
+    let date = chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()?;
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?;
+    i32::try_from(date.signed_duration_since(epoch).num_days()).ok()
+}
+
+/// Parses a `TIMESTAMP` literal (`YYYY-MM-DD[ |T]HH:MM:SS[.fraction]`, or a bare date)
+/// as UTC into units since the epoch; `None` when malformed or out of the unit's range.
+pub fn parse_timestamp(text: &str, unit: TimeUnit) -> Option<i64> {
+    let text = text.trim();
+    let dt = ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"]
+        .iter()
+        .find_map(|f| chrono::NaiveDateTime::parse_from_str(text, f).ok())
+        .or_else(|| {
+            chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?.and_hms_opt(0, 0, 0)
+        })?
+        .and_utc();
+    match unit {
+        TimeUnit::Second => Some(dt.timestamp()),
+        TimeUnit::Millisecond => Some(dt.timestamp_millis()),
+        TimeUnit::Microsecond => Some(dt.timestamp_micros()),
+        TimeUnit::Nanosecond => dt.timestamp_nanos_opt(),
+    }
+}
+
+impl ScalarValue {
+    /// The value as an `i128`, for integer variants.
+    fn as_i128(&self) -> Option<i128> {
+        use ScalarValue::*;
+        Some(match self {
+            Int8(v) => *v as i128,
+            Int16(v) => *v as i128,
+            Int32(v) => *v as i128,
+            Int64(v) => *v as i128,
+            UInt8(v) => *v as i128,
+            UInt16(v) => *v as i128,
+            UInt32(v) => *v as i128,
+            UInt64(v) => *v as i128,
+            _ => return None,
+        })
+    }
+
+    /// The integer `v` as a value of integer type `to`, if it fits.
+    fn integer_of(v: i128, to: &DataType) -> Option<ScalarValue> {
+        use ScalarValue::*;
+        Some(match to {
+            DataType::Int8 => Int8(v.try_into().ok()?),
+            DataType::Int16 => Int16(v.try_into().ok()?),
+            DataType::Int32 => Int32(v.try_into().ok()?),
+            DataType::Int64 => Int64(v.try_into().ok()?),
+            DataType::UInt8 => UInt8(v.try_into().ok()?),
+            DataType::UInt16 => UInt16(v.try_into().ok()?),
+            DataType::UInt32 => UInt32(v.try_into().ok()?),
+            DataType::UInt64 => UInt64(v.try_into().ok()?),
+            _ => return None,
+        })
+    }
+
+    /// The same value in type `to` when the conversion loses nothing: integers that
+    /// fit, integers that floats hold exactly, doubles that are exact reals, dates at
+    /// midnight as timestamps, timestamps relabelled with another time zone or made
+    /// finer, and strings that parse as dates or timestamps. `None` otherwise.
+    ///
+    /// This is how a literal adopts the type of what it is compared with
+    /// (`int32_col IN (1, 3)`, `date_col >= '1994-01-01'`).
+    pub fn convert_exact(&self, to: &DataType) -> Option<ScalarValue> {
+        use ScalarValue::*;
+        if let Null(_) = self {
+            return Some(Null(to.clone()));
+        }
+        if let Some(v) = self.as_i128() {
+            return match to {
+                DataType::Float32 => {
+                    let f = v as f32;
+                    (f as i128 == v).then_some(Float32(f))
+                }
+                DataType::Float64 => {
+                    let f = v as f64;
+                    (f as i128 == v).then_some(Float64(f))
+                }
+                _ => Self::integer_of(v, to),
+            };
+        }
+        match (self, to) {
+            (Boolean(_), DataType::Boolean) => Some(self.clone()),
+            (Float32(v), DataType::Float32) => Some(Float32(*v)),
+            (Float32(v), DataType::Float64) => Some(Float64(*v as f64)),
+            (Float64(v), DataType::Float64) => Some(Float64(*v)),
+            (Float64(v), DataType::Float32) => {
+                let f = *v as f32;
+                (f as f64 == *v || v.is_nan()).then_some(Float32(f))
+            }
+            (Utf8(_), DataType::Utf8) => Some(self.clone()),
+            (Utf8(s), DataType::Date32) => parse_date(s).map(Date32),
+            (Utf8(s), DataType::Timestamp(unit, tz)) => {
+                parse_timestamp(s, *unit).map(|v| Timestamp(v, *unit, tz.clone()))
+            }
+            (Date32(d), DataType::Date32) => Some(Date32(*d)),
+            (Date32(d), DataType::Timestamp(unit, tz)) => {
+                let per_day = 86_400 * crate::types::units_per_second(*unit);
+                (*d as i64).checked_mul(per_day).map(|v| Timestamp(v, *unit, tz.clone()))
+            }
+            (Timestamp(v, from, _), DataType::Timestamp(unit, tz)) => {
+                let (f, t) =
+                    (crate::types::units_per_second(*from), crate::types::units_per_second(*unit));
+                if t >= f {
+                    v.checked_mul(t / f).map(|v| Timestamp(v, *unit, tz.clone()))
+                } else {
+                    (v % (f / t) == 0).then(|| Timestamp(v / (f / t), *unit, tz.clone()))
+                }
+            }
+            _ => None,
+        }
+    }
+}

@@ -231,3 +231,16 @@ mod tests {
         assert_eq!(common_type(&Boolean, &Int32), None);
     }
 }
+
+/// Whether `CAST(x AS to)` is supported for a non-literal `x` of type `from`.
+///
+/// Literal strings cast to anything their text parses as (folded by the binder).
+pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    from == to
+        || matches!(from, Null)
+        || (is_numeric(from) && is_numeric(to))
+        || (matches!(from, Boolean) && is_integer(to))
+        || (is_integer(from) && matches!(to, Boolean))
+        || (is_temporal(from) && is_temporal(to))
+}

@@ -1,1 +1,17 @@
-pub fn _x(){}
+//! `broadhead-codegen`: Broadhead's LLVM back end.
+//!
+//! It compiles a [`Program`] — a small typed DAG of vector arithmetic, comparisons,
+//! Kleene logic and helper calls over columns — into a native kernel for the host
+//! CPU, and owns the machine code. It knows nothing of SQL: the `broadhead` crate
+//! lowers SQL expressions into programs.
+
+mod emit;
+mod jit;
+mod program;
+
+pub use emit::LANES;
+pub use jit::{compile, host_cpu, CodegenError, CompileOptions, CompileTimings, Explain, Kernel, KernelFn};
+pub use program::{
+    ArithOp, CmpOp, Helper, HelperFn, InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, Slot,
+    TruthTest,
+};

@@ -1,0 +1,1180 @@
+//! LLVM IR generation for a [`Program`].
+//!
+//! The kernel walks the batch 64 rows at a time. Within a block every value node is
+//! an LLVM vector `<64 x T>`, every boolean a pair of `i64` masks (TRUE rows, FALSE
+//! rows; NULL is neither), validity an `i64` word, and the rows that raised errors an
+//! `i64` mask. Full blocks use plain vector loads; the last partial block uses masked
+//! loads and stores, so nothing outside the batch is read or written. The DAG is
+//! emitted twice (full block, tail block) with nodes shared inside each.
+//!
+//! Kernel signature:
+//! `i64 kernel(Slot* inputs, i64* params, i64 rows, OutSlot* outs, i64 mode, i64* err_row)`
+//! returning the number of selected rows (filters), 0 (projections) or -1 after
+//! storing the first failing row in `err_row`. Filter `mode`: 0 writes one result
+//! word per block, 2/4/8 writes a selection vector of u16/u32/u64 row indices.
+
+use std::collections::HashMap;
+
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::builder::{Builder, BuilderError};
+use inkwell::context::Context;
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicType, BasicTypeEnum, IntType, StructType, VectorType};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue,
+    VectorValue,
+};
+use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
+
+use crate::program::{ArithOp, CmpOp, Helper, Mode, Node, NodeId, PType, Program, TruthTest};
+
+/// Rows per block.
+pub const LANES: u32 = 64;
+
+/// An IR-building failure (a bug: programs are validated first).
+#[derive(Debug)]
+pub struct EmitError(pub String);
+
+impl From<BuilderError> for EmitError {
+    fn from(e: BuilderError) -> Self {
+        EmitError(format!("LLVM builder: {e:?}"))
+    }
+}
+
+type R<T> = Result<T, EmitError>;
+
+/// The name of the generated function.
+pub const KERNEL_NAME: &str = "broadhead_kernel";
+
+/// A node's value in one block.
+#[derive(Clone, Copy)]
+enum V<'ctx> {
+    /// Values with optional validity (None: all valid) and error rows.
+    Vals { v: VectorValue<'ctx>, valid: Option<IntValue<'ctx>>, err: Option<IntValue<'ctx>> },
+    /// Boolean as TRUE and FALSE masks.
+    Bool { t: IntValue<'ctx>, f: IntValue<'ctx>, err: Option<IntValue<'ctx>> },
+    /// A string column: only its validity is visible to generated code.
+    Str { valid: Option<IntValue<'ctx>> },
+}
+
+impl<'ctx> V<'ctx> {
+    fn err(&self) -> Option<IntValue<'ctx>> {
+        match self {
+            V::Vals { err, .. } | V::Bool { err, .. } => *err,
+            V::Str { .. } => None,
+        }
+    }
+}
+
+/// The block being emitted.
+struct Block<'ctx> {
+    /// Block number (i64).
+    index: IntValue<'ctx>,
+    /// First row (i64).
+    row0: IntValue<'ctx>,
+    /// Rows in this block (i64).
+    rows: IntValue<'ctx>,
+    /// Mask of rows in the batch.
+    active: IntValue<'ctx>,
+    /// Whether all 64 rows are in the batch.
+    full: bool,
+}
+
+pub(crate) struct Emitter<'a, 'ctx> {
+    ctx: &'ctx Context,
+    module: &'a Module<'ctx>,
+    b: Builder<'ctx>,
+    prog: &'a Program,
+    func: FunctionValue<'ctx>,
+    i64t: IntType<'ctx>,
+    slot_ty: StructType<'ctx>,
+    inputs: PointerValue<'ctx>,
+    outs: PointerValue<'ctx>,
+    err_row: PointerValue<'ctx>,
+    mode: IntValue<'ctx>,
+    params: Vec<Option<BasicValueEnum<'ctx>>>,
+    helper_buf: PointerValue<'ctx>,
+    count: PointerValue<'ctx>,
+    /// Helpers declared in the module, for the JIT's symbol mapping.
+    pub helpers: Vec<(FunctionValue<'ctx>, usize)>,
+}
+
+impl<'a, 'ctx> Emitter<'a, 'ctx> {
+    /// Declares the kernel and emits its body into `module`.
+    pub(crate) fn emit(
+        ctx: &'ctx Context,
+        module: &'a Module<'ctx>,
+        prog: &'a Program,
+        cpu: &str,
+        features: &str,
+    ) -> R<Vec<(FunctionValue<'ctx>, usize)>> {
+        let i8p = ctx.i8_type().ptr_type(AddressSpace::default());
+        let i64t = ctx.i64_type();
+        let i64p = i64t.ptr_type(AddressSpace::default());
+        let slot_ty = ctx.opaque_struct_type("Slot");
+        slot_ty.set_body(&[i8p.into(), i64p.into(), i8p.into()], false);
+        let out_ty = ctx.opaque_struct_type("OutSlot");
+        out_ty.set_body(&[i8p.into(), i64p.into()], false);
+        let fn_ty = i64t.fn_type(
+            &[
+                slot_ty.ptr_type(AddressSpace::default()).into(),
+                i64p.into(),
+                i64t.into(),
+                out_ty.ptr_type(AddressSpace::default()).into(),
+                i64t.into(),
+                i64p.into(),
+            ],
+            false,
+        );
+        let func = module.add_function(KERNEL_NAME, fn_ty, None);
+        for (key, value) in [("target-cpu", cpu), ("target-features", features)] {
+            func.add_attribute(AttributeLoc::Function, ctx.create_string_attribute(key, value));
+        }
+        let enum_attr = |name: &str| -> Attribute {
+            ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(name), 0)
+        };
+        func.add_attribute(AttributeLoc::Function, enum_attr("nounwind"));
+        for p in [0u32, 1, 3, 5] {
+            func.add_attribute(AttributeLoc::Param(p), enum_attr("noalias"));
+            func.add_attribute(AttributeLoc::Param(p), enum_attr("nocapture"));
+        }
+        let b = ctx.create_builder();
+        let entry = ctx.append_basic_block(func, "entry");
+        b.position_at_end(entry);
+        let param = |i: u32| func.get_nth_param(i).expect("kernel parameter");
+        let helper_buf = b.build_alloca(i64t.array_type(LANES), "helper_buf")?;
+        let count = b.build_alloca(i64t, "count")?;
+        b.build_store(count, i64t.const_zero())?;
+        let mut e = Emitter {
+            ctx,
+            module,
+            b,
+            prog,
+            func,
+            i64t,
+            slot_ty,
+            inputs: param(0).into_pointer_value(),
+            outs: param(3).into_pointer_value(),
+            err_row: param(5).into_pointer_value(),
+            mode: param(4).into_int_value(),
+            params: vec![None; prog.params.len()],
+            helper_buf,
+            count,
+            helpers: Vec::new(),
+        };
+        e.load_params(param(1).into_pointer_value())?;
+        e.body(param(2).into_int_value())?;
+        Ok(e.helpers)
+    }
+
+    // ----- types and small helpers -----
+
+    fn scalar_ty(&self, t: PType) -> BasicTypeEnum<'ctx> {
+        match t {
+            PType::I8 | PType::U8 => self.ctx.i8_type().into(),
+            PType::I16 | PType::U16 => self.ctx.i16_type().into(),
+            PType::I32 | PType::U32 => self.ctx.i32_type().into(),
+            PType::I64 | PType::U64 => self.i64t.into(),
+            PType::F32 => self.ctx.f32_type().into(),
+            PType::F64 => self.ctx.f64_type().into(),
+            PType::Bool => self.ctx.bool_type().into(),
+            PType::Str | PType::Ptr => self.ctx.i8_type().ptr_type(AddressSpace::default()).into(),
+        }
+    }
+
+    fn vec_ty(&self, t: PType) -> VectorType<'ctx> {
+        match self.scalar_ty(t) {
+            BasicTypeEnum::IntType(i) => i.vec_type(LANES),
+            BasicTypeEnum::FloatType(f) => f.vec_type(LANES),
+            BasicTypeEnum::PointerType(p) => p.vec_type(LANES),
+            _ => unreachable!("scalar types are ints, floats or pointers"),
+        }
+    }
+
+    fn c64(&self, v: u64) -> IntValue<'ctx> {
+        self.i64t.const_int(v, false)
+    }
+
+    fn ones(&self) -> IntValue<'ctx> {
+        self.i64t.const_all_ones()
+    }
+
+    fn intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>]) -> R<FunctionValue<'ctx>> {
+        Intrinsic::find(name)
+            .and_then(|i| i.get_declaration(self.module, types))
+            .ok_or_else(|| EmitError(format!("intrinsic {name} not available")))
+    }
+
+    fn call(&self, f: FunctionValue<'ctx>, args: &[BasicMetadataValueEnum<'ctx>]) -> R<BasicValueEnum<'ctx>> {
+        self.b
+            .build_call(f, args, "")?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| EmitError("call returned void".into()))
+    }
+
+    fn and(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(self.b.build_and(a, b, "")?)
+    }
+    fn or(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(self.b.build_or(a, b, "")?)
+    }
+    fn not(&self, a: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(self.b.build_not(a, "")?)
+    }
+
+    fn and_opt(&self, a: Option<IntValue<'ctx>>, b: Option<IntValue<'ctx>>) -> R<Option<IntValue<'ctx>>> {
+        Ok(match (a, b) {
+            (Some(a), Some(b)) => Some(self.and(a, b)?),
+            (x, None) | (None, x) => x,
+        })
+    }
+
+    fn or_opt(&self, a: Option<IntValue<'ctx>>, b: Option<IntValue<'ctx>>) -> R<Option<IntValue<'ctx>>> {
+        Ok(match (a, b) {
+            (Some(a), Some(b)) => Some(self.or(a, b)?),
+            (x, None) | (None, x) => x,
+        })
+    }
+
+    /// `<64 x i1>` → `i64` bitmask.
+    fn to_mask(&self, v: VectorValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(self.b.build_bit_cast(v, self.i64t, "mask")?.into_int_value())
+    }
+
+    /// `i64` bitmask → `<64 x i1>`.
+    fn to_lanes(&self, m: IntValue<'ctx>) -> R<VectorValue<'ctx>> {
+        Ok(self.b.build_bit_cast(m, self.ctx.bool_type().vec_type(LANES), "lanes")?.into_vector_value())
+    }
+
+    fn splat(&self, x: BasicValueEnum<'ctx>) -> R<VectorValue<'ctx>> {
+        let ty = match x.get_type() {
+            BasicTypeEnum::IntType(i) => i.vec_type(LANES),
+            BasicTypeEnum::FloatType(f) => f.vec_type(LANES),
+            other => return Err(EmitError(format!("cannot splat {other:?}"))),
+        };
+        let undef = ty.get_undef();
+        let one = self.b.build_insert_element(undef, x, self.ctx.i32_type().const_zero(), "")?;
+        let zeros = self.ctx.i32_type().vec_type(LANES).const_zero();
+        Ok(self.b.build_shuffle_vector(one, undef, zeros, "splat")?)
+    }
+
+    fn const_vec(&self, t: PType, bits: u64) -> R<VectorValue<'ctx>> {
+        let scalar: BasicValueEnum = match self.scalar_ty(t) {
+            BasicTypeEnum::IntType(i) => i.const_int(bits, t.is_signed()).into(),
+            BasicTypeEnum::FloatType(f) => {
+                let v = if t == PType::F32 { f32::from_bits(bits as u32) as f64 } else { f64::from_bits(bits) };
+                f.const_float(v).into()
+            }
+            _ => return Err(EmitError(format!("no constant of {t:?}"))),
+        };
+        self.splat(scalar)
+    }
+
+    fn int_vec_const(&self, t: PType, v: i128) -> R<VectorValue<'ctx>> {
+        self.const_vec(t, v as u64)
+    }
+
+    fn slot_field(&self, slot: usize, field: u32) -> R<BasicValueEnum<'ctx>> {
+        // SAFETY (of the generated code): `slot` < number of inputs (validated) and
+        // the caller passes that many slots; field < 3.
+        let p = unsafe {
+            self.b.build_in_bounds_gep(
+                self.inputs,
+                &[self.c64(slot as u64), self.ctx.i32_type().const_int(field as u64, false)],
+                "",
+            )?
+        };
+        Ok(self.b.build_load(p, "")?)
+    }
+
+    fn slot_ptr(&self, slot: usize) -> R<PointerValue<'ctx>> {
+        // SAFETY (of the generated code): as in `slot_field`.
+        Ok(unsafe { self.b.build_in_bounds_gep(self.inputs, &[self.c64(slot as u64)], "")? })
+    }
+
+    fn word(&self, words: PointerValue<'ctx>, block: &Block<'ctx>) -> R<IntValue<'ctx>> {
+        // SAFETY (of the generated code): word buffers hold ceil(rows / 64) words and
+        // `block.index` < that.
+        let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
+        Ok(self.b.build_load(p, "word")?.into_int_value())
+    }
+
+    // ----- the kernel -----
+
+    fn load_params(&mut self, params: PointerValue<'ctx>) -> R<()> {
+        for (i, t) in self.prog.params.iter().enumerate() {
+            // SAFETY (of the generated code): the caller passes one 8-byte slot per parameter.
+            let p = unsafe { self.b.build_in_bounds_gep(params, &[self.c64(i as u64)], "")? };
+            let ty = self.scalar_ty(*t);
+            let p = self.b.build_pointer_cast(p, ty.ptr_type(AddressSpace::default()), "")?;
+            let v = self.b.build_load(p, &format!("param{i}"))?;
+            self.params[i] = Some(v);
+        }
+        Ok(())
+    }
+
+    fn body(&mut self, rows: IntValue<'ctx>) -> R<()> {
+        let ctx = self.ctx;
+        let b_var = self.b.build_alloca(self.i64t, "b")?;
+        self.b.build_store(b_var, self.i64t.const_zero())?;
+        let full_blocks = self.b.build_right_shift(rows, self.c64(6), false, "full_blocks")?;
+        let rem = self.b.build_and(rows, self.c64(63), "rem")?;
+        let head = ctx.append_basic_block(self.func, "head");
+        let full = ctx.append_basic_block(self.func, "full");
+        let tail_check = ctx.append_basic_block(self.func, "tail_check");
+        let tail = ctx.append_basic_block(self.func, "tail");
+        let done = ctx.append_basic_block(self.func, "done");
+        self.b.build_unconditional_branch(head)?;
+
+        self.b.position_at_end(head);
+        let bi = self.b.build_load(b_var, "bi")?.into_int_value();
+        let more = self.b.build_int_compare(IntPredicate::ULT, bi, full_blocks, "")?;
+        self.b.build_conditional_branch(more, full, tail_check)?;
+
+        self.b.position_at_end(full);
+        let row0 = self.b.build_left_shift(bi, self.c64(6), "row0")?;
+        let block = Block { index: bi, row0, rows: self.c64(64), active: self.ones(), full: true };
+        self.block(&block)?;
+        let next = self.b.build_int_add(bi, self.c64(1), "")?;
+        self.b.build_store(b_var, next)?;
+        self.b.build_unconditional_branch(head)?;
+
+        self.b.position_at_end(tail_check);
+        let has_tail = self.b.build_int_compare(IntPredicate::NE, rem, self.c64(0), "")?;
+        self.b.build_conditional_branch(has_tail, tail, done)?;
+
+        self.b.position_at_end(tail);
+        let row0 = self.b.build_left_shift(full_blocks, self.c64(6), "row0")?;
+        let bit = self.b.build_left_shift(self.c64(1), rem, "")?;
+        let active = self.b.build_int_sub(bit, self.c64(1), "active")?;
+        let block = Block { index: full_blocks, row0, rows: rem, active, full: false };
+        self.block(&block)?;
+        self.b.build_unconditional_branch(done)?;
+
+        self.b.position_at_end(done);
+        let count = self.b.build_load(self.count, "")?;
+        self.b.build_return(Some(&count))?;
+        Ok(())
+    }
+
+    fn block(&mut self, block: &Block<'ctx>) -> R<()> {
+        let mut memo: HashMap<NodeId, V<'ctx>> = HashMap::new();
+        let outputs = self.prog.outputs.clone();
+        let mut values = Vec::with_capacity(outputs.len());
+        for &o in &outputs {
+            values.push(self.node(o, block, &mut memo)?);
+        }
+        // Errors in rows of the batch stop the kernel, reporting the first row.
+        let mut err = None;
+        for v in &values {
+            err = self.or_opt(err, v.err())?;
+        }
+        if let Some(err) = err {
+            let err = self.and(err, block.active)?;
+            let fail = self.ctx.append_basic_block(self.func, "fail");
+            let ok = self.ctx.append_basic_block(self.func, "ok");
+            let any = self.b.build_int_compare(IntPredicate::NE, err, self.c64(0), "")?;
+            self.b.build_conditional_branch(any, fail, ok)?;
+            self.b.position_at_end(fail);
+            let cttz = self.intrinsic("llvm.cttz", &[self.i64t.into()])?;
+            let lane = self.call(cttz, &[err.into(), self.ctx.bool_type().const_zero().into()])?;
+            let row = self.b.build_int_add(block.row0, lane.into_int_value(), "")?;
+            self.b.build_store(self.err_row, row)?;
+            self.b.build_return(Some(&self.i64t.const_all_ones()))?;
+            self.b.position_at_end(ok);
+        }
+        match self.prog.mode {
+            Mode::Filter => match values[0] {
+                V::Bool { t, .. } => {
+                    let selected = self.and(t, block.active)?;
+                    self.write_selection(selected, block)
+                }
+                _ => Err(EmitError("filter output is not boolean".into())),
+            },
+            Mode::Project => {
+                for (k, v) in values.iter().enumerate() {
+                    self.write_output(k, outputs[k], *v, block)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn out_field(&self, k: usize, field: u32) -> R<PointerValue<'ctx>> {
+        // SAFETY (of the generated code): the caller passes one OutSlot per output.
+        let p = unsafe {
+            self.b.build_in_bounds_gep(
+                self.outs,
+                &[self.c64(k as u64), self.ctx.i32_type().const_int(field as u64, false)],
+                "",
+            )?
+        };
+        Ok(self.b.build_load(p, "")?.into_pointer_value())
+    }
+
+    fn write_selection(&mut self, selected: IntValue<'ctx>, block: &Block<'ctx>) -> R<()> {
+        let ctx = self.ctx;
+        let out = self.out_field(0, 0)?;
+        let after = ctx.append_basic_block(self.func, "after_select");
+        let words_bb = ctx.append_basic_block(self.func, "write_word");
+        let sel_bbs: Vec<_> = [2u64, 4, 8]
+            .iter()
+            .map(|w| (w, ctx.append_basic_block(self.func, &format!("write_sel{w}"))))
+            .collect();
+        let cases: Vec<_> = sel_bbs.iter().map(|(w, bb)| (self.c64(**w), *bb)).collect();
+        self.b.build_switch(self.mode, words_bb, &cases)?;
+
+        // Mode 0: the result word.
+        self.b.position_at_end(words_bb);
+        let words = self.b.build_pointer_cast(out, self.i64t.ptr_type(AddressSpace::default()), "")?;
+        // SAFETY (of the generated code): the caller sizes the buffer to ceil(rows / 64) words.
+        let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
+        self.b.build_store(p, selected)?;
+        let ctpop = self.intrinsic("llvm.ctpop", &[self.i64t.into()])?;
+        let n = self.call(ctpop, &[selected.into()])?.into_int_value();
+        let c = self.b.build_load(self.count, "")?.into_int_value();
+        let c = self.b.build_int_add(c, n, "")?;
+        self.b.build_store(self.count, c)?;
+        self.b.build_unconditional_branch(after)?;
+
+        // Modes 2/4/8: row indices, one trailing-zero count per selected row.
+        let cttz = self.intrinsic("llvm.cttz", &[self.i64t.into()])?;
+        for (width, bb) in sel_bbs {
+            self.b.position_at_end(bb);
+            let idx_ty = match width {
+                2 => ctx.i16_type(),
+                4 => ctx.i32_type(),
+                _ => self.i64t,
+            };
+            let base = self.b.build_pointer_cast(out, idx_ty.ptr_type(AddressSpace::default()), "")?;
+            let m_var = self.b.build_alloca(self.i64t, "m")?;
+            self.b.build_store(m_var, selected)?;
+            let lp = ctx.append_basic_block(self.func, "sel_loop");
+            let lb = ctx.append_basic_block(self.func, "sel_body");
+            self.b.build_unconditional_branch(lp)?;
+            self.b.position_at_end(lp);
+            let m = self.b.build_load(m_var, "")?.into_int_value();
+            let nz = self.b.build_int_compare(IntPredicate::NE, m, self.c64(0), "")?;
+            self.b.build_conditional_branch(nz, lb, after)?;
+            self.b.position_at_end(lb);
+            let lane = self.call(cttz, &[m.into(), ctx.bool_type().const_int(1, false).into()])?;
+            let row = self.b.build_int_add(block.row0, lane.into_int_value(), "")?;
+            let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
+            let c = self.b.build_load(self.count, "")?.into_int_value();
+            // SAFETY (of the generated code): at most `rows` indices are written and the
+            // caller sizes the selection buffer to `rows` entries.
+            let p = unsafe { self.b.build_in_bounds_gep(base, &[c], "")? };
+            self.b.build_store(p, row)?;
+            let c = self.b.build_int_add(c, self.c64(1), "")?;
+            self.b.build_store(self.count, c)?;
+            let m1 = self.b.build_int_sub(m, self.c64(1), "")?;
+            let m = self.b.build_and(m, m1, "")?;
+            self.b.build_store(m_var, m)?;
+            self.b.build_unconditional_branch(lp)?;
+        }
+        self.b.position_at_end(after);
+        Ok(())
+    }
+
+    fn write_output(&mut self, k: usize, node: NodeId, v: V<'ctx>, block: &Block<'ctx>) -> R<()> {
+        let values = self.out_field(k, 0)?;
+        let validity = self.out_field(k, 1)?;
+        let words_ptr = |e: &Self, p: PointerValue<'ctx>| -> R<PointerValue<'ctx>> {
+            let p = e.b.build_pointer_cast(p, e.i64t.ptr_type(AddressSpace::default()), "")?;
+            // SAFETY (of the generated code): word buffers hold ceil(rows / 64) words.
+            Ok(unsafe { e.b.build_in_bounds_gep(p, &[block.index], "")? })
+        };
+        let valid = match v {
+            V::Bool { t, f, .. } => {
+                let p = words_ptr(self, values)?;
+                self.b.build_store(p, t)?;
+                self.or(t, f)?
+            }
+            V::Vals { v, valid, .. } => {
+                let t = self.prog.type_of(node);
+                let p = self.elem_ptr(values, t, block)?;
+                let align = t.width();
+                if block.full {
+                    let st = self.b.build_store(p, v)?;
+                    st.set_alignment(align).map_err(|e| EmitError(e.to_string()))?;
+                } else {
+                    let f = self.intrinsic(
+                        "llvm.masked.store",
+                        &[v.get_type().into(), p.get_type().into()],
+                    )?;
+                    let lanes = self.to_lanes(block.active)?;
+                    let align = self.ctx.i32_type().const_int(align as u64, false);
+                    self.b.build_call(f, &[v.into(), p.into(), align.into(), lanes.into()], "")?;
+                }
+                valid.unwrap_or(self.ones())
+            }
+            V::Str { .. } => return Err(EmitError("string outputs are not supported".into())),
+        };
+        let p = words_ptr(self, validity)?;
+        self.b.build_store(p, valid)?;
+        Ok(())
+    }
+
+    /// Pointer to `<64 x T>` at the block's first row of a values buffer.
+    fn elem_ptr(&self, base: PointerValue<'ctx>, t: PType, block: &Block<'ctx>) -> R<PointerValue<'ctx>> {
+        let elem = self.scalar_ty(t);
+        let p = self.b.build_pointer_cast(base, elem.ptr_type(AddressSpace::default()), "")?;
+        // SAFETY (of the generated code): row0 + 64 <= rows for full blocks; tail blocks
+        // only touch active lanes through masked operations.
+        let p = unsafe { self.b.build_in_bounds_gep(p, &[block.row0], "")? };
+        Ok(self.b.build_pointer_cast(p, self.vec_ty(t).ptr_type(AddressSpace::default()), "")?)
+    }
+
+    // ----- nodes -----
+
+    fn node(&mut self, id: NodeId, block: &Block<'ctx>, memo: &mut HashMap<NodeId, V<'ctx>>) -> R<V<'ctx>> {
+        if let Some(v) = memo.get(&id) {
+            return Ok(*v);
+        }
+        let node = self.prog.nodes[id].clone();
+        let v = match node {
+            Node::Input(slot) => self.input(slot, block)?,
+            Node::Param(slot) => {
+                let x = self.params[slot].ok_or_else(|| EmitError(format!("parameter {slot} not loaded")))?;
+                V::Vals { v: self.splat(x)?, valid: None, err: None }
+            }
+            Node::Const(t, bits) => V::Vals { v: self.const_vec(t, bits)?, valid: None, err: None },
+            Node::Bool(x) => {
+                let (t, f) = if x { (self.ones(), self.c64(0)) } else { (self.c64(0), self.ones()) };
+                V::Bool { t, f, err: None }
+            }
+            Node::Null(PType::Bool) => V::Bool { t: self.c64(0), f: self.c64(0), err: None },
+            Node::Null(t) => V::Vals { v: self.vec_ty(t).const_zero(), valid: Some(self.c64(0)), err: None },
+            Node::Arith(op, l, r) => {
+                let t = self.prog.type_of(l);
+                let (l, r) = (self.node(l, block, memo)?, self.node(r, block, memo)?);
+                self.arith(op, t, l, r)?
+            }
+            Node::Neg(x) | Node::Abs(x) => {
+                let t = self.prog.type_of(x);
+                let xv = self.node(x, block, memo)?;
+                self.neg_abs(matches!(self.prog.nodes[id], Node::Abs(_)), t, xv)?
+            }
+            Node::Cmp(op, l, r) => {
+                let t = self.prog.type_of(l);
+                let (l, r) = (self.node(l, block, memo)?, self.node(r, block, memo)?);
+                self.compare(op, t, l, r)?
+            }
+            Node::Distinct(l, r, negated) => {
+                let t = self.prog.type_of(l);
+                let (l, r) = (self.node(l, block, memo)?, self.node(r, block, memo)?);
+                self.distinct(t, l, r, negated)?
+            }
+            Node::And(children) | Node::Or(children) => {
+                let is_and = matches!(self.prog.nodes[id], Node::And(_));
+                let mut vals = Vec::with_capacity(children.len());
+                for c in children {
+                    vals.push(self.node(c, block, memo)?);
+                }
+                self.logic(is_and, &vals)?
+            }
+            Node::Not(x) => match self.node(x, block, memo)? {
+                V::Bool { t, f, err } => V::Bool { t: f, f: t, err },
+                _ => return Err(EmitError("NOT of a non-boolean".into())),
+            },
+            Node::IsNull(x, negated) => {
+                let xv = self.node(x, block, memo)?;
+                let valid = self.validity(&xv)?.unwrap_or(self.ones());
+                let null = self.not(valid)?;
+                let (t, f) = if negated { (valid, null) } else { (null, valid) };
+                V::Bool { t, f, err: xv.err() }
+            }
+            Node::Truth(x, test) => match self.node(x, block, memo)? {
+                V::Bool { t, f, err } => {
+                    let (yes, no) = match test {
+                        TruthTest::IsTrue => (t, self.not(t)?),
+                        TruthTest::IsNotTrue => (self.not(t)?, t),
+                        TruthTest::IsFalse => (f, self.not(f)?),
+                        TruthTest::IsNotFalse => (self.not(f)?, f),
+                    };
+                    V::Bool { t: yes, f: no, err }
+                }
+                _ => return Err(EmitError("truth test of a non-boolean".into())),
+            },
+            Node::Case(branches, else_expr) => self.case(&branches, else_expr, block, memo)?,
+            Node::Coalesce(args) => self.coalesce(&args, block, memo)?,
+            Node::InList { x, values, has_null, negated } => {
+                let t = self.prog.type_of(x);
+                let xv = self.node(x, block, memo)?;
+                let mut found = self.c64(0);
+                for v in values {
+                    let vv = self.node(v, block, memo)?;
+                    if let V::Bool { t: eq, .. } = self.compare(CmpOp::Eq, t, xv, vv)? {
+                        found = self.or(found, eq)?;
+                    }
+                }
+                let valid = self.validity(&xv)?.unwrap_or(self.ones());
+                let yes = self.and(found, valid)?;
+                let no = if has_null { self.c64(0) } else { self.and(self.not(found)?, valid)? };
+                let (t, f) = if negated { (no, yes) } else { (yes, no) };
+                V::Bool { t, f, err: xv.err() }
+            }
+            Node::Cast(x, to) => {
+                let from = self.prog.type_of(x);
+                let xv = self.node(x, block, memo)?;
+                self.cast(from, to, xv)?
+            }
+            Node::Helper { helper, state, args, out } => self.helper(helper, state, &args, out, block)?,
+        };
+        memo.insert(id, v);
+        Ok(v)
+    }
+
+    fn validity(&self, v: &V<'ctx>) -> R<Option<IntValue<'ctx>>> {
+        Ok(match v {
+            V::Vals { valid, .. } | V::Str { valid } => *valid,
+            V::Bool { t, f, .. } => Some(self.or(*t, *f)?),
+        })
+    }
+
+    fn input(&mut self, slot: usize, block: &Block<'ctx>) -> R<V<'ctx>> {
+        let spec = self.prog.inputs[slot];
+        let valid = if spec.nullable {
+            let words = self.slot_field(slot, 1)?.into_pointer_value();
+            Some(self.word(words, block)?)
+        } else {
+            None
+        };
+        match spec.ty {
+            PType::Str => Ok(V::Str { valid }),
+            PType::Bool => {
+                let words = self.slot_field(slot, 0)?.into_pointer_value();
+                let words = self.b.build_pointer_cast(words, self.i64t.ptr_type(AddressSpace::default()), "")?;
+                let bits = self.word(words, block)?;
+                let valid = valid.unwrap_or(self.ones());
+                let t = self.and(bits, valid)?;
+                let f = self.and(self.not(bits)?, valid)?;
+                Ok(V::Bool { t, f, err: None })
+            }
+            t => {
+                let base = self.slot_field(slot, 0)?.into_pointer_value();
+                let p = self.elem_ptr(base, t, block)?;
+                let v = if block.full {
+                    let load = self.b.build_load(p, "col")?;
+                    if let Some(inst) = load.as_instruction_value() {
+                        inst.set_alignment(t.width()).map_err(|e| EmitError(e.to_string()))?;
+                    }
+                    load.into_vector_value()
+                } else {
+                    let vt = self.vec_ty(t);
+                    let f = self.intrinsic("llvm.masked.load", &[vt.into(), p.get_type().into()])?;
+                    let lanes = self.to_lanes(block.active)?;
+                    let align = self.ctx.i32_type().const_int(t.width() as u64, false);
+                    self.call(f, &[p.into(), align.into(), lanes.into(), vt.const_zero().into()])?
+                        .into_vector_value()
+                };
+                Ok(V::Vals { v, valid, err: None })
+            }
+        }
+    }
+
+    fn vals(v: V<'ctx>) -> R<(VectorValue<'ctx>, Option<IntValue<'ctx>>, Option<IntValue<'ctx>>)> {
+        match v {
+            V::Vals { v, valid, err } => Ok((v, valid, err)),
+            _ => Err(EmitError("expected a value vector".into())),
+        }
+    }
+
+    /// Errors raised in valid rows only.
+    fn new_errors(&self, lanes: VectorValue<'ctx>, valid: Option<IntValue<'ctx>>) -> R<IntValue<'ctx>> {
+        let m = self.to_mask(lanes)?;
+        Ok(match valid {
+            Some(v) => self.and(m, v)?,
+            None => m,
+        })
+    }
+
+    fn min_max(t: PType) -> (i128, i128) {
+        match t {
+            PType::I8 => (i8::MIN as i128, i8::MAX as i128),
+            PType::I16 => (i16::MIN as i128, i16::MAX as i128),
+            PType::I32 => (i32::MIN as i128, i32::MAX as i128),
+            PType::I64 => (i64::MIN as i128, i64::MAX as i128),
+            PType::U8 => (0, u8::MAX as i128),
+            PType::U16 => (0, u16::MAX as i128),
+            PType::U32 => (0, u32::MAX as i128),
+            _ => (0, u64::MAX as i128),
+        }
+    }
+
+    fn arith(&mut self, op: ArithOp, t: PType, l: V<'ctx>, r: V<'ctx>) -> R<V<'ctx>> {
+        let (lv, lvalid, lerr) = Self::vals(l)?;
+        let (rv, rvalid, rerr) = Self::vals(r)?;
+        let valid = self.and_opt(lvalid, rvalid)?;
+        let mut err = self.or_opt(lerr, rerr)?;
+        let b = &self.b;
+        let v = if t.is_float() {
+            match op {
+                ArithOp::Add => b.build_float_add(lv, rv, "")?,
+                ArithOp::Sub => b.build_float_sub(lv, rv, "")?,
+                ArithOp::Mul => b.build_float_mul(lv, rv, "")?,
+                ArithOp::Div | ArithOp::Rem | ArithOp::FloorDiv => {
+                    let zero = b.build_float_compare(FloatPredicate::OEQ, rv, rv.get_type().const_zero(), "")?;
+                    err = self.or_opt(err, Some(self.new_errors(zero, valid)?))?;
+                    if op == ArithOp::Rem {
+                        self.b.build_float_rem(lv, rv, "")?
+                    } else {
+                        self.b.build_float_div(lv, rv, "")?
+                    }
+                }
+            }
+        } else {
+            let signed = t.is_signed();
+            match op {
+                ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
+                    let name = match (op, signed) {
+                        (ArithOp::Add, true) => "llvm.sadd.with.overflow",
+                        (ArithOp::Add, false) => "llvm.uadd.with.overflow",
+                        (ArithOp::Sub, true) => "llvm.ssub.with.overflow",
+                        (ArithOp::Sub, false) => "llvm.usub.with.overflow",
+                        (_, true) => "llvm.smul.with.overflow",
+                        (_, false) => "llvm.umul.with.overflow",
+                    };
+                    let f = self.intrinsic(name, &[lv.get_type().into()])?;
+                    let pair = self.call(f, &[lv.into(), rv.into()])?.into_struct_value();
+                    let v = self.b.build_extract_value(pair, 0, "")?.into_vector_value();
+                    let ovf = self.b.build_extract_value(pair, 1, "")?.into_vector_value();
+                    err = self.or_opt(err, Some(self.new_errors(ovf, valid)?))?;
+                    v
+                }
+                ArithOp::Div | ArithOp::Rem => {
+                    let vt = lv.get_type();
+                    let zero = self.b.build_int_compare(IntPredicate::EQ, rv, vt.const_zero(), "")?;
+                    let mut bad = zero;
+                    err = self.or_opt(err, Some(self.new_errors(zero, valid)?))?;
+                    if signed {
+                        let (min, _) = Self::min_max(t);
+                        let is_min = self.b.build_int_compare(IntPredicate::EQ, lv, self.int_vec_const(t, min)?, "")?;
+                        let is_m1 = self.b.build_int_compare(IntPredicate::EQ, rv, self.int_vec_const(t, -1)?, "")?;
+                        let ovf = self.b.build_and(is_min, is_m1, "")?;
+                        err = self.or_opt(err, Some(self.new_errors(ovf, valid)?))?;
+                        bad = self.b.build_or(bad, ovf, "")?;
+                    }
+                    // Divide by 1 where the divisor is 0 (or MIN / -1): those rows are errors
+                    // anyway, and the hardware must not trap.
+                    let safe = self.b.build_select(bad, self.int_vec_const(t, 1)?, rv, "")?.into_vector_value();
+                    match (op, signed) {
+                        (ArithOp::Div, true) => self.b.build_int_signed_div(lv, safe, "")?,
+                        (ArithOp::Div, false) => self.b.build_int_unsigned_div(lv, safe, "")?,
+                        (_, true) => self.b.build_int_signed_rem(lv, safe, "")?,
+                        (_, false) => self.b.build_int_unsigned_rem(lv, safe, "")?,
+                    }
+                }
+                ArithOp::FloorDiv => {
+                    // divisor is a positive constant (validated)
+                    let q = self.b.build_int_signed_div(lv, rv, "")?;
+                    let m = self.b.build_int_signed_rem(lv, rv, "")?;
+                    let neg = self.b.build_int_compare(IntPredicate::SLT, m, lv.get_type().const_zero(), "")?;
+                    let adj = self.b.build_int_s_extend(neg, lv.get_type(), "")?;
+                    self.b.build_int_add(q, adj, "")?
+                }
+            }
+        };
+        Ok(V::Vals { v, valid, err })
+    }
+
+    fn neg_abs(&mut self, abs: bool, t: PType, x: V<'ctx>) -> R<V<'ctx>> {
+        let (xv, valid, mut err) = Self::vals(x)?;
+        let v = if t.is_float() {
+            if abs {
+                let f = self.intrinsic("llvm.fabs", &[xv.get_type().into()])?;
+                self.call(f, &[xv.into()])?.into_vector_value()
+            } else {
+                self.b.build_float_neg(xv, "")?
+            }
+        } else if t.is_unsigned() {
+            xv
+        } else {
+            let (min, _) = Self::min_max(t);
+            let is_min = self.b.build_int_compare(IntPredicate::EQ, xv, self.int_vec_const(t, min)?, "")?;
+            err = self.or_opt(err, Some(self.new_errors(is_min, valid)?))?;
+            let neg = self.b.build_int_neg(xv, "")?;
+            if abs {
+                let is_neg = self.b.build_int_compare(IntPredicate::SLT, xv, xv.get_type().const_zero(), "")?;
+                self.b.build_select(is_neg, neg, xv, "")?.into_vector_value()
+            } else {
+                neg
+            }
+        };
+        Ok(V::Vals { v, valid, err })
+    }
+
+    /// Comparison mask of two value vectors, SQL float semantics.
+    fn cmp_lanes(&self, op: CmpOp, t: PType, l: VectorValue<'ctx>, r: VectorValue<'ctx>) -> R<IntValue<'ctx>> {
+        let b = &self.b;
+        let lanes = if t.is_float() {
+            let uno = |x: VectorValue<'ctx>| b.build_float_compare(FloatPredicate::UNO, x, x, "");
+            let ord = |x: VectorValue<'ctx>| b.build_float_compare(FloatPredicate::ORD, x, x, "");
+            let fc = |p| b.build_float_compare(p, l, r, "");
+            match op {
+                CmpOp::Eq | CmpOp::Ne => {
+                    let both_nan = b.build_and(uno(l)?, uno(r)?, "")?;
+                    let eq = b.build_or(fc(FloatPredicate::OEQ)?, both_nan, "")?;
+                    if op == CmpOp::Eq { eq } else { b.build_not(eq, "")? }
+                }
+                CmpOp::Lt => b.build_or(fc(FloatPredicate::OLT)?, b.build_and(ord(l)?, uno(r)?, "")?, "")?,
+                CmpOp::Le => b.build_or(fc(FloatPredicate::OLE)?, uno(r)?, "")?,
+                CmpOp::Gt => b.build_or(fc(FloatPredicate::OGT)?, b.build_and(uno(l)?, ord(r)?, "")?, "")?,
+                CmpOp::Ge => b.build_or(fc(FloatPredicate::OGE)?, uno(l)?, "")?,
+            }
+        } else {
+            let s = t.is_signed();
+            let p = match op {
+                CmpOp::Eq => IntPredicate::EQ,
+                CmpOp::Ne => IntPredicate::NE,
+                CmpOp::Lt if s => IntPredicate::SLT,
+                CmpOp::Lt => IntPredicate::ULT,
+                CmpOp::Le if s => IntPredicate::SLE,
+                CmpOp::Le => IntPredicate::ULE,
+                CmpOp::Gt if s => IntPredicate::SGT,
+                CmpOp::Gt => IntPredicate::UGT,
+                CmpOp::Ge if s => IntPredicate::SGE,
+                CmpOp::Ge => IntPredicate::UGE,
+            };
+            b.build_int_compare(p, l, r, "")?
+        };
+        self.to_mask(lanes)
+    }
+
+    /// Comparison mask of two booleans (as value masks; FALSE < TRUE).
+    fn cmp_bool(&self, op: CmpOp, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(match op {
+            CmpOp::Eq => self.not(self.b.build_xor(a, b, "")?)?,
+            CmpOp::Ne => self.b.build_xor(a, b, "")?,
+            CmpOp::Lt => self.and(self.not(a)?, b)?,
+            CmpOp::Le => self.or(self.not(a)?, b)?,
+            CmpOp::Gt => self.and(a, self.not(b)?)?,
+            CmpOp::Ge => self.or(a, self.not(b)?)?,
+        })
+    }
+
+    /// The raw comparison mask and the operands' validity and errors.
+    fn compare_parts(
+        &self,
+        op: CmpOp,
+        t: PType,
+        l: V<'ctx>,
+        r: V<'ctx>,
+    ) -> R<(IntValue<'ctx>, Option<IntValue<'ctx>>, Option<IntValue<'ctx>>, Option<IntValue<'ctx>>)> {
+        let (m, lvalid, rvalid) = if t == PType::Bool {
+            let (V::Bool { t: lt, .. }, V::Bool { t: rt, .. }) = (l, r) else {
+                return Err(EmitError("boolean comparison of non-booleans".into()));
+            };
+            (self.cmp_bool(op, lt, rt)?, self.validity(&l)?, self.validity(&r)?)
+        } else {
+            let (lv, lvalid, _) = Self::vals(l)?;
+            let (rv, rvalid, _) = Self::vals(r)?;
+            (self.cmp_lanes(op, t, lv, rv)?, lvalid, rvalid)
+        };
+        let err = self.or_opt(l.err(), r.err())?;
+        Ok((m, lvalid, rvalid, err))
+    }
+
+    fn compare(&self, op: CmpOp, t: PType, l: V<'ctx>, r: V<'ctx>) -> R<V<'ctx>> {
+        let (m, lvalid, rvalid, err) = self.compare_parts(op, t, l, r)?;
+        let valid = self.and_opt(lvalid, rvalid)?.unwrap_or(self.ones());
+        Ok(V::Bool { t: self.and(m, valid)?, f: self.and(self.not(m)?, valid)?, err })
+    }
+
+    fn distinct(&self, t: PType, l: V<'ctx>, r: V<'ctx>, negated: bool) -> R<V<'ctx>> {
+        let (ne, lvalid, rvalid, err) = self.compare_parts(CmpOp::Ne, t, l, r)?;
+        let lv = lvalid.unwrap_or(self.ones());
+        let rv = rvalid.unwrap_or(self.ones());
+        let both = self.and(lv, rv)?;
+        let one = self.b.build_xor(lv, rv, "")?;
+        let d = self.or(self.and(both, ne)?, one)?;
+        let nd = self.not(d)?;
+        let (t, f) = if negated { (nd, d) } else { (d, nd) };
+        Ok(V::Bool { t, f, err })
+    }
+
+    /// Kleene AND/OR; errors in rows another child decides are dropped.
+    fn logic(&self, is_and: bool, vals: &[V<'ctx>]) -> R<V<'ctx>> {
+        let mut t = if is_and { self.ones() } else { self.c64(0) };
+        let mut f = if is_and { self.c64(0) } else { self.ones() };
+        let mut errs = None;
+        let mut deciding = self.c64(0);
+        for v in vals {
+            let V::Bool { t: vt, f: vf, err } = *v else {
+                return Err(EmitError("AND/OR of a non-boolean".into()));
+            };
+            if is_and {
+                t = self.and(t, vt)?;
+                f = self.or(f, vf)?;
+            } else {
+                t = self.or(t, vt)?;
+                f = self.and(f, vf)?;
+            }
+            let decides = if is_and { vf } else { vt };
+            let clean = match err {
+                Some(e) => self.and(decides, self.not(e)?)?,
+                None => decides,
+            };
+            deciding = self.or(deciding, clean)?;
+            errs = self.or_opt(errs, err)?;
+        }
+        let err = match errs {
+            Some(e) => Some(self.and(e, self.not(deciding)?)?),
+            None => None,
+        };
+        Ok(V::Bool { t, f, err })
+    }
+
+    fn case(
+        &mut self,
+        branches: &[(NodeId, NodeId)],
+        else_expr: NodeId,
+        block: &Block<'ctx>,
+        memo: &mut HashMap<NodeId, V<'ctx>>,
+    ) -> R<V<'ctx>> {
+        let mut remaining = self.ones();
+        let mut err: Option<IntValue<'ctx>> = None;
+        let mut taken = Vec::with_capacity(branches.len());
+        for &(c, v) in branches {
+            let V::Bool { t: ct, err: cerr, .. } = self.node(c, block, memo)? else {
+                return Err(EmitError("CASE condition is not boolean".into()));
+            };
+            let mut take = self.and(remaining, ct)?;
+            if let Some(ce) = cerr {
+                err = self.or_opt(err, Some(self.and(remaining, ce)?))?;
+                take = self.and(take, self.not(ce)?)?;
+                remaining = self.and(remaining, self.not(ce)?)?;
+            }
+            remaining = self.and(remaining, self.not(take)?)?;
+            let value = self.node(v, block, memo)?;
+            if let Some(ve) = value.err() {
+                err = self.or_opt(err, Some(self.and(take, ve)?))?;
+            }
+            taken.push((take, value));
+        }
+        let otherwise = self.node(else_expr, block, memo)?;
+        if let Some(ee) = otherwise.err() {
+            err = self.or_opt(err, Some(self.and(remaining, ee)?))?;
+        }
+        self.select_all(taken, remaining, otherwise, err)
+    }
+
+    /// Merges values taken on disjoint row masks, the last one on `rest`.
+    fn select_all(
+        &self,
+        taken: Vec<(IntValue<'ctx>, V<'ctx>)>,
+        rest: IntValue<'ctx>,
+        last: V<'ctx>,
+        err: Option<IntValue<'ctx>>,
+    ) -> R<V<'ctx>> {
+        match last {
+            V::Bool { t, f, .. } => {
+                let mut rt = self.and(t, rest)?;
+                let mut rf = self.and(f, rest)?;
+                for (take, v) in taken {
+                    let V::Bool { t, f, .. } = v else {
+                        return Err(EmitError("mixed CASE values".into()));
+                    };
+                    rt = self.or(rt, self.and(take, t)?)?;
+                    rf = self.or(rf, self.and(take, f)?)?;
+                }
+                Ok(V::Bool { t: rt, f: rf, err })
+            }
+            V::Vals { v, valid, .. } => {
+                let mut out = v;
+                let all_valid = valid.is_none() && taken.iter().all(|(_, v)| matches!(v, V::Vals { valid: None, .. }));
+                let mut rvalid = self.and(valid.unwrap_or(self.ones()), rest)?;
+                for (take, tv) in taken {
+                    let (x, xvalid, _) = Self::vals(tv)?;
+                    let lanes = self.to_lanes(take)?;
+                    out = self.b.build_select(lanes, x, out, "")?.into_vector_value();
+                    rvalid = self.or(rvalid, self.and(take, xvalid.unwrap_or(self.ones()))?)?;
+                }
+                Ok(V::Vals { v: out, valid: if all_valid { None } else { Some(rvalid) }, err })
+            }
+            V::Str { .. } => Err(EmitError("CASE of strings".into())),
+        }
+    }
+
+    fn coalesce(&mut self, args: &[NodeId], block: &Block<'ctx>, memo: &mut HashMap<NodeId, V<'ctx>>) -> R<V<'ctx>> {
+        let mut remaining = self.ones();
+        let mut err = None;
+        let mut taken = Vec::with_capacity(args.len());
+        let (last_id, firsts) = args.split_last().ok_or_else(|| EmitError("empty COALESCE".into()))?;
+        for &a in firsts {
+            let v = self.node(a, block, memo)?;
+            let valid = self.validity(&v)?.unwrap_or(self.ones());
+            if let Some(e) = v.err() {
+                err = self.or_opt(err, Some(self.and(remaining, e)?))?;
+                remaining = self.and(remaining, self.not(e)?)?;
+            }
+            let take = self.and(remaining, valid)?;
+            remaining = self.and(remaining, self.not(valid)?)?;
+            taken.push((take, v));
+        }
+        let last = self.node(*last_id, block, memo)?;
+        if let Some(e) = last.err() {
+            err = self.or_opt(err, Some(self.and(remaining, e)?))?;
+        }
+        self.select_all(taken, remaining, last, err)
+    }
+
+    fn cast(&mut self, from: PType, to: PType, x: V<'ctx>) -> R<V<'ctx>> {
+        if from == to {
+            return Ok(x);
+        }
+        if from == PType::Bool {
+            let V::Bool { t, f, err } = x else {
+                return Err(EmitError("cast of a non-boolean".into()));
+            };
+            let lanes = self.to_lanes(t)?;
+            let v = self.b.build_int_z_extend(lanes, self.vec_ty(to).into_vector_type_int()?, "")?;
+            return Ok(V::Vals { v, valid: Some(self.or(t, f)?), err });
+        }
+        let (xv, valid, mut err) = Self::vals(x)?;
+        if to == PType::Bool {
+            let nz = self.b.build_int_compare(IntPredicate::NE, xv, xv.get_type().const_zero(), "")?;
+            let m = self.to_mask(nz)?;
+            let valid = valid.unwrap_or(self.ones());
+            return Ok(V::Bool { t: self.and(m, valid)?, f: self.and(self.not(m)?, valid)?, err });
+        }
+        let target = self.vec_ty(to);
+        let v = if from.is_float() && to.is_float() {
+            if to.width() > from.width() {
+                self.b.build_float_ext(xv, target, "")?
+            } else {
+                self.b.build_float_trunc(xv, target, "")?
+            }
+        } else if to.is_float() {
+            if from.is_signed() {
+                self.b.build_signed_int_to_float(xv, target, "")?
+            } else {
+                self.b.build_unsigned_int_to_float(xv, target, "")?
+            }
+        } else if from.is_float() {
+            // Round half to even, then check the range (NaN fails both bounds).
+            let rint = self.intrinsic("llvm.rint", &[xv.get_type().into()])?;
+            let r = self.call(rint, &[xv.into()])?.into_vector_value();
+            let (min, max) = Self::min_max(to);
+            let lo = self.float_splat(from, min as f64)?;
+            let hi = self.float_splat(from, (max + 1) as f64)?;
+            let ge = self.b.build_float_compare(FloatPredicate::OGE, r, lo, "")?;
+            let lt = self.b.build_float_compare(FloatPredicate::OLT, r, hi, "")?;
+            let ok = self.b.build_and(ge, lt, "")?;
+            let bad = self.b.build_not(ok, "")?;
+            err = self.or_opt(err, Some(self.new_errors(bad, valid)?))?;
+            let safe = self.b.build_select(ok, r, xv.get_type().const_zero(), "")?.into_vector_value();
+            if to.is_signed() {
+                self.b.build_float_to_signed_int(safe, target, "")?
+            } else {
+                self.b.build_float_to_unsigned_int(safe, target, "")?
+            }
+        } else {
+            // Integer to integer: range check in the source type, then resize.
+            let (smin, smax) = Self::min_max(from);
+            let (tmin, tmax) = Self::min_max(to);
+            let mut bad: Option<VectorValue<'ctx>> = None;
+            if tmin > smin {
+                let below = self.b.build_int_compare(
+                    if from.is_signed() { IntPredicate::SLT } else { IntPredicate::ULT },
+                    xv,
+                    self.int_vec_const(from, tmin)?,
+                    "",
+                )?;
+                bad = Some(below);
+            }
+            if tmax < smax {
+                let above = self.b.build_int_compare(
+                    if from.is_signed() { IntPredicate::SGT } else { IntPredicate::UGT },
+                    xv,
+                    self.int_vec_const(from, tmax)?,
+                    "",
+                )?;
+                bad = Some(match bad {
+                    Some(b) => self.b.build_or(b, above, "")?,
+                    None => above,
+                });
+            }
+            if let Some(bad) = bad {
+                err = self.or_opt(err, Some(self.new_errors(bad, valid)?))?;
+            }
+            let tt = target;
+            if to.width() > from.width() {
+                if from.is_signed() {
+                    self.b.build_int_s_extend(xv, tt, "")?
+                } else {
+                    self.b.build_int_z_extend(xv, tt, "")?
+                }
+            } else if to.width() < from.width() {
+                self.b.build_int_truncate(xv, tt, "")?
+            } else {
+                xv
+            }
+        };
+        Ok(V::Vals { v, valid, err })
+    }
+
+    fn float_splat(&self, t: PType, v: f64) -> R<VectorValue<'ctx>> {
+        let bits = if t == PType::F32 { (v as f32).to_bits() as u64 } else { v.to_bits() };
+        self.const_vec(t, bits)
+    }
+
+    fn helper(&mut self, helper: Helper, state: usize, args: &[usize], out: PType, block: &Block<'ctx>) -> R<V<'ctx>> {
+        let f = match self.module.get_function(helper.name) {
+            Some(f) => f,
+            None => {
+                let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+                let sp = self.slot_ty.ptr_type(AddressSpace::default());
+                let ty = self.i64t.fn_type(
+                    &[i8p.into(), sp.into(), sp.into(), self.i64t.into(), self.i64t.into(), i8p.into()],
+                    false,
+                );
+                let f = self.module.add_function(helper.name, ty, Some(Linkage::External));
+                self.helpers.push((f, helper.addr));
+                f
+            }
+        };
+        let state = self.params[state].ok_or_else(|| EmitError("helper state not loaded".into()))?;
+        let a = self.slot_ptr(args[0])?;
+        let b = match args.get(1) {
+            Some(s) => self.slot_ptr(*s)?,
+            None => self.slot_ty.ptr_type(AddressSpace::default()).const_null(),
+        };
+        let buf = self.b.build_pointer_cast(self.helper_buf, self.ctx.i8_type().ptr_type(AddressSpace::default()), "")?;
+        let m = self
+            .call(f, &[state.into(), a.into(), b.into(), block.row0.into(), block.rows.into(), buf.into()])?
+            .into_int_value();
+        let mut valid = None;
+        for s in args {
+            if self.prog.inputs[*s].nullable {
+                let words = self.slot_field(*s, 1)?.into_pointer_value();
+                valid = self.and_opt(valid, Some(self.word(words, block)?))?;
+            }
+        }
+        if out == PType::Bool {
+            let valid = valid.unwrap_or(self.ones());
+            return Ok(V::Bool { t: self.and(m, valid)?, f: self.and(self.not(m)?, valid)?, err: None });
+        }
+        let vt = self.vec_ty(out);
+        let p = self.b.build_pointer_cast(self.helper_buf, vt.ptr_type(AddressSpace::default()), "")?;
+        let v = self.b.build_load(p, "")?.into_vector_value();
+        Ok(V::Vals { v, valid, err: None })
+    }
+}
+
+trait IntVec<'ctx> {
+    fn into_vector_type_int(self) -> R<VectorType<'ctx>>;
+}
+
+impl<'ctx> IntVec<'ctx> for VectorType<'ctx> {
+    fn into_vector_type_int(self) -> R<VectorType<'ctx>> {
+        if self.get_element_type().is_int_type() {
+            Ok(self)
+        } else {
+            Err(EmitError("cast of a boolean to a float".into()))
+        }
+    }
+}
+

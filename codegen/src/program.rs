@@ -1,0 +1,392 @@
+//! Kernel programs: the typed DAG the back end compiles. No SQL here: only physical
+//! types, arithmetic with defined overflow rules, comparisons, Kleene logic and
+//! calls to runtime helpers.
+
+/// Physical value types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum PType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+    /// A UTF-8 string column (offsets + data), read only by helpers.
+    Str,
+    /// An opaque pointer parameter (helper state).
+    Ptr,
+}
+
+impl PType {
+    /// Signed integer type.
+    pub fn is_signed(self) -> bool {
+        matches!(self, PType::I8 | PType::I16 | PType::I32 | PType::I64)
+    }
+    /// Unsigned integer type.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, PType::U8 | PType::U16 | PType::U32 | PType::U64)
+    }
+    /// Integer type.
+    pub fn is_int(self) -> bool {
+        self.is_signed() || self.is_unsigned()
+    }
+    /// Float type.
+    pub fn is_float(self) -> bool {
+        matches!(self, PType::F32 | PType::F64)
+    }
+    /// Bytes per value for fixed-width numeric types (0 for others).
+    pub fn width(self) -> u32 {
+        match self {
+            PType::I8 | PType::U8 => 1,
+            PType::I16 | PType::U16 => 2,
+            PType::I32 | PType::U32 | PType::F32 => 4,
+            PType::I64 | PType::U64 | PType::F64 | PType::Ptr => 8,
+            PType::Bool | PType::Str => 0,
+        }
+    }
+}
+
+/// Index of a node in [`Program::nodes`].
+pub type NodeId = usize;
+
+/// Arithmetic operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    /// `+`; integer overflow is an error.
+    Add,
+    /// `-`; integer overflow is an error.
+    Sub,
+    /// `*`; integer overflow is an error.
+    Mul,
+    /// `/`, truncating for integers; a zero divisor is an error (floats too); `MIN / -1` overflows.
+    Div,
+    /// remainder with the sign of the dividend; a zero divisor is an error.
+    Rem,
+    /// integer division rounding toward negative infinity (divisor must be a positive constant).
+    FloorDiv,
+}
+
+/// Comparison operators (floats: NaN equals NaN and is above every number; -0.0 = 0.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Truth tests that never return NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum TruthTest {
+    IsTrue,
+    IsNotTrue,
+    IsFalse,
+    IsNotFalse,
+}
+
+/// A runtime helper the generated code calls, by name and address.
+///
+/// Its ABI is [`HelperFn`]: it reads rows `row0 .. row0 + n` of the string columns
+/// `a` (and `b`, or null), and either returns a bitmask of the rows where its
+/// predicate holds (bit `i` for row `row0 + i`) or writes `n` values to `out`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Helper {
+    /// The symbol name in the generated module.
+    pub name: &'static str,
+    /// The function's address.
+    pub addr: usize,
+}
+
+/// The ABI of runtime helpers: `(state, a, b, row0, n, out) -> mask`.
+pub type HelperFn =
+    unsafe extern "C" fn(*const u8, *const Slot, *const Slot, u64, u64, *mut u8) -> u64;
+
+/// One node of the DAG.
+#[derive(Debug, Clone, PartialEq, Hash, Eq)]
+pub enum Node {
+    /// A column, by input slot.
+    Input(usize),
+    /// A literal passed at run time, by parameter slot.
+    Param(usize),
+    /// A compile-time constant of a numeric type, as the value's bits.
+    Const(PType, u64),
+    /// A boolean constant.
+    Bool(bool),
+    /// A NULL of the type.
+    Null(PType),
+    /// Binary arithmetic on two values of one numeric type.
+    Arith(ArithOp, NodeId, NodeId),
+    /// Negation (integer overflow is an error).
+    Neg(NodeId),
+    /// Absolute value (integer overflow is an error).
+    Abs(NodeId),
+    /// Comparison of two values of one type (numeric or boolean).
+    Cmp(CmpOp, NodeId, NodeId),
+    /// `IS DISTINCT FROM` (`negated`: `IS NOT DISTINCT FROM`).
+    Distinct(NodeId, NodeId, bool),
+    /// Kleene AND.
+    And(Vec<NodeId>),
+    /// Kleene OR.
+    Or(Vec<NodeId>),
+    /// Kleene NOT.
+    Not(NodeId),
+    /// `IS NULL` (`true`: `IS NOT NULL`).
+    IsNull(NodeId, bool),
+    /// `IS [NOT] TRUE/FALSE`.
+    Truth(NodeId, TruthTest),
+    /// Searched CASE: `(condition, value)` pairs and the else value.
+    Case(Vec<(NodeId, NodeId)>, NodeId),
+    /// First non-NULL.
+    Coalesce(Vec<NodeId>),
+    /// `x IN (values)`: values are parameters or constants of x's type;
+    /// `has_null`: the list also had a NULL; `negated`: NOT IN.
+    InList { x: NodeId, values: Vec<NodeId>, has_null: bool, negated: bool },
+    /// Conversion between numeric types and booleans (range-checked; floats to
+    /// integers round half to even).
+    Cast(NodeId, PType),
+    /// A helper over string inputs giving a BOOLEAN (`out` = `Bool`) or values of `out`.
+    /// NULL if any string argument is NULL.
+    Helper { helper: Helper, state: usize, args: Vec<usize>, out: PType },
+}
+
+/// What the kernel produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// One BOOLEAN output; rows where it is TRUE are selected.
+    Filter,
+    /// Values and validity for each output.
+    Project,
+}
+
+/// An input column of the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InputSpec {
+    /// Physical type.
+    pub ty: PType,
+    /// Whether the kernel reads a validity bitmap for it.
+    pub nullable: bool,
+}
+
+/// A complete kernel description.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Program {
+    /// The DAG; children come before parents.
+    pub nodes: Vec<Node>,
+    /// Input columns, by slot.
+    pub inputs: Vec<InputSpec>,
+    /// Parameter types, by slot (8 bytes each).
+    pub params: Vec<PType>,
+    /// Output nodes (one for a filter).
+    pub outputs: Vec<NodeId>,
+    /// Filter or projection.
+    pub mode: Mode,
+}
+
+impl Program {
+    /// The type of a node's value.
+    pub fn type_of(&self, id: NodeId) -> PType {
+        match &self.nodes[id] {
+            Node::Input(s) => self.inputs[*s].ty,
+            Node::Param(s) => self.params[*s],
+            Node::Const(t, _) | Node::Null(t) | Node::Cast(_, t) => *t,
+            Node::Arith(_, l, _) => self.type_of(*l),
+            Node::Neg(x) | Node::Abs(x) => self.type_of(*x),
+            Node::Case(_, e) => self.type_of(*e),
+            Node::Coalesce(args) => self.type_of(args[0]),
+            Node::Helper { out, .. } => *out,
+            Node::Bool(_)
+            | Node::Cmp(..)
+            | Node::Distinct(..)
+            | Node::And(_)
+            | Node::Or(_)
+            | Node::Not(_)
+            | Node::IsNull(..)
+            | Node::Truth(..)
+            | Node::InList { .. } => PType::Bool,
+        }
+    }
+
+    /// Checks the structure so that code generation cannot fail on a malformed
+    /// program: ids in range and pointing backwards, operand types consistent.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.nodes.len();
+        for (id, node) in self.nodes.iter().enumerate() {
+            let child = |c: NodeId| -> Result<PType, String> {
+                if c >= id {
+                    return Err(format!("node {id} refers to node {c}, which does not precede it"));
+                }
+                Ok(self.type_of(c))
+            };
+            let same = |a: NodeId, b: NodeId| -> Result<PType, String> {
+                let (ta, tb) = (child(a)?, child(b)?);
+                if ta != tb {
+                    return Err(format!("node {id}: operand types differ ({ta:?}, {tb:?})"));
+                }
+                Ok(ta)
+            };
+            let boolean = |c: NodeId| -> Result<(), String> {
+                match child(c)? {
+                    PType::Bool => Ok(()),
+                    t => Err(format!("node {id}: operand {c} must be Bool, is {t:?}")),
+                }
+            };
+            match node {
+                Node::Input(s) if *s >= self.inputs.len() => return Err(format!("node {id}: no input slot {s}")),
+                Node::Param(s) if *s >= self.params.len() => return Err(format!("node {id}: no parameter slot {s}")),
+                Node::Input(_) | Node::Param(_) | Node::Const(..) | Node::Bool(_) | Node::Null(_) => {}
+                Node::Arith(_, l, r) => {
+                    let t = same(*l, *r)?;
+                    if !(t.is_int() || t.is_float()) {
+                        return Err(format!("node {id}: arithmetic on {t:?}"));
+                    }
+                }
+                Node::Neg(x) | Node::Abs(x) => {
+                    let t = child(*x)?;
+                    if !(t.is_int() || t.is_float()) {
+                        return Err(format!("node {id}: arithmetic on {t:?}"));
+                    }
+                }
+                Node::Cmp(_, l, r) | Node::Distinct(l, r, _) => {
+                    let t = same(*l, *r)?;
+                    if matches!(t, PType::Str | PType::Ptr) {
+                        return Err(format!("node {id}: comparison of {t:?} needs a helper"));
+                    }
+                }
+                Node::And(c) | Node::Or(c) => {
+                    if c.is_empty() {
+                        return Err(format!("node {id}: AND/OR without children"));
+                    }
+                    for x in c {
+                        boolean(*x)?;
+                    }
+                }
+                Node::Not(x) | Node::Truth(x, _) => boolean(*x)?,
+                Node::IsNull(x, _) => {
+                    child(*x)?;
+                }
+                Node::Case(branches, e) => {
+                    let t = child(*e)?;
+                    for (c, v) in branches {
+                        boolean(*c)?;
+                        if child(*v)? != t {
+                            return Err(format!("node {id}: CASE values differ in type"));
+                        }
+                    }
+                    if matches!(t, PType::Str | PType::Ptr) {
+                        return Err(format!("node {id}: CASE of {t:?}"));
+                    }
+                }
+                Node::Coalesce(args) => {
+                    let t = child(*args.first().ok_or(format!("node {id}: empty COALESCE"))?)?;
+                    for a in args {
+                        if child(*a)? != t {
+                            return Err(format!("node {id}: COALESCE arguments differ in type"));
+                        }
+                    }
+                    if matches!(t, PType::Str | PType::Ptr) {
+                        return Err(format!("node {id}: COALESCE of {t:?}"));
+                    }
+                }
+                Node::InList { x, values, .. } => {
+                    let t = child(*x)?;
+                    for v in values {
+                        if child(*v)? != t {
+                            return Err(format!("node {id}: IN list value of another type"));
+                        }
+                    }
+                }
+                Node::Cast(x, to) => {
+                    let t = child(*x)?;
+                    let ok = |t: PType| t.is_int() || t.is_float() || t == PType::Bool;
+                    if !ok(t) || !ok(*to) || (t == PType::Bool && to.is_float()) || (t.is_float() && *to == PType::Bool) {
+                        return Err(format!("node {id}: no cast from {t:?} to {to:?}"));
+                    }
+                }
+                Node::Helper { state, args, out, .. } => {
+                    if *state >= self.params.len() || self.params[*state] != PType::Ptr {
+                        return Err(format!("node {id}: helper state must be a Ptr parameter"));
+                    }
+                    if args.is_empty() || args.len() > 2 {
+                        return Err(format!("node {id}: helpers take one or two string inputs"));
+                    }
+                    for s in args {
+                        if *s >= self.inputs.len() || self.inputs[*s].ty != PType::Str {
+                            return Err(format!("node {id}: helper argument {s} is not a string input"));
+                        }
+                    }
+                    if matches!(out, PType::Str | PType::Ptr) {
+                        return Err(format!("node {id}: helper output {out:?}"));
+                    }
+                }
+            }
+            if let Node::Arith(ArithOp::FloorDiv, _, r) = node {
+                if !matches!(self.nodes[*r], Node::Const(_, v) if (v as i64) > 0) {
+                    return Err(format!("node {id}: FloorDiv needs a positive constant divisor"));
+                }
+            }
+        }
+        if self.outputs.is_empty() {
+            return Err("a kernel needs at least one output".into());
+        }
+        for &o in &self.outputs {
+            if o >= n {
+                return Err(format!("output {o} is not a node"));
+            }
+            if matches!(self.type_of(o), PType::Str | PType::Ptr) {
+                return Err(format!("output {o} has a type kernels cannot write"));
+            }
+        }
+        if self.mode == Mode::Filter && (self.outputs.len() != 1 || self.type_of(self.outputs[0]) != PType::Bool) {
+            return Err("a filter has exactly one Bool output".into());
+        }
+        for (s, i) in self.inputs.iter().enumerate() {
+            if i.ty == PType::Ptr {
+                return Err(format!("input {s} cannot be a pointer"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One input column as the kernel reads it (`#[repr(C)]`, shared with helpers).
+///
+/// * numeric: `values` points at the first value of the (possibly sliced) array;
+/// * boolean: `values` points at 64-bit words whose bit 0 is row 0;
+/// * string: `values` points at the `i32` offsets of row 0, `data` at the bytes;
+/// * `validity`, when the kernel reads one, points at 64-bit words whose bit 0 is
+///   row 0; it is null otherwise.
+///
+/// Word buffers must hold `ceil(rows / 64)` words.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Slot {
+    /// Values, offsets or value words.
+    pub values: *const u8,
+    /// Validity words or null.
+    pub validity: *const u64,
+    /// String bytes or null.
+    pub data: *const u8,
+}
+
+/// One output of a projection kernel (`#[repr(C)]`).
+///
+/// `values` holds `rows` values (booleans: `ceil(rows / 64)` words), `validity`
+/// `ceil(rows / 64)` words.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OutSlot {
+    /// Where values go.
+    pub values: *mut u8,
+    /// Where validity words go.
+    pub validity: *mut u64,
+}

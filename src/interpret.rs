@@ -1,0 +1,715 @@
+//! The interpreter: evaluates a [`TypedExpr`] with Arrow compute kernels.
+//!
+//! It is the reference the JIT is tested against and the "interpreted evaluation"
+//! the benchmarks compare with, so it is written to be fast in the usual way: one
+//! kernel call per node, literals passed as scalars, and checked arithmetic that
+//! takes a per-row slow path only when a kernel reports an error.
+//!
+//! Errors follow the rule in `docs/semantics.md`: a row raises an error only if its
+//! value is used. Each node therefore returns, beside its array, the rows that raised
+//! an error ([`Errors`]); `AND`, `OR`, `CASE` and `COALESCE` drop the errors of rows
+//! whose value they do not use, and the first remaining row is reported at the root.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Datum, Int32Array, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, Scalar,
+};
+use arrow::buffer::{BooleanBuffer, NullBuffer};
+use arrow::compute::kernels::{boolean, cmp, numeric, zip::zip};
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType, Schema, TimeUnit};
+
+use crate::error::{Error, EvalError, Result};
+use crate::registry::FuncId;
+use crate::scalar::ScalarValue;
+use crate::typed::{TypedExpr, TypedKind};
+use crate::types::{is_float, is_integer, sql_type_name, units_per_second};
+
+/// Evaluates `expr` over `batch`, returning an array of `batch.num_rows()` values.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow::array::{Array, AsArray, Float64Array, RecordBatch};
+/// use arrow::datatypes::{DataType, Field, Schema};
+/// use broadhead::{bind::bind, interpret::interpret, sql::parse_expr};
+///
+/// let schema = Schema::new(vec![Field::new("x", DataType::Float64, true)]);
+/// let batch = RecordBatch::try_new(
+///     Arc::new(schema.clone()),
+///     vec![Arc::new(Float64Array::from(vec![Some(1.0), None, Some(4.0)]))],
+/// ).unwrap();
+/// let typed = bind(&parse_expr("x > 2.0").unwrap(), &schema).unwrap();
+/// let result = interpret(&typed, &batch).unwrap();
+/// let result = result.as_boolean();
+/// assert_eq!(result.iter().collect::<Vec<_>>(), vec![Some(false), None, Some(true)]);
+/// ```
+pub fn interpret(expr: &TypedExpr, batch: &RecordBatch) -> Result<ArrayRef> {
+    let value = Interpreter { batch }.eval(expr)?;
+    if let Some(e) = value.errors.first_row() {
+        return Err(e.into());
+    }
+    Ok(value.into_array(batch.num_rows()))
+}
+
+/// Evaluates an expression that reads no column, as a single value.
+pub fn evaluate_constant(expr: &TypedExpr) -> Result<ScalarValue> {
+    let batch = RecordBatch::try_new_with_options(
+        Arc::new(Schema::empty()),
+        vec![],
+        &RecordBatchOptions::new().with_row_count(Some(1)),
+    )?;
+    let array = interpret(expr, &batch)?;
+    ScalarValue::from_array(array.as_ref(), 0)
+        .ok_or_else(|| EvalError::Other(format!("cannot fold a value of type {}", array.data_type())).into())
+}
+
+/// What kind of error a row raised.
+#[derive(Debug, Clone, PartialEq)]
+enum ErrorKind {
+    DivisionByZero,
+    Overflow(String),
+}
+
+/// The rows that raised errors, by kind (usually none).
+#[derive(Debug, Clone, Default)]
+struct Errors(Vec<(ErrorKind, BooleanBuffer)>);
+
+impl Errors {
+    fn none() -> Errors {
+        Errors(Vec::new())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn of(kind: ErrorKind, rows: BooleanBuffer) -> Errors {
+        if rows.count_set_bits() == 0 {
+            Errors::none()
+        } else {
+            Errors(vec![(kind, rows)])
+        }
+    }
+
+    fn union(mut self, other: Errors) -> Errors {
+        self.0.extend(other.0);
+        self
+    }
+
+    /// All error rows, whatever their kind.
+    fn any(&self, len: usize) -> BooleanBuffer {
+        self.0.iter().fold(BooleanBuffer::new_unset(len), |acc, (_, m)| &acc | m)
+    }
+
+    /// Keeps only the errors of rows in `keep`.
+    fn restrict(self, keep: &BooleanBuffer) -> Errors {
+        Errors(
+            self.0
+                .into_iter()
+                .map(|(k, m)| (k, &m & keep))
+                .filter(|(_, m)| m.count_set_bits() > 0)
+                .collect(),
+        )
+    }
+
+    fn first_row(&self) -> Option<EvalError> {
+        self.0
+            .iter()
+            .filter_map(|(k, m)| m.set_indices().next().map(|row| (row, k)))
+            .min_by_key(|(row, _)| *row)
+            .map(|(row, kind)| match kind {
+                ErrorKind::DivisionByZero => EvalError::DivisionByZero { row },
+                ErrorKind::Overflow(what) => EvalError::Overflow { what: what.clone(), row },
+            })
+    }
+}
+
+/// A node's result: an array (or a scalar for literals) and the rows that errored.
+struct Value {
+    data: Data,
+    errors: Errors,
+}
+
+enum Data {
+    Array(ArrayRef),
+    Scalar(ArrayRef),
+}
+
+impl Value {
+    fn array(array: ArrayRef) -> Value {
+        Value { data: Data::Array(array), errors: Errors::none() }
+    }
+
+    fn with_errors(mut self, errors: Errors) -> Value {
+        self.errors = self.errors.union(errors);
+        self
+    }
+
+    fn into_array(self, len: usize) -> ArrayRef {
+        match self.data {
+            Data::Array(a) => a,
+            Data::Scalar(s) => expand(&s, len),
+        }
+    }
+
+    fn to_array(&self, len: usize) -> ArrayRef {
+        match &self.data {
+            Data::Array(a) => a.clone(),
+            Data::Scalar(s) => expand(s, len),
+        }
+    }
+
+    fn datum(&self) -> Box<dyn Datum + '_> {
+        match &self.data {
+            Data::Array(a) => Box::new(a.clone()),
+            Data::Scalar(s) => Box::new(Scalar::new(s.clone())),
+        }
+    }
+
+    fn is_scalar(&self) -> bool {
+        matches!(self.data, Data::Scalar(_))
+    }
+}
+
+fn expand(scalar: &ArrayRef, len: usize) -> ArrayRef {
+    match ScalarValue::from_array(scalar.as_ref(), 0) {
+        Some(v) => v.to_array(len),
+        None => arrow::array::new_null_array(scalar.data_type(), len),
+    }
+}
+
+/// TRUE rows (NULL counts as not TRUE), as a bitmap.
+fn true_rows(b: &BooleanArray) -> BooleanBuffer {
+    match b.nulls() {
+        Some(n) => b.values() & n.inner(),
+        None => b.values().clone(),
+    }
+}
+
+/// FALSE rows, as a bitmap.
+fn false_rows(b: &BooleanArray) -> BooleanBuffer {
+    match b.nulls() {
+        Some(n) => &!b.values() & n.inner(),
+        None => !b.values(),
+    }
+}
+
+fn valid_rows(a: &dyn Array) -> BooleanBuffer {
+    match a.logical_nulls() {
+        Some(n) => n.inner().clone(),
+        None => BooleanBuffer::new_set(a.len()),
+    }
+}
+
+fn overflow(what: &str, t: &DataType) -> ErrorKind {
+    ErrorKind::Overflow(format!("{} {what}", sql_type_name(t)))
+}
+
+struct Interpreter<'a> {
+    batch: &'a RecordBatch,
+}
+
+impl Interpreter<'_> {
+    fn len(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    fn eval(&self, expr: &TypedExpr) -> Result<Value> {
+        match &expr.kind {
+            TypedKind::Column(i) => Ok(Value::array(self.batch.column(*i).clone())),
+            TypedKind::Literal(v) => Ok(Value { data: Data::Scalar(v.to_array(1)), errors: Errors::none() }),
+            TypedKind::Call { sig, args } => {
+                let args = args.iter().map(|a| self.eval(a)).collect::<Result<Vec<_>>>()?;
+                self.call(sig.func, &expr.data_type, args)
+            }
+            TypedKind::And(children) => self.logic(children, true),
+            TypedKind::Or(children) => self.logic(children, false),
+            TypedKind::Not(x) => {
+                let x = self.eval(x)?;
+                let a = x.to_array(self.len());
+                let result = boolean::not(a.as_boolean())?;
+                Ok(Value::array(Arc::new(result)).with_errors(x.errors))
+            }
+            TypedKind::IsNull { expr, negated } => {
+                let x = self.eval(expr)?;
+                let a = x.to_array(self.len());
+                let result =
+                    if *negated { boolean::is_not_null(&a)? } else { boolean::is_null(&a)? };
+                Ok(Value::array(Arc::new(result)).with_errors(x.errors))
+            }
+            TypedKind::Cast(x) => {
+                let v = self.eval(x)?;
+                self.cast(v, &expr.data_type)
+            }
+            TypedKind::Case { branches, else_expr } => self.case(branches, else_expr),
+            TypedKind::Coalesce(args) => self.coalesce(args),
+            TypedKind::InList { expr, list, negated } => self.in_list(expr, list, *negated),
+        }
+    }
+
+    /// Kleene AND / OR, dropping errors in rows another child decides.
+    fn logic(&self, children: &[TypedExpr], is_and: bool) -> Result<Value> {
+        let n = self.len();
+        let mut result: Option<BooleanArray> = None;
+        let mut errors = Errors::none();
+        let mut deciding = BooleanBuffer::new_unset(n);
+        let mut parts = Vec::with_capacity(children.len());
+        for child in children {
+            let v = self.eval(child)?;
+            let a = v.to_array(n);
+            let b = a.as_boolean().clone();
+            result = Some(match result {
+                None => b.clone(),
+                Some(r) if is_and => boolean::and_kleene(&r, &b)?,
+                Some(r) => boolean::or_kleene(&r, &b)?,
+            });
+            parts.push((b, v.errors));
+        }
+        if parts.iter().any(|(_, e)| !e.is_empty()) {
+            for (b, e) in &parts {
+                let decides = if is_and { false_rows(b) } else { true_rows(b) };
+                deciding = &deciding | &(&decides & &!&e.any(n));
+            }
+            for (_, e) in parts {
+                errors = errors.union(e);
+            }
+            errors = errors.restrict(&!&deciding);
+        }
+        let result = result.expect("AND/OR has children");
+        Ok(Value::array(Arc::new(result)).with_errors(errors))
+    }
+
+    fn case(&self, branches: &[(TypedExpr, TypedExpr)], else_expr: &TypedExpr) -> Result<Value> {
+        let n = self.len();
+        let mut remaining = BooleanBuffer::new_set(n);
+        let mut errors = Errors::none();
+        let mut taken = Vec::with_capacity(branches.len());
+        for (condition, value) in branches {
+            let c = self.eval(condition)?;
+            let c_array = c.to_array(n);
+            let c_errors = c.errors.any(n);
+            errors = errors.union(c.errors.restrict(&remaining));
+            let take = &(&remaining & &true_rows(c_array.as_boolean())) & &!&c_errors;
+            let v = self.eval(value)?;
+            errors = errors.union(v.errors.restrict(&take));
+            remaining = &(&remaining & &!&take) & &!&c_errors;
+            taken.push((take, v.data));
+        }
+        let e = self.eval(else_expr)?;
+        errors = errors.union(e.errors.restrict(&remaining));
+        let mut result = Value { data: e.data, errors: Errors::none() }.to_array(n);
+        for (take, data) in taken.into_iter().rev() {
+            let v = Value { data, errors: Errors::none() };
+            result = zip(&BooleanArray::new(take, None), &*v.datum(), &result)?;
+        }
+        Ok(Value::array(result).with_errors(errors))
+    }
+
+    fn coalesce(&self, args: &[TypedExpr]) -> Result<Value> {
+        let n = self.len();
+        let mut remaining = BooleanBuffer::new_set(n);
+        let mut errors = Errors::none();
+        let mut values = Vec::with_capacity(args.len());
+        for arg in args {
+            let v = self.eval(arg)?;
+            let a = v.to_array(n);
+            let any = v.errors.any(n);
+            errors = errors.union(v.errors.restrict(&remaining));
+            remaining = &remaining & &!&(&valid_rows(&a) | &any);
+            values.push(a);
+        }
+        let mut result = values.pop().expect("coalesce has arguments");
+        for a in values.into_iter().rev() {
+            result = zip(&BooleanArray::new(valid_rows(&a), None), &a, &result)?;
+        }
+        Ok(Value::array(result).with_errors(errors))
+    }
+
+    fn in_list(&self, probe: &TypedExpr, list: &[ScalarValue], negated: bool) -> Result<Value> {
+        let n = self.len();
+        let x = self.eval(probe)?;
+        let xa = normalize_floats(&x.to_array(n))?;
+        let mut found = BooleanBuffer::new_unset(n);
+        let mut has_null = false;
+        for v in list {
+            if v.is_null() {
+                has_null = true;
+                continue;
+            }
+            let s = normalize_floats(&v.to_array(1))?;
+            let eq = cmp::eq(&xa, &Scalar::new(s))?;
+            found = &found | &true_rows(&eq);
+        }
+        let valid = valid_rows(&xa);
+        let known = if has_null { &valid & &found } else { valid };
+        let values = if negated { !&found } else { found };
+        let result = BooleanArray::new(values, Some(NullBuffer::new(known)));
+        Ok(Value::array(Arc::new(result)).with_errors(x.errors))
+    }
+
+    fn call(&self, func: FuncId, ret: &DataType, mut args: Vec<Value>) -> Result<Value> {
+        use FuncId::*;
+        let n = self.len();
+        let errors = args.iter_mut().fold(Errors::none(), |e, a| e.union(std::mem::take(&mut a.errors)));
+        let out = match func {
+            Add | Subtract | Multiply | Divide | Modulo => {
+                let (l, r) = (&args[0], &args[1]);
+                self.arithmetic(func, ret, l, r)?
+            }
+            Negate | Abs => self.unary_checked(func, &args[0].to_array(n))?,
+            Equal | NotEqual | Less | LessEq | Greater | GreaterEq | IsDistinctFrom
+            | IsNotDistinctFrom => {
+                let l = comparable(&args[0])?;
+                let r = comparable(&args[1])?;
+                let (l, r) = (l.datum(), r.datum());
+                let (l, r) = (l.as_ref(), r.as_ref());
+                let result = match func {
+                    Equal => cmp::eq(l, r),
+                    NotEqual => cmp::neq(l, r),
+                    Less => cmp::lt(l, r),
+                    LessEq => cmp::lt_eq(l, r),
+                    Greater => cmp::gt(l, r),
+                    GreaterEq => cmp::gt_eq(l, r),
+                    IsDistinctFrom => cmp::distinct(l, r),
+                    _ => cmp::not_distinct(l, r),
+                }?;
+                Value::array(self.broadcast(Arc::new(result), &args))
+            }
+            IsTrue | IsNotTrue | IsFalse | IsNotFalse => {
+                let a = args[0].to_array(n);
+                let b = a.as_boolean();
+                let values = match func {
+                    IsTrue => true_rows(b),
+                    IsNotTrue => !&true_rows(b),
+                    IsFalse => false_rows(b),
+                    _ => !&false_rows(b),
+                };
+                Value::array(Arc::new(BooleanArray::new(values, None)))
+            }
+            Like | ILike => {
+                let (s, p) = (args[0].datum(), args[1].datum());
+                let result = if func == Like {
+                    arrow::compute::kernels::comparison::like(s.as_ref(), p.as_ref())?
+                } else {
+                    arrow::compute::kernels::comparison::ilike(s.as_ref(), p.as_ref())?
+                };
+                Value::array(self.broadcast(Arc::new(result), &args))
+            }
+            Length => {
+                let a = args[0].to_array(n);
+                let s = a.as_string::<i32>();
+                let lengths: Int32Array = s.iter().map(|v| v.map(|v| v.chars().count() as i32)).collect();
+                Value::array(Arc::new(lengths))
+            }
+            DateAddDays | DateSubDays | DateDiffDays => {
+                let as_days = |v: &Value| -> Result<Value> {
+                    Ok(Value::array(cast_with_options(
+                        &v.to_array(n),
+                        &DataType::Int32,
+                        &CastOptions::default(),
+                    )?))
+                };
+                let (l, r) = (as_days(&args[0])?, as_days(&args[1])?);
+                let op = if func == DateAddDays { Add } else { Subtract };
+                let days = self.arithmetic(op, &DataType::Int32, &l, &r)?;
+                if func == DateDiffDays {
+                    days
+                } else {
+                    let dates = cast_with_options(&days.to_array(n), &DataType::Date32, &CastOptions::default())?;
+                    Value::array(dates).with_errors(days.errors)
+                }
+            }
+        };
+        Ok(out.with_errors(errors))
+    }
+
+    /// A kernel result of length 1 (both inputs scalar) as an array of the batch's length.
+    fn broadcast(&self, result: ArrayRef, args: &[Value]) -> ArrayRef {
+        if args.iter().all(|a| a.is_scalar()) && self.len() != 1 {
+            expand(&result, self.len())
+        } else {
+            result
+        }
+    }
+
+    fn arithmetic(&self, func: FuncId, t: &DataType, l: &Value, r: &Value) -> Result<Value> {
+        let n = self.len();
+        let float = is_float(t);
+        // Fast path: arrow's checked kernels; floats only need a zero-divisor check.
+        let fast = if float && matches!(func, FuncId::Divide | FuncId::Modulo) {
+            let zero = cmp::eq(&*r.datum(), &Scalar::new(ScalarValue::Float64(0.0).convert_exact(t).unwrap_or(ScalarValue::Float64(0.0)).to_array(1)))?;
+            if true_rows(&zero).count_set_bits() == 0 {
+                Some(if func == FuncId::Divide {
+                    numeric::div(&*l.datum(), &*r.datum())?
+                } else {
+                    numeric::rem(&*l.datum(), &*r.datum())?
+                })
+            } else {
+                None
+            }
+        } else {
+            let (ld, rd) = (l.datum(), r.datum());
+            let result = match func {
+                FuncId::Add => numeric::add(ld.as_ref(), rd.as_ref()),
+                FuncId::Subtract => numeric::sub(ld.as_ref(), rd.as_ref()),
+                FuncId::Multiply => numeric::mul(ld.as_ref(), rd.as_ref()),
+                FuncId::Divide => numeric::div(ld.as_ref(), rd.as_ref()),
+                _ => numeric::rem(ld.as_ref(), rd.as_ref()),
+            };
+            result.ok()
+        };
+        if let Some(result) = fast {
+            let all_scalar = l.is_scalar() && r.is_scalar();
+            let result = if all_scalar && n != 1 { expand(&result, n) } else { result };
+            return Ok(Value::array(result));
+        }
+        // Slow path: per row, recording which rows fail and why.
+        let (la, ra) = (l.to_array(n), r.to_array(n));
+        checked_binary(func, t, &la, &ra)
+    }
+
+    fn unary_checked(&self, func: FuncId, a: &ArrayRef) -> Result<Value> {
+        macro_rules! signed {
+            ($T:ty) => {{
+                let p = a.as_primitive::<$T>();
+                let f = if func == FuncId::Negate { |v: <$T as ArrowPrimitiveType>::Native| v.checked_neg() } else { |v: <$T as ArrowPrimitiveType>::Native| v.checked_abs() };
+                checked_map(p, f, if func == FuncId::Negate { "negation" } else { "abs" })
+            }};
+        }
+        macro_rules! float {
+            ($T:ty) => {{
+                let p = a.as_primitive::<$T>();
+                let r: PrimitiveArray<$T> = if func == FuncId::Negate { p.unary(|v| -v) } else { p.unary(|v| v.abs()) };
+                Ok(Value::array(Arc::new(r)))
+            }};
+        }
+        match a.data_type() {
+            DataType::Int8 => signed!(t::Int8Type),
+            DataType::Int16 => signed!(t::Int16Type),
+            DataType::Int32 => signed!(t::Int32Type),
+            DataType::Int64 => signed!(t::Int64Type),
+            DataType::Float32 => float!(t::Float32Type),
+            DataType::Float64 => float!(t::Float64Type),
+            // abs of an unsigned integer is the value itself
+            other if is_integer(other) => Ok(Value::array(a.clone())),
+            other => Err(EvalError::Other(format!("no {func:?} for {other}")).into()),
+        }
+    }
+
+    fn cast(&self, v: Value, to: &DataType) -> Result<Value> {
+        let n = self.len();
+        let a = v.to_array(n);
+        let from = a.data_type().clone();
+        let value = match (&from, to) {
+            (DataType::Date32, DataType::Timestamp(unit, tz)) => {
+                let days = cast_with_options(&a, &DataType::Int64, &CastOptions::default())?;
+                let per_day = 86_400 * units_per_second(*unit);
+                let scaled = scale_checked(&days, per_day, to)?;
+                let out = reinterpret_i64(&scaled.to_array(n), DataType::Timestamp(*unit, tz.clone()))?;
+                Value::array(out).with_errors(scaled.errors)
+            }
+            (DataType::Timestamp(unit, _), DataType::Date32) => {
+                let per_day = 86_400 * units_per_second(*unit);
+                let raw = reinterpret_i64(&a, DataType::Int64)?;
+                let days: PrimitiveArray<t::Int64Type> =
+                    raw.as_primitive::<t::Int64Type>().unary(|v| v.div_euclid(per_day));
+                let days: ArrayRef = Arc::new(days);
+                self.checked_cast(&days, &DataType::Date32)?
+            }
+            (DataType::Timestamp(from_unit, _), DataType::Timestamp(to_unit, tz)) => {
+                let (f, t) = (units_per_second(*from_unit), units_per_second(*to_unit));
+                let raw = reinterpret_i64(&a, DataType::Int64)?;
+                let target = DataType::Timestamp(*to_unit, tz.clone());
+                if t >= f {
+                    let scaled = scale_checked(&raw, t / f, to)?;
+                    let out = reinterpret_i64(&scaled.to_array(n), target)?;
+                    Value::array(out).with_errors(scaled.errors)
+                } else {
+                    let div = f / t;
+                    let p: PrimitiveArray<t::Int64Type> =
+                        raw.as_primitive::<t::Int64Type>().unary(|v| v.div_euclid(div));
+                    Value::array(reinterpret_i64(&(Arc::new(p) as ArrayRef), target)?)
+                }
+            }
+            (f, i) if is_float(f) && is_integer(i) => {
+                // PostgreSQL rounds half to even when converting floats to integers.
+                let rounded: ArrayRef = match f {
+                    DataType::Float32 => Arc::new(a.as_primitive::<t::Float32Type>().unary::<_, t::Float32Type>(|v| v.round_ties_even())),
+                    _ => Arc::new(a.as_primitive::<t::Float64Type>().unary::<_, t::Float64Type>(|v| v.round_ties_even())),
+                };
+                self.checked_cast(&rounded, to)?
+            }
+            _ => self.checked_cast(&a, to)?,
+        };
+        Ok(value.with_errors(v.errors))
+    }
+
+    /// An arrow cast that fails on overflow; the failing rows are found with a safe
+    /// cast (which makes them NULL) and reported.
+    fn checked_cast(&self, a: &ArrayRef, to: &DataType) -> Result<Value> {
+        let strict = CastOptions { safe: false, ..Default::default() };
+        match cast_with_options(a, to, &strict) {
+            Ok(out) => Ok(Value::array(out)),
+            Err(_) => {
+                let out = cast_with_options(a, to, &CastOptions::default())?;
+                let failed = &valid_rows(a) & &!&valid_rows(&out);
+                let what = format!("cast to {}", sql_type_name(to));
+                Ok(Value::array(out).with_errors(Errors::of(ErrorKind::Overflow(what), failed)))
+            }
+        }
+    }
+}
+
+/// Makes floats comparable by arrow's total order the SQL way: -0.0 becomes 0.0 and
+/// every NaN the positive quiet NaN (so NaN = NaN and NaN sorts above everything).
+fn normalize_floats(a: &ArrayRef) -> Result<ArrayRef> {
+    fn fix<T: ArrowPrimitiveType>(a: &ArrayRef, canon: fn(T::Native) -> T::Native, needs: fn(T::Native) -> bool) -> ArrayRef {
+        let p = a.as_primitive::<T>();
+        if p.values().iter().any(|v| needs(*v)) {
+            Arc::new(p.unary::<_, T>(canon))
+        } else {
+            a.clone()
+        }
+    }
+    Ok(match a.data_type() {
+        DataType::Float64 => fix::<t::Float64Type>(
+            a,
+            |v| if v.is_nan() { f64::NAN } else { v + 0.0 },
+            |v| v.is_sign_negative() && (v == 0.0 || v.is_nan()),
+        ),
+        DataType::Float32 => fix::<t::Float32Type>(
+            a,
+            |v| if v.is_nan() { f32::NAN } else { v + 0.0 },
+            |v| v.is_sign_negative() && (v == 0.0 || v.is_nan()),
+        ),
+        DataType::Timestamp(unit, Some(_)) => reinterpret_i64(a, DataType::Timestamp(*unit, None))?,
+        _ => a.clone(),
+    })
+}
+
+/// A value ready for arrow's comparison kernels.
+fn comparable(v: &Value) -> Result<Value> {
+    let data = match &v.data {
+        Data::Array(a) => Data::Array(normalize_floats(a)?),
+        Data::Scalar(s) => Data::Scalar(normalize_floats(s)?),
+    };
+    Ok(Value { data, errors: Errors::none() })
+}
+
+fn reinterpret_i64(a: &ArrayRef, to: DataType) -> Result<ArrayRef> {
+    let data = a.to_data().into_builder().data_type(to).build()?;
+    Ok(arrow::array::make_array(data))
+}
+
+fn scale_checked(a: &ArrayRef, factor: i64, to: &DataType) -> Result<Value> {
+    let p = a.as_primitive::<t::Int64Type>();
+    let what = format!("cast to {}", sql_type_name(to));
+    checked_map(p, move |v: i64| v.checked_mul(factor), &what)
+        .map(|v| rename_overflow(v, &what))
+}
+
+fn rename_overflow(v: Value, what: &str) -> Value {
+    let errors = Errors(
+        v.errors
+            .0
+            .into_iter()
+            .map(|(k, m)| (if let ErrorKind::Overflow(_) = k { ErrorKind::Overflow(what.to_string()) } else { k }, m))
+            .collect(),
+    );
+    Value { data: v.data, errors }
+}
+
+/// Applies `f` to every valid value; rows where it returns `None` become NULL and
+/// are reported as overflow errors.
+fn checked_map<T: ArrowPrimitiveType>(
+    p: &PrimitiveArray<T>,
+    f: impl Fn(T::Native) -> Option<T::Native>,
+    what: &str,
+) -> Result<Value> {
+    let mut failed = vec![false; p.len()];
+    let out: PrimitiveArray<T> = p
+        .iter()
+        .zip(failed.iter_mut())
+        .map(|(v, fail)| {
+            v.and_then(|v| {
+                let r = f(v);
+                *fail = r.is_none();
+                r
+            })
+        })
+        .collect();
+    let out = out.with_data_type(p.data_type().clone());
+    let kind = overflow(what, p.data_type());
+    let kind = if what.starts_with("cast") { ErrorKind::Overflow(what.to_string()) } else { kind };
+    Ok(Value::array(Arc::new(out)).with_errors(Errors::of(kind, BooleanBuffer::from(failed))))
+}
+
+/// Binary arithmetic row by row, recording division by zero and overflow per row.
+fn checked_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Result<Value> {
+    macro_rules! run {
+        ($T:ty, $int:expr) => {{
+            let (l, r) = (l.as_primitive::<$T>(), r.as_primitive::<$T>());
+            let n = l.len();
+            let mut zero = vec![false; n];
+            let mut over = vec![false; n];
+            let out: PrimitiveArray<$T> = (0..n)
+                .map(|i| {
+                    if l.is_null(i) || r.is_null(i) {
+                        return None;
+                    }
+                    let (a, b) = (l.value(i), r.value(i));
+                    let divides = matches!(func, FuncId::Divide | FuncId::Modulo);
+                    #[allow(clippy::float_cmp)]
+                    if divides && b == Default::default() {
+                        zero[i] = true;
+                        return None;
+                    }
+                    let v = arith::<$T>(func, a, b, $int);
+                    over[i] = v.is_none();
+                    v
+                })
+                .collect();
+            let what = match func {
+                FuncId::Add => "addition",
+                FuncId::Subtract => "subtraction",
+                FuncId::Multiply => "multiplication",
+                FuncId::Divide => "division",
+                _ => "modulo",
+            };
+            let errors = Errors::of(ErrorKind::DivisionByZero, BooleanBuffer::from(zero))
+                .union(Errors::of(overflow(what, t), BooleanBuffer::from(over)));
+            Ok(Value::array(Arc::new(out)).with_errors(errors))
+        }};
+    }
+    match t {
+        DataType::Int8 => run!(t::Int8Type, true),
+        DataType::Int16 => run!(t::Int16Type, true),
+        DataType::Int32 => run!(t::Int32Type, true),
+        DataType::Int64 => run!(t::Int64Type, true),
+        DataType::UInt8 => run!(t::UInt8Type, true),
+        DataType::UInt16 => run!(t::UInt16Type, true),
+        DataType::UInt32 => run!(t::UInt32Type, true),
+        DataType::UInt64 => run!(t::UInt64Type, true),
+        DataType::Float32 => run!(t::Float32Type, false),
+        DataType::Float64 => run!(t::Float64Type, false),
+        other => Err(Error::Eval(EvalError::Other(format!("no arithmetic for {other}")))),
+    }
+}
+
+/// One checked arithmetic operation (the divisor is known to be non-zero).
+fn arith<T: ArrowPrimitiveType>(func: FuncId, a: T::Native, b: T::Native, _int: bool) -> Option<T::Native>
+where
+    T::Native: arrow::datatypes::ArrowNativeTypeOp,
+{
+    use arrow::datatypes::ArrowNativeTypeOp;
+    match func {
+        FuncId::Add => a.add_checked(b).ok(),
+        FuncId::Subtract => a.sub_checked(b).ok(),
+        FuncId::Multiply => a.mul_checked(b).ok(),
+        FuncId::Divide => a.div_checked(b).ok(),
+        _ => a.mod_checked(b).ok(),
+    }
+}
+
