@@ -19,7 +19,7 @@ use arrow::array::{
 use arrow::buffer::{BooleanBuffer, NullBuffer};
 use arrow::compute::kernels::{boolean, cmp, numeric, zip::zip};
 use arrow::compute::{cast_with_options, CastOptions};
-use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType, Schema, TimeUnit};
+use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType, Schema};
 
 use crate::error::{Error, EvalError, Result};
 use crate::registry::FuncId;
@@ -439,7 +439,10 @@ impl Interpreter<'_> {
         let float = is_float(t);
         // Fast path: arrow's checked kernels; floats only need a zero-divisor check.
         let fast = if float && matches!(func, FuncId::Divide | FuncId::Modulo) {
-            let zero = cmp::eq(&*r.datum(), &Scalar::new(ScalarValue::Float64(0.0).convert_exact(t).unwrap_or(ScalarValue::Float64(0.0)).to_array(1)))?;
+            // -0.0 is a zero divisor too: compare normalized values.
+            let divisor = comparable(r)?;
+            let zero_value = ScalarValue::Float64(0.0).convert_exact(t).unwrap_or(ScalarValue::Float64(0.0));
+            let zero = cmp::eq(&*divisor.datum(), &Scalar::new(zero_value.to_array(1)))?;
             if true_rows(&zero).count_set_bits() == 0 {
                 Some(if func == FuncId::Divide {
                     numeric::div(&*l.datum(), &*r.datum())?

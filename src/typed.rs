@@ -127,6 +127,17 @@ impl TypedExpr {
         out
     }
 
+    /// Whether evaluating this can raise an error on some row (overflow, division by
+    /// zero, a cast out of range).
+    pub fn can_error(&self) -> bool {
+        let here = match &self.kind {
+            TypedKind::Call { sig, .. } => sig.can_error,
+            TypedKind::Cast(_) => true,
+            _ => false,
+        };
+        here || self.children().iter().any(|c| c.can_error())
+    }
+
     /// Whether the value depends on no column.
     pub fn is_constant(&self) -> bool {
         !matches!(self.kind, TypedKind::Column(_)) && self.children().iter().all(|c| c.is_constant())

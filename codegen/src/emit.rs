@@ -144,6 +144,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         b.position_at_end(entry);
         let param = |i: u32| func.get_nth_param(i).expect("kernel parameter");
         let helper_buf = b.build_alloca(i64t.array_type(LANES), "helper_buf")?;
+        if let Some(inst) = helper_buf.as_instruction_value() {
+            inst.set_alignment(64).map_err(|e| EmitError(e.to_string()))?;
+        }
         let count = b.build_alloca(i64t, "count")?;
         b.build_store(count, i64t.const_zero())?;
         let mut e = Emitter {
@@ -1159,8 +1162,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         let vt = self.vec_ty(out);
         let p = self.b.build_pointer_cast(self.helper_buf, vt.ptr_type(AddressSpace::default()), "")?;
-        let v = self.b.build_load(p, "")?.into_vector_value();
-        Ok(V::Vals { v, valid, err: None })
+        let load = self.b.build_load(p, "")?;
+        if let Some(inst) = load.as_instruction_value() {
+            inst.set_alignment(8).map_err(|e| EmitError(e.to_string()))?;
+        }
+        Ok(V::Vals { v: load.into_vector_value(), valid, err: None })
     }
 }
 

@@ -5,6 +5,8 @@
 //! CPU, and owns the machine code. It knows nothing of SQL: the `broadhead` crate
 //! lowers SQL expressions into programs.
 
+#![warn(missing_docs)]
+
 mod emit;
 mod jit;
 mod program;

@@ -1,0 +1,188 @@
+//! [`Filter`]: a compiled predicate that selects rows of record batches.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
+use arrow::buffer::{BooleanBuffer, Buffer};
+use arrow::datatypes::{Schema, SchemaRef};
+use broadhead_codegen::{Mode, OutSlot};
+
+use crate::bind::bind_predicate;
+use crate::error::{EvalError, Result};
+use crate::explain::{Backend, Explanation, Stages};
+use crate::expr::Expr;
+use crate::interpret::interpret;
+use crate::kernel::{check_schema, Jit};
+use crate::optimize::optimize;
+use crate::selection::{SelectionMode, SelectionVector};
+use crate::sql::parse_expr;
+use crate::typed::TypedExpr;
+
+/// A predicate compiled for one schema. Cheap to clone, `Send + Sync`: evaluate it
+/// from as many threads as you like.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow::array::{Float64Array, RecordBatch};
+/// use arrow::datatypes::{DataType, Field, Schema};
+/// use broadhead::Filter;
+///
+/// let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Float64, false)]));
+/// let batch = RecordBatch::try_new(
+///     schema.clone(),
+///     vec![Arc::new(Float64Array::from(vec![1.0, 3.0, 5.0, 7.0]))],
+/// )?;
+/// let filter = Filter::new(&schema, "x > 2.0 AND x < 6.0")?;
+/// let selected = filter.evaluate(&batch)?;
+/// assert_eq!(selected.iter().collect::<Vec<_>>(), vec![1, 2]);
+/// # Ok::<(), broadhead::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Filter {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    schema: SchemaRef,
+    source: Option<String>,
+    expr: Expr,
+    typed: TypedExpr,
+    optimized: TypedExpr,
+    backend: Result<Jit, String>,
+}
+
+impl std::fmt::Debug for Filter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Filter").field("expr", &self.inner.expr.to_string()).field("jit", &self.is_jit()).finish()
+    }
+}
+
+impl Filter {
+    /// Parses, binds, optimizes and compiles a SQL predicate.
+    pub fn new(schema: &Schema, sql: &str) -> Result<Filter> {
+        let expr = parse_expr(sql)?;
+        Self::build(schema, expr, Some(sql.to_string()))
+    }
+
+    /// Compiles a predicate built with the [`Expr`] API.
+    pub fn from_expr(schema: &Schema, expr: &Expr) -> Result<Filter> {
+        Self::build(schema, expr.clone(), None)
+    }
+
+    fn build(schema: &Schema, expr: Expr, source: Option<String>) -> Result<Filter> {
+        let typed = bind_predicate(&expr, schema)?;
+        let optimized = optimize(typed.clone());
+        let backend = Jit::new(vec![optimized.clone()], Mode::Filter, schema)?.map_err(|u| u.0);
+        Ok(Filter {
+            inner: Arc::new(Inner { schema: Arc::new(schema.clone()), source, expr, typed, optimized, backend }),
+        })
+    }
+
+    /// The schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.inner.schema
+    }
+
+    /// The predicate as parsed (or built).
+    pub fn expr(&self) -> &Expr {
+        &self.inner.expr
+    }
+
+    /// Whether the predicate runs as compiled code (else: the interpreter, for
+    /// constructs the JIT does not support; see [`Filter::explain`]).
+    pub fn is_jit(&self) -> bool {
+        self.inner.backend.is_ok()
+    }
+
+    /// The rows where the predicate is TRUE, as `u32` indices.
+    pub fn evaluate(&self, batch: &RecordBatch) -> Result<SelectionVector> {
+        self.evaluate_with_mode(batch, SelectionMode::UInt32)
+    }
+
+    /// The rows where the predicate is TRUE, with indices of the given width.
+    pub fn evaluate_with_mode(&self, batch: &RecordBatch, mode: SelectionMode) -> Result<SelectionVector> {
+        let mut out = SelectionVector::new(mode);
+        self.evaluate_into(batch, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`Filter::evaluate`], writing into `out` (of any width) and reusing its
+    /// allocation: the way to filter a stream of batches without allocating.
+    pub fn evaluate_into(&self, batch: &RecordBatch, out: &mut SelectionVector) -> Result<()> {
+        check_schema(&self.inner.schema, batch)?;
+        let rows = batch.num_rows();
+        let mode = out.mode();
+        if rows > mode.max_rows() {
+            return Err(EvalError::SelectionTooSmall { rows, mode: mode.name(), max: mode.max_rows() }.into());
+        }
+        out.reset(rows);
+        match &self.inner.backend {
+            Ok(jit) => {
+                let (ptr, width) = out.raw_parts();
+                let outs = [OutSlot { values: ptr, validity: std::ptr::null_mut() }];
+                let columns: Vec<_> = jit.columns().iter().map(|&c| batch.column(c).clone()).collect();
+                let n = jit.run(&columns, rows, &outs, width, |row| jit.describe_row(batch, row, row))?;
+                // SAFETY: the kernel wrote exactly `n` ≤ `rows` indices into the
+                // reserved capacity (`reset` reserved `rows`).
+                unsafe { out.set_len(n) };
+            }
+            Err(_) => {
+                let result = interpret(&self.inner.optimized, batch)?;
+                for row in true_rows(result.as_boolean()).set_indices() {
+                    out.push(row);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The result as a mask: TRUE for selected rows, FALSE otherwise (never NULL).
+    pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
+        check_schema(&self.inner.schema, batch)?;
+        let rows = batch.num_rows();
+        let bits = match &self.inner.backend {
+            Ok(jit) => {
+                let mut words = vec![0u64; rows.div_ceil(64)];
+                let outs = [OutSlot { values: words.as_mut_ptr() as *mut u8, validity: std::ptr::null_mut() }];
+                let columns: Vec<_> = jit.columns().iter().map(|&c| batch.column(c).clone()).collect();
+                jit.run(&columns, rows, &outs, 0, |row| jit.describe_row(batch, row, row))?;
+                BooleanBuffer::new(Buffer::from_vec(words), 0, rows)
+            }
+            Err(_) => true_rows(interpret(&self.inner.optimized, batch)?.as_boolean()),
+        };
+        Ok(BooleanArray::new(bits, None))
+    }
+
+    /// The rows of `batch` where the predicate is TRUE.
+    pub fn filter_record_batch(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let mask = self.evaluate_mask(batch)?;
+        Ok(arrow::compute::filter_record_batch(batch, &mask)?)
+    }
+
+    /// Every stage's view of the predicate: parsed, typed, optimized, and (for the
+    /// JIT) the LLVM IR before and after optimization and the native assembly.
+    pub fn explain(&self) -> Result<Explanation> {
+        let inner = &self.inner;
+        let backend = match &inner.backend {
+            Ok(jit) => Backend::Jit(jit.explain(&inner.schema)?),
+            Err(reason) => Backend::Interpreted(reason.clone()),
+        };
+        Ok(Explanation {
+            stages: vec![Stages {
+                source: inner.source.clone(),
+                parsed: inner.expr.to_string(),
+                typed: inner.typed.display(&inner.schema).to_string(),
+                optimized: inner.optimized.display(&inner.schema).to_string(),
+            }],
+            backend,
+        })
+    }
+}
+
+/// Rows that are TRUE (NULL is not).
+pub(crate) fn true_rows(b: &BooleanArray) -> BooleanBuffer {
+    match b.nulls() {
+        Some(n) => b.values() & n.inner(),
+        None => b.values().clone(),
+    }
+}

@@ -1,0 +1,207 @@
+//! Running compiled kernels on Arrow data: binding a batch's buffers to the kernel's
+//! input slots, choosing the kernel variant for the batch's nulls, and turning a
+//! failing row into a precise error.
+//!
+//! A kernel is specialized on which inputs have nulls: a column whose `null_count`
+//! is 0 gets no validity code at all. The variant for the schema's nullability is
+//! compiled up front; others are compiled the first time a batch needs them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::buffer::BooleanBuffer;
+use arrow::datatypes::{DataType, Schema};
+use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, Mode, OutSlot, PType, Slot};
+
+use crate::error::{Error, EvalError, Result};
+use crate::interpret::interpret;
+use crate::lower::{lower, Lowered, Unsupported};
+use crate::typed::TypedExpr;
+
+/// One or more expressions compiled into one kernel, with its variants.
+pub(crate) struct Jit {
+    lowered: Lowered,
+    exprs: Vec<TypedExpr>,
+    variants: RwLock<HashMap<Vec<bool>, Arc<Kernel>>>,
+}
+
+/// A batch's buffers as the kernel reads them, plus any words we had to realign.
+struct Bound {
+    slots: Vec<Slot>,
+    nullable: Vec<bool>,
+    _realigned: Vec<Vec<u64>>,
+}
+
+/// A bitmap as 64-bit words starting at row 0: the buffer itself when it is already
+/// word-aligned with whole words in bounds, else a copy.
+fn words(bits: &BooleanBuffer, realigned: &mut Vec<Vec<u64>>) -> *const u64 {
+    let (offset, len) = (bits.offset(), bits.len());
+    let bytes = bits.inner();
+    let needed = len.div_ceil(64) * 8;
+    let start = offset / 8;
+    if offset % 64 == 0 && bytes.len() >= start + needed {
+        let p = bytes.as_ptr().wrapping_add(start);
+        if (p as usize) % 8 == 0 {
+            return p as *const u64;
+        }
+    }
+    let copy: Vec<u64> = bytes.bit_chunks(offset, len).iter_padded().collect();
+    realigned.push(copy);
+    realigned.last().map(|v| v.as_ptr()).unwrap_or(std::ptr::null())
+}
+
+impl Jit {
+    /// Lowers and compiles `exprs` (all over `schema`); `Ok(Err(_))` when the JIT
+    /// does not support them.
+    pub(crate) fn new(exprs: Vec<TypedExpr>, mode: Mode, schema: &Schema) -> Result<Result<Jit, Unsupported>> {
+        let lowered = match lower(&exprs.iter().collect::<Vec<_>>(), mode) {
+            Ok(l) => l,
+            Err(u) => return Ok(Err(u)),
+        };
+        let jit = Jit { lowered, exprs, variants: RwLock::new(HashMap::new()) };
+        let nullable: Vec<bool> =
+            jit.lowered.columns.iter().map(|&c| schema.field(c).is_nullable()).collect();
+        jit.kernel(&nullable)?;
+        Ok(Ok(jit))
+    }
+
+    fn program_for(&self, nullable: &[bool]) -> broadhead_codegen::Program {
+        let mut program = self.lowered.program.clone();
+        for (spec, &n) in program.inputs.iter_mut().zip(nullable) {
+            spec.nullable = n;
+        }
+        program
+    }
+
+    fn kernel(&self, nullable: &[bool]) -> Result<Arc<Kernel>> {
+        if let Some(k) = self.variants.read().unwrap_or_else(|p| p.into_inner()).get(nullable) {
+            return Ok(k.clone());
+        }
+        let kernel = compile(&self.program_for(nullable), CompileOptions::default())
+            .map_err(|e| Error::Compile(e.to_string()))?;
+        let kernel = Arc::new(kernel);
+        let mut variants = self.variants.write().unwrap_or_else(|p| p.into_inner());
+        Ok(variants.entry(nullable.to_vec()).or_insert(kernel).clone())
+    }
+
+    /// The IR and assembly of the variant for `schema`'s nullability.
+    pub(crate) fn explain(&self, schema: &Schema) -> Result<Explain> {
+        let nullable: Vec<bool> = self.lowered.columns.iter().map(|&c| schema.field(c).is_nullable()).collect();
+        let kernel = compile(&self.program_for(&nullable), CompileOptions { explain: true })
+            .map_err(|e| Error::Compile(e.to_string()))?;
+        Ok(kernel.explain.unwrap_or_default())
+    }
+
+    /// The schema columns the kernel reads, by input slot.
+    pub(crate) fn columns(&self) -> &[usize] {
+        &self.lowered.columns
+    }
+
+    fn bind(&self, columns: &[ArrayRef]) -> Result<Bound> {
+        let mut slots = Vec::with_capacity(columns.len());
+        let mut nullable = Vec::with_capacity(columns.len());
+        let mut realigned = Vec::new();
+        for (spec, array) in self.lowered.program.inputs.iter().zip(columns) {
+            let has_nulls = array.null_count() > 0;
+            let validity = match array.nulls() {
+                Some(n) if has_nulls => words(n.inner(), &mut realigned),
+                _ => std::ptr::null(),
+            };
+            let data = array.to_data();
+            let slot = match spec.ty {
+                PType::Str => {
+                    let s = array.as_string_opt::<i32>().ok_or_else(|| mismatch(array.data_type()))?;
+                    Slot { values: s.value_offsets().as_ptr() as *const u8, validity, data: s.values().as_ptr() }
+                }
+                PType::Bool => {
+                    let b = array.as_boolean_opt().ok_or_else(|| mismatch(array.data_type()))?;
+                    Slot { values: words(b.values(), &mut realigned) as *const u8, validity, data: std::ptr::null() }
+                }
+                t => {
+                    let width = t.width() as usize;
+                    let buffer = data.buffers().first().ok_or_else(|| mismatch(array.data_type()))?;
+                    if buffer.len() < (data.offset() + data.len()) * width {
+                        return Err(mismatch(array.data_type()));
+                    }
+                    let values = buffer.as_ptr().wrapping_add(data.offset() * width);
+                    Slot { values, validity, data: std::ptr::null() }
+                }
+            };
+            slots.push(slot);
+            nullable.push(has_nulls);
+        }
+        Ok(Bound { slots, nullable, _realigned: realigned })
+    }
+
+    /// Runs the kernel over `columns` (the arrays of the input slots, all of `rows`
+    /// rows and of the compiled types); `outs` must be sized as
+    /// [`Kernel::run`] requires for `mode`. On a failing row, `describe(row)` gives the
+    /// precise error.
+    pub(crate) fn run(
+        &self,
+        columns: &[ArrayRef],
+        rows: usize,
+        outs: &[OutSlot],
+        mode: u64,
+        describe: impl Fn(usize) -> Error,
+    ) -> Result<usize> {
+        if columns.len() != self.lowered.columns.len() || columns.iter().any(|c| c.len() != rows) {
+            return Err(EvalError::SchemaMismatch("column count or length differs".into()).into());
+        }
+        let bound = self.bind(columns)?;
+        let kernel = self.kernel(&bound.nullable)?;
+        // SAFETY: `bound.slots` has one slot per program input, built from arrays of
+        // `rows` rows whose types the caller checked against the compiled schema: values
+        // pointers come from the arrays' own buffers (offset-adjusted, length checked),
+        // bitmaps are whole words from row 0 (realigned copies otherwise), and a
+        // validity pointer is present exactly for the inputs the variant treats as
+        // nullable. `self.lowered.params` holds one value per parameter, with helper
+        // states owned by `self.lowered.states`. `outs` is sized by the caller.
+        let result = unsafe { kernel.run(&bound.slots, &self.lowered.params, rows, outs, mode) };
+        result.map_err(describe)
+    }
+
+    /// The error the interpreter gives for row `row` of `batch` (used when the kernel
+    /// reports that the row failed), with the row number of the batch.
+    pub(crate) fn describe_row(&self, batch: &RecordBatch, row: usize, reported_row: usize) -> Error {
+        let one = batch.slice(row, 1);
+        for e in &self.exprs {
+            if let Err(Error::Eval(err)) = interpret(e, &one) {
+                return err.shifted(reported_row).into();
+            }
+        }
+        EvalError::Other(format!("evaluation failed at row {reported_row}")).into()
+    }
+}
+
+fn mismatch(t: &DataType) -> Error {
+    EvalError::SchemaMismatch(format!("unexpected column layout for {t}")).into()
+}
+
+/// Checks that `batch` has the schema an expression was compiled for: the same
+/// column names and types (nullability and metadata may differ).
+pub(crate) fn check_schema(expected: &Schema, batch: &RecordBatch) -> Result<()> {
+    let actual = batch.schema();
+    if actual.fields().len() != expected.fields().len() {
+        return Err(EvalError::SchemaMismatch(format!(
+            "expected {} columns, the batch has {}",
+            expected.fields().len(),
+            actual.fields().len()
+        ))
+        .into());
+    }
+    for (e, a) in expected.fields().iter().zip(actual.fields()) {
+        if e.name() != a.name() || e.data_type() != a.data_type() {
+            return Err(EvalError::SchemaMismatch(format!(
+                "expected column '{}' of type {}, found '{}' of type {}",
+                e.name(),
+                e.data_type(),
+                a.name(),
+                a.data_type()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}

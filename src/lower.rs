@@ -1,0 +1,402 @@
+//! Lowering: a [`TypedExpr`] to a back-end [`Program`].
+//!
+//! Logical types become physical ones (DATE is `i32` days, TIMESTAMP `i64` units),
+//! temporal casts become checked multiplications and floor divisions, literals become
+//! run-time parameters, string operations become calls to the specialized helpers in
+//! [`crate::strings`], and identical subtrees become one node (the program is a DAG).
+
+use std::any::Any;
+use std::collections::{HashMap, HashSet};
+
+use arrow_schema::DataType;
+use broadhead_codegen::{ArithOp, CmpOp, Helper, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest};
+
+use crate::registry::FuncId;
+use crate::scalar::ScalarValue;
+use crate::strings::{self, helpers};
+use crate::typed::{TypedExpr, TypedKind};
+use crate::types::{sql_type_name, units_per_second};
+
+/// A construct the JIT does not compile (the caller falls back to the interpreter).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsupported(pub String);
+
+/// A program with what it needs at run time.
+pub(crate) struct Lowered {
+    /// The program, with every input marked non-nullable (variants set that per batch).
+    pub program: Program,
+    /// Schema column index of each input slot.
+    pub columns: Vec<usize>,
+    /// Parameter values (helper states as addresses into `states`).
+    pub params: Vec<u64>,
+    /// Helper states; their addresses are in `params`, so they live as long as this.
+    #[allow(dead_code, reason = "never read: owned so the addresses in `params` stay valid")]
+    pub states: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+/// The physical type of a logical one.
+pub(crate) fn physical(t: &DataType) -> Option<PType> {
+    Some(match t {
+        DataType::Boolean => PType::Bool,
+        DataType::Int8 => PType::I8,
+        DataType::Int16 => PType::I16,
+        DataType::Int32 | DataType::Date32 => PType::I32,
+        DataType::Int64 | DataType::Timestamp(_, _) => PType::I64,
+        DataType::UInt8 => PType::U8,
+        DataType::UInt16 => PType::U16,
+        DataType::UInt32 => PType::U32,
+        DataType::UInt64 => PType::U64,
+        DataType::Float32 => PType::F32,
+        DataType::Float64 => PType::F64,
+        DataType::Utf8 => PType::Str,
+        _ => return None,
+    })
+}
+
+/// Lowers the expressions into one kernel with one output each.
+pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsupported> {
+    let mut l = Lowerer::default();
+    let mut outputs = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        if matches!(e.data_type, DataType::Utf8 | DataType::Null) {
+            return Err(Unsupported(format!("{} results", sql_type_name(&e.data_type))));
+        }
+        outputs.push(l.expr(e)?);
+    }
+    Ok(Lowered {
+        program: Program { nodes: l.nodes, inputs: l.inputs, params: l.params, outputs, mode },
+        columns: l.columns,
+        params: l.values,
+        states: l.states,
+    })
+}
+
+#[derive(Default)]
+struct Lowerer {
+    nodes: Vec<Node>,
+    index: HashMap<Node, NodeId>,
+    columns: Vec<usize>,
+    inputs: Vec<InputSpec>,
+    params: Vec<PType>,
+    values: Vec<u64>,
+    states: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
+    Err(Unsupported(what.into()))
+}
+
+fn cmp_op(f: FuncId) -> CmpOp {
+    match f {
+        FuncId::Equal => CmpOp::Eq,
+        FuncId::NotEqual => CmpOp::Ne,
+        FuncId::Less => CmpOp::Lt,
+        FuncId::LessEq => CmpOp::Le,
+        FuncId::Greater => CmpOp::Gt,
+        _ => CmpOp::Ge,
+    }
+}
+
+fn flipped(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
+    }
+}
+
+/// The bits of a numeric, boolean or temporal literal as the kernel reads them.
+fn literal_bits(v: &ScalarValue) -> Option<u64> {
+    use ScalarValue::*;
+    Some(match v {
+        Int8(x) => *x as i64 as u64,
+        Int16(x) => *x as i64 as u64,
+        Int32(x) | Date32(x) => *x as i64 as u64,
+        Int64(x) | Timestamp(x, _, _) => *x as u64,
+        UInt8(x) => *x as u64,
+        UInt16(x) => *x as u64,
+        UInt32(x) => *x as u64,
+        UInt64(x) => *x,
+        Float32(x) => x.to_bits() as u64,
+        Float64(x) => x.to_bits(),
+        _ => return None,
+    })
+}
+
+impl Lowerer {
+    fn add(&mut self, node: Node) -> NodeId {
+        if let Some(&id) = self.index.get(&node) {
+            return id;
+        }
+        let id = self.nodes.len();
+        self.nodes.push(node.clone());
+        self.index.insert(node, id);
+        id
+    }
+
+    fn slot(&mut self, column: usize, ty: PType) -> usize {
+        match self.columns.iter().position(|&c| c == column) {
+            Some(s) => s,
+            None => {
+                self.columns.push(column);
+                self.inputs.push(InputSpec { ty, nullable: false });
+                self.columns.len() - 1
+            }
+        }
+    }
+
+    fn param(&mut self, ty: PType, bits: u64) -> NodeId {
+        let existing = (0..self.params.len()).find(|&i| self.params[i] == ty && self.values[i] == bits);
+        let slot = existing.unwrap_or_else(|| {
+            self.params.push(ty);
+            self.values.push(bits);
+            self.params.len() - 1
+        });
+        self.add(Node::Param(slot))
+    }
+
+    fn state<T: Any + Send + Sync>(&mut self, state: T) -> usize {
+        let boxed = Box::new(state);
+        let addr = &*boxed as *const T as u64;
+        self.states.push(boxed);
+        self.params.push(PType::Ptr);
+        self.values.push(addr);
+        self.params.len() - 1
+    }
+
+    fn helper<T: Any + Send + Sync>(&mut self, helper: Helper, state: T, args: Vec<usize>, out: PType) -> NodeId {
+        let state = self.state(state);
+        self.add(Node::Helper { helper, state, args, out })
+    }
+
+    fn string_column(&mut self, e: &TypedExpr) -> Option<usize> {
+        match e.kind {
+            TypedKind::Column(c) if e.data_type == DataType::Utf8 => Some(self.slot(c, PType::Str)),
+            _ => None,
+        }
+    }
+
+    fn typ(e: &TypedExpr) -> Result<PType, Unsupported> {
+        physical(&e.data_type).ok_or_else(|| Unsupported(format!("type {}", e.data_type)))
+    }
+
+    fn expr(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
+        let ty = Self::typ(e);
+        Ok(match &e.kind {
+            TypedKind::Column(c) => {
+                let t = ty?;
+                let s = self.slot(*c, t);
+                self.add(Node::Input(s))
+            }
+            TypedKind::Literal(v) => match v {
+                ScalarValue::Null(_) => self.add(Node::Null(ty?)),
+                ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
+                other => match literal_bits(other) {
+                    Some(bits) => self.param(ty?, bits),
+                    None => return unsupported("a string literal outside a comparison, IN or LIKE"),
+                },
+            },
+            TypedKind::Call { sig, args } => self.call(sig.func, args)?,
+            TypedKind::And(c) | TypedKind::Or(c) => {
+                let ids = c.iter().map(|x| self.expr(x)).collect::<Result<Vec<_>, _>>()?;
+                self.add(if matches!(e.kind, TypedKind::And(_)) { Node::And(ids) } else { Node::Or(ids) })
+            }
+            TypedKind::Not(x) => {
+                let x = self.expr(x)?;
+                self.add(Node::Not(x))
+            }
+            TypedKind::IsNull { expr, negated } => {
+                let x = match self.string_column(expr) {
+                    Some(s) => self.add(Node::Input(s)),
+                    None => self.expr(expr)?,
+                };
+                self.add(Node::IsNull(x, *negated))
+            }
+            TypedKind::Cast(x) => self.cast(x, &e.data_type)?,
+            TypedKind::Case { branches, else_expr } => {
+                ty?;
+                let mut pairs = Vec::with_capacity(branches.len());
+                for (c, v) in branches {
+                    pairs.push((self.expr(c)?, self.expr(v)?));
+                }
+                let otherwise = self.expr(else_expr)?;
+                self.add(Node::Case(pairs, otherwise))
+            }
+            TypedKind::Coalesce(args) => {
+                ty?;
+                let ids = args.iter().map(|x| self.expr(x)).collect::<Result<Vec<_>, _>>()?;
+                self.add(Node::Coalesce(ids))
+            }
+            TypedKind::InList { expr, list, negated } => self.in_list(expr, list, *negated)?,
+        })
+    }
+
+    fn in_list(&mut self, probe: &TypedExpr, list: &[ScalarValue], negated: bool) -> Result<NodeId, Unsupported> {
+        let has_null = list.iter().any(|v| v.is_null());
+        if probe.data_type == DataType::Utf8 {
+            let Some(slot) = self.string_column(probe) else {
+                return unsupported("IN on a computed string");
+            };
+            let values: HashSet<Vec<u8>> = list
+                .iter()
+                .filter_map(|v| match v {
+                    ScalarValue::Utf8(s) => Some(s.as_bytes().to_vec()),
+                    _ => None,
+                })
+                .collect();
+            let found = self.helper(helpers::IN_SET(), strings::InSet { values }, vec![slot], PType::Bool);
+            let mut result = found;
+            if has_null {
+                let null = self.add(Node::Null(PType::Bool));
+                result = self.add(Node::Or(vec![found, null]));
+            }
+            return Ok(if negated { self.add(Node::Not(result)) } else { result });
+        }
+        let x = self.expr(probe)?;
+        let t = Self::typ(probe)?;
+        let mut values = Vec::with_capacity(list.len());
+        for v in list.iter().filter(|v| !v.is_null()) {
+            values.push(match v {
+                ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
+                other => {
+                    let bits = literal_bits(other).ok_or_else(|| Unsupported("IN list value".into()))?;
+                    self.param(t, bits)
+                }
+            });
+        }
+        Ok(self.add(Node::InList { x, values, has_null, negated }))
+    }
+
+    fn call(&mut self, func: FuncId, args: &[TypedExpr]) -> Result<NodeId, Unsupported> {
+        use FuncId::*;
+        let arith = |op| move |l: &mut Self| -> Result<NodeId, Unsupported> {
+            let (a, b) = (l.expr(&args[0])?, l.expr(&args[1])?);
+            Ok(l.add(Node::Arith(op, a, b)))
+        };
+        match func {
+            Add | DateAddDays => arith(ArithOp::Add)(self),
+            Subtract | DateSubDays | DateDiffDays => arith(ArithOp::Sub)(self),
+            Multiply => arith(ArithOp::Mul)(self),
+            Divide => arith(ArithOp::Div)(self),
+            Modulo => arith(ArithOp::Rem)(self),
+            Negate | Abs => {
+                let x = self.expr(&args[0])?;
+                Ok(self.add(if func == Negate { Node::Neg(x) } else { Node::Abs(x) }))
+            }
+            Equal | NotEqual | Less | LessEq | Greater | GreaterEq => {
+                let op = cmp_op(func);
+                if args[0].data_type == DataType::Utf8 {
+                    return self.string_compare(op, &args[0], &args[1]);
+                }
+                let (a, b) = (self.expr(&args[0])?, self.expr(&args[1])?);
+                Ok(self.add(Node::Cmp(op, a, b)))
+            }
+            IsDistinctFrom | IsNotDistinctFrom => {
+                if args[0].data_type == DataType::Utf8 {
+                    return unsupported("IS DISTINCT FROM on strings");
+                }
+                let (a, b) = (self.expr(&args[0])?, self.expr(&args[1])?);
+                Ok(self.add(Node::Distinct(a, b, func == IsNotDistinctFrom)))
+            }
+            IsTrue | IsNotTrue | IsFalse | IsNotFalse => {
+                let x = self.expr(&args[0])?;
+                let test = match func {
+                    IsTrue => TruthTest::IsTrue,
+                    IsNotTrue => TruthTest::IsNotTrue,
+                    IsFalse => TruthTest::IsFalse,
+                    _ => TruthTest::IsNotFalse,
+                };
+                Ok(self.add(Node::Truth(x, test)))
+            }
+            Like | ILike => {
+                let (Some(slot), Some(ScalarValue::Utf8(p))) = (self.string_column(&args[0]), args[1].as_literal())
+                else {
+                    return unsupported("LIKE on a computed string");
+                };
+                let p = p.clone();
+                let node = if func == Like {
+                    let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
+                    let helper = helpers::for_pattern(&pattern);
+                    self.helper(helper, pattern, vec![slot], PType::Bool)
+                } else {
+                    match strings::ilike_pattern(&p).map_err(Unsupported)? {
+                        Ok(ascii) => self.helper(helpers::ILIKE_ASCII(), ascii, vec![slot], PType::Bool),
+                        Err(regex) => {
+                            self.helper(helpers::LIKE_REGEX(), strings::Pattern::Regex(regex), vec![slot], PType::Bool)
+                        }
+                    }
+                };
+                Ok(node)
+            }
+            Length => {
+                let Some(slot) = self.string_column(&args[0]) else {
+                    return unsupported("length of a computed string");
+                };
+                Ok(self.helper(helpers::LENGTH(), strings::Length, vec![slot], PType::I32))
+            }
+        }
+    }
+
+    fn string_compare(&mut self, op: CmpOp, a: &TypedExpr, b: &TypedExpr) -> Result<NodeId, Unsupported> {
+        let (sa, sb) = (self.string_column(a), self.string_column(b));
+        match (sa, sb, a.as_literal(), b.as_literal()) {
+            (Some(x), Some(y), _, _) => {
+                Ok(self.helper(helpers::CMP_COLUMNS(), strings::CompareColumns { op }, vec![x, y], PType::Bool))
+            }
+            (Some(x), None, _, Some(ScalarValue::Utf8(lit))) => {
+                let state = strings::CompareLiteral { op, literal: lit.as_bytes().to_vec() };
+                Ok(self.helper(helpers::CMP_LITERAL(), state, vec![x], PType::Bool))
+            }
+            (None, Some(y), Some(ScalarValue::Utf8(lit)), _) => {
+                let state = strings::CompareLiteral { op: flipped(op), literal: lit.as_bytes().to_vec() };
+                Ok(self.helper(helpers::CMP_LITERAL(), state, vec![y], PType::Bool))
+            }
+            _ => unsupported("a comparison of computed strings"),
+        }
+    }
+
+    fn cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {
+        let from = &x.data_type;
+        let xi = self.expr(x)?;
+        let const_i64 = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
+        Ok(match (from, to) {
+            (DataType::Date32, DataType::Timestamp(unit, _)) => {
+                let wide = self.add(Node::Cast(xi, PType::I64));
+                let per_day = const_i64(self, 86_400 * units_per_second(*unit));
+                self.add(Node::Arith(ArithOp::Mul, wide, per_day))
+            }
+            (DataType::Timestamp(unit, _), DataType::Date32) => {
+                let per_day = const_i64(self, 86_400 * units_per_second(*unit));
+                let days = self.add(Node::Arith(ArithOp::FloorDiv, xi, per_day));
+                self.add(Node::Cast(days, PType::I32))
+            }
+            (DataType::Timestamp(a, _), DataType::Timestamp(b, _)) => {
+                let (f, t) = (units_per_second(*a), units_per_second(*b));
+                if f == t {
+                    xi
+                } else if t > f {
+                    let k = const_i64(self, t / f);
+                    self.add(Node::Arith(ArithOp::Mul, xi, k))
+                } else {
+                    let k = const_i64(self, f / t);
+                    self.add(Node::Arith(ArithOp::FloorDiv, xi, k))
+                }
+            }
+            _ => {
+                let (pf, pt) = (physical(from), physical(to));
+                match (pf, pt) {
+                    (Some(pf), Some(pt)) if pf != PType::Str && pt != PType::Str => {
+                        if pf == pt {
+                            xi
+                        } else {
+                            self.add(Node::Cast(xi, pt))
+                        }
+                    }
+                    _ => return unsupported(format!("CAST from {} to {}", sql_type_name(from), sql_type_name(to))),
+                }
+            }
+        })
+    }
+}

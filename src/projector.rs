@@ -1,0 +1,286 @@
+//! [`Projector`]: compiled expressions that compute new columns from record batches.
+
+use std::sync::Arc;
+
+use arrow::array::{make_array, ArrayData, ArrayRef, BooleanArray, RecordBatch};
+use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use broadhead_codegen::{Mode, OutSlot};
+
+use crate::bind::bind;
+use crate::error::{EvalError, Result};
+use crate::explain::{Backend, Explanation, Stages};
+use crate::expr::Expr;
+use crate::interpret::interpret;
+use crate::kernel::{check_schema, Jit};
+use crate::lower::{lower, physical};
+use crate::optimize::optimize;
+use crate::selection::SelectionVector;
+use crate::sql::parse_expr;
+use crate::typed::TypedExpr;
+
+/// Expressions compiled for one schema, evaluated together in one pass (one fused
+/// kernel for all the outputs the JIT supports). Cheap to clone, `Send + Sync`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow::array::{Array, AsArray, Int64Array, RecordBatch};
+/// use arrow::datatypes::{DataType, Field, Int64Type, Schema};
+/// use broadhead::Projector;
+///
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("a", DataType::Int64, false),
+///     Field::new("b", DataType::Int64, true),
+/// ]));
+/// let batch = RecordBatch::try_new(schema.clone(), vec![
+///     Arc::new(Int64Array::from(vec![10, 60, 70])),
+///     Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])),
+/// ])?;
+/// let projector = Projector::new(&schema, &["a * b + 1", "CASE WHEN a > 50 THEN a * 2 ELSE b END"])?;
+/// let out = projector.evaluate(&batch)?;
+/// let sums: Vec<_> = out[0].as_primitive::<Int64Type>().iter().collect();
+/// assert_eq!(sums, vec![Some(11), None, Some(211)]);
+/// let cases: Vec<_> = out[1].as_primitive::<Int64Type>().iter().collect();
+/// assert_eq!(cases, vec![Some(1), Some(120), Some(140)]);
+/// # Ok::<(), broadhead::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Projector {
+    inner: Arc<Inner>,
+}
+
+struct Output {
+    source: Option<String>,
+    expr: Expr,
+    typed: TypedExpr,
+    optimized: TypedExpr,
+    /// Position among the kernel's outputs, if compiled.
+    kernel_output: Option<usize>,
+}
+
+struct Inner {
+    schema: SchemaRef,
+    outputs: Vec<Output>,
+    jit: Option<Jit>,
+    /// Why some outputs are interpreted (for explain).
+    interpreted_reason: Option<String>,
+}
+
+impl std::fmt::Debug for Projector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let exprs: Vec<String> = self.inner.outputs.iter().map(|o| o.expr.to_string()).collect();
+        f.debug_struct("Projector").field("exprs", &exprs).finish()
+    }
+}
+
+impl Projector {
+    /// Parses, binds, optimizes and compiles SQL expressions.
+    pub fn new(schema: &Schema, sql: &[&str]) -> Result<Projector> {
+        let exprs = sql
+            .iter()
+            .map(|s| Ok((parse_expr(s)?, Some(s.to_string()))))
+            .collect::<Result<Vec<_>>>()?;
+        Self::build(schema, exprs)
+    }
+
+    /// Compiles expressions built with the [`Expr`] API.
+    pub fn from_exprs(schema: &Schema, exprs: &[Expr]) -> Result<Projector> {
+        Self::build(schema, exprs.iter().map(|e| (e.clone(), None)).collect())
+    }
+
+    fn build(schema: &Schema, exprs: Vec<(Expr, Option<String>)>) -> Result<Projector> {
+        let mut outputs = Vec::with_capacity(exprs.len());
+        let mut compiled = Vec::new();
+        let mut reason = None;
+        for (expr, source) in exprs {
+            let typed = bind(&expr, schema)?;
+            let optimized = optimize(typed.clone());
+            let kernel_output = match lower(&[&optimized], Mode::Project) {
+                Ok(_) => {
+                    compiled.push(optimized.clone());
+                    Some(compiled.len() - 1)
+                }
+                Err(u) => {
+                    reason.get_or_insert(u.0);
+                    None
+                }
+            };
+            outputs.push(Output { source, expr, typed, optimized, kernel_output });
+        }
+        let jit = if compiled.is_empty() {
+            None
+        } else {
+            match Jit::new(compiled, Mode::Project, schema)? {
+                Ok(jit) => Some(jit),
+                Err(u) => {
+                    // Each output lowers alone; together they always do too.
+                    return Err(EvalError::Other(format!("cannot compile the projection: {}", u.0)).into());
+                }
+            }
+        };
+        Ok(Projector {
+            inner: Arc::new(Inner { schema: Arc::new(schema.clone()), outputs, jit, interpreted_reason: reason }),
+        })
+    }
+
+    /// The schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.inner.schema
+    }
+
+    /// The output fields: named by the expression's SQL text, typed, nullable.
+    pub fn output_fields(&self) -> Vec<Field> {
+        self.inner
+            .outputs
+            .iter()
+            .map(|o| {
+                let name = o.source.clone().unwrap_or_else(|| o.expr.to_string());
+                Field::new(name, o.optimized.data_type.clone(), true)
+            })
+            .collect()
+    }
+
+    /// Whether output `i` runs as compiled code (else: the interpreter).
+    pub fn is_jit(&self, i: usize) -> bool {
+        self.inner.outputs.get(i).is_some_and(|o| o.kernel_output.is_some())
+    }
+
+    /// One array per expression, each of `batch.num_rows()` values.
+    pub fn evaluate(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
+        check_schema(&self.inner.schema, batch)?;
+        let compiled = match &self.inner.jit {
+            Some(jit) => {
+                let columns: Vec<_> = jit.columns().iter().map(|&c| batch.column(c).clone()).collect();
+                self.run_kernel(jit, &columns, batch.num_rows(), |row| jit.describe_row(batch, row, row))?
+            }
+            None => Vec::new(),
+        };
+        self.assemble(compiled, |e| interpret(e, batch))
+    }
+
+    /// The expressions over the selected rows only, compacted: output row `i` is the
+    /// value for row `selection[i]` of `batch`. Errors name the row of `batch`.
+    pub fn evaluate_selected(&self, batch: &RecordBatch, selection: &SelectionVector) -> Result<Vec<ArrayRef>> {
+        check_schema(&self.inner.schema, batch)?;
+        let rows = batch.num_rows();
+        if let Some(bad) = selection.iter().find(|&i| i >= rows) {
+            return Err(EvalError::Other(format!("selection index {bad} is out of range for a batch of {rows} rows")).into());
+        }
+        let indices = selection.to_array();
+        let compiled = match &self.inner.jit {
+            Some(jit) => {
+                let columns = jit
+                    .columns()
+                    .iter()
+                    .map(|&c| arrow::compute::take(batch.column(c), &indices, None))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                let describe = |k: usize| {
+                    let row = selection.get(k).unwrap_or(k);
+                    jit.describe_row(batch, row, row)
+                };
+                self.run_kernel(jit, &columns, selection.len(), describe)?
+            }
+            None => Vec::new(),
+        };
+        let needs_interpreter = self.inner.outputs.iter().any(|o| o.kernel_output.is_none());
+        let taken = if needs_interpreter { Some(arrow::compute::take_record_batch(batch, &indices)?) } else { None };
+        self.assemble(compiled, |e| {
+            let taken = taken.as_ref().expect("taken for interpreted outputs");
+            interpret(e, taken).map_err(|err| match err {
+                crate::Error::Eval(ev) => remap_row(ev, selection).into(),
+                other => other,
+            })
+        })
+    }
+
+    fn assemble(
+        &self,
+        compiled: Vec<ArrayRef>,
+        interpret_one: impl Fn(&TypedExpr) -> Result<ArrayRef>,
+    ) -> Result<Vec<ArrayRef>> {
+        self.inner
+            .outputs
+            .iter()
+            .map(|o| match o.kernel_output {
+                Some(k) => Ok(compiled[k].clone()),
+                None => interpret_one(&o.optimized),
+            })
+            .collect()
+    }
+
+    fn run_kernel(
+        &self,
+        jit: &Jit,
+        columns: &[ArrayRef],
+        rows: usize,
+        describe: impl Fn(usize) -> crate::Error,
+    ) -> Result<Vec<ArrayRef>> {
+        let types: Vec<&DataType> = self
+            .inner
+            .outputs
+            .iter()
+            .filter(|o| o.kernel_output.is_some())
+            .map(|o| &o.optimized.data_type)
+            .collect();
+        let words = rows.div_ceil(64);
+        let mut values: Vec<MutableBuffer> = types
+            .iter()
+            .map(|t| match physical(t) {
+                Some(p) if p.width() > 0 => MutableBuffer::from_len_zeroed(rows * p.width() as usize),
+                _ => MutableBuffer::from_len_zeroed(words * 8),
+            })
+            .collect();
+        let mut validity: Vec<MutableBuffer> = types.iter().map(|_| MutableBuffer::from_len_zeroed(words * 8)).collect();
+        let outs: Vec<OutSlot> = values
+            .iter_mut()
+            .zip(validity.iter_mut())
+            .map(|(v, n)| OutSlot { values: v.as_mut_ptr(), validity: n.as_mut_ptr() as *mut u64 })
+            .collect();
+        jit.run(columns, rows, &outs, 0, describe)?;
+        types
+            .into_iter()
+            .zip(values.into_iter().zip(validity))
+            .map(|(t, (v, n))| {
+                let nulls = NullBuffer::new(BooleanBuffer::new(Buffer::from(n), 0, rows));
+                let nulls = (nulls.null_count() > 0).then_some(nulls);
+                let array: ArrayRef = if *t == DataType::Boolean {
+                    Arc::new(BooleanArray::new(BooleanBuffer::new(Buffer::from(v), 0, rows), nulls))
+                } else {
+                    let data = ArrayData::builder(t.clone()).len(rows).add_buffer(Buffer::from(v)).nulls(nulls).build()?;
+                    make_array(data)
+                };
+                Ok(array)
+            })
+            .collect()
+    }
+
+    /// Every stage's view of the expressions, and the compiled kernel.
+    pub fn explain(&self) -> Result<Explanation> {
+        let inner = &self.inner;
+        let stages = inner
+            .outputs
+            .iter()
+            .map(|o| Stages {
+                source: o.source.clone(),
+                parsed: o.expr.to_string(),
+                typed: o.typed.display(&inner.schema).to_string(),
+                optimized: o.optimized.display(&inner.schema).to_string(),
+            })
+            .collect();
+        let backend = match (&inner.jit, &inner.interpreted_reason) {
+            (Some(jit), _) => Backend::Jit(jit.explain(&inner.schema)?),
+            (None, reason) => Backend::Interpreted(reason.clone().unwrap_or_default()),
+        };
+        Ok(Explanation { stages, backend })
+    }
+}
+
+fn remap_row(e: EvalError, selection: &SelectionVector) -> EvalError {
+    let row_of = |k: usize| selection.get(k).unwrap_or(k);
+    match e {
+        EvalError::DivisionByZero { row } => EvalError::DivisionByZero { row: row_of(row) },
+        EvalError::Overflow { what, row } => EvalError::Overflow { what, row: row_of(row) },
+        other => other,
+    }
+}
+

@@ -1,0 +1,154 @@
+//! Selection vectors: the row indices a filter keeps, in one of three widths.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, UInt16Array, UInt32Array, UInt64Array};
+
+/// The width of the indices in a [`SelectionVector`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SelectionMode {
+    /// `u16` indices: batches of at most 65,536 rows.
+    UInt16,
+    /// `u32` indices.
+    UInt32,
+    /// `u64` indices.
+    UInt64,
+}
+
+impl SelectionMode {
+    /// The largest batch this mode can index.
+    pub fn max_rows(self) -> usize {
+        match self {
+            SelectionMode::UInt16 => 1 << 16,
+            SelectionMode::UInt32 => u32::MAX as usize + 1,
+            SelectionMode::UInt64 => usize::MAX,
+        }
+    }
+
+    /// The mode's name, as in error messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            SelectionMode::UInt16 => "UInt16",
+            SelectionMode::UInt32 => "UInt32",
+            SelectionMode::UInt64 => "UInt64",
+        }
+    }
+}
+
+/// The indices of the selected rows of a batch, in increasing order.
+///
+/// Reuse one vector across batches with [`Filter::evaluate_into`](crate::Filter::evaluate_into):
+/// its allocation is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectionVector {
+    /// `u16` indices.
+    UInt16(Vec<u16>),
+    /// `u32` indices.
+    UInt32(Vec<u32>),
+    /// `u64` indices.
+    UInt64(Vec<u64>),
+}
+
+impl SelectionVector {
+    /// An empty vector of the given width.
+    pub fn new(mode: SelectionMode) -> SelectionVector {
+        match mode {
+            SelectionMode::UInt16 => SelectionVector::UInt16(Vec::new()),
+            SelectionMode::UInt32 => SelectionVector::UInt32(Vec::new()),
+            SelectionMode::UInt64 => SelectionVector::UInt64(Vec::new()),
+        }
+    }
+
+    /// The index width.
+    pub fn mode(&self) -> SelectionMode {
+        match self {
+            SelectionVector::UInt16(_) => SelectionMode::UInt16,
+            SelectionVector::UInt32(_) => SelectionMode::UInt32,
+            SelectionVector::UInt64(_) => SelectionMode::UInt64,
+        }
+    }
+
+    /// The number of selected rows.
+    pub fn len(&self) -> usize {
+        match self {
+            SelectionVector::UInt16(v) => v.len(),
+            SelectionVector::UInt32(v) => v.len(),
+            SelectionVector::UInt64(v) => v.len(),
+        }
+    }
+
+    /// Whether no row is selected.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th selected row.
+    pub fn get(&self, i: usize) -> Option<usize> {
+        match self {
+            SelectionVector::UInt16(v) => v.get(i).map(|&x| x as usize),
+            SelectionVector::UInt32(v) => v.get(i).map(|&x| x as usize),
+            SelectionVector::UInt64(v) => v.get(i).map(|&x| x as usize),
+        }
+    }
+
+    /// The selected rows.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// The indices as an Arrow array (for `take`).
+    pub fn to_array(&self) -> ArrayRef {
+        match self {
+            SelectionVector::UInt16(v) => Arc::new(UInt16Array::from(v.clone())),
+            SelectionVector::UInt32(v) => Arc::new(UInt32Array::from(v.clone())),
+            SelectionVector::UInt64(v) => Arc::new(UInt64Array::from(v.clone())),
+        }
+    }
+
+    /// Empties the vector, keeping its allocation, and makes room for `rows` indices.
+    pub(crate) fn reset(&mut self, rows: usize) {
+        match self {
+            SelectionVector::UInt16(v) => prepare(v, rows),
+            SelectionVector::UInt32(v) => prepare(v, rows),
+            SelectionVector::UInt64(v) => prepare(v, rows),
+        }
+    }
+
+    /// Appends a row (for the interpreter path).
+    pub(crate) fn push(&mut self, row: usize) {
+        match self {
+            SelectionVector::UInt16(v) => v.push(row as u16),
+            SelectionVector::UInt32(v) => v.push(row as u32),
+            SelectionVector::UInt64(v) => v.push(row as u64),
+        }
+    }
+
+    /// The spare capacity's start and the index width in bytes, for the kernel.
+    pub(crate) fn raw_parts(&mut self) -> (*mut u8, u64) {
+        match self {
+            SelectionVector::UInt16(v) => (v.as_mut_ptr() as *mut u8, 2),
+            SelectionVector::UInt32(v) => (v.as_mut_ptr() as *mut u8, 4),
+            SelectionVector::UInt64(v) => (v.as_mut_ptr() as *mut u8, 8),
+        }
+    }
+
+    /// Sets the length after the kernel wrote `n` indices.
+    ///
+    /// # Safety
+    /// The first `n` entries must have been written, and `n` ≤ the capacity.
+    pub(crate) unsafe fn set_len(&mut self, n: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match self {
+                SelectionVector::UInt16(v) => v.set_len(n),
+                SelectionVector::UInt32(v) => v.set_len(n),
+                SelectionVector::UInt64(v) => v.set_len(n),
+            }
+        }
+    }
+}
+
+fn prepare<T>(v: &mut Vec<T>, rows: usize) {
+    v.clear();
+    v.reserve(rows);
+}
