@@ -392,16 +392,55 @@ pub(crate) fn write_identifier(f: &mut impl fmt::Write, name: &str) -> fmt::Resu
     if plain {
         f.write_str(name)
     } else {
-        f.write_char('"')?;
-        for c in name.chars() {
-            if c == '"' {
-                f.write_str("\"\"")?;
-            } else {
-                f.write_char(c)?;
-            }
-        }
-        f.write_char('"')
+        write_quoted(f, name)
     }
+}
+
+/// Function names that are SQL keywords but parse as ordinary calls when written bare.
+pub(crate) const KEYWORD_FUNCTIONS: &[&str] = &[
+    "abs", "char_length", "character_length", "coalesce", "day", "exp", "hour", "least", "left",
+    "ln", "log", "lower", "minute", "mod", "month", "nullif", "octet_length", "power", "replace",
+    "right", "second", "sqrt", "upper", "year",
+];
+
+/// Writes a function name: bare when the parser reads `name(args…)` back as a call
+/// of it, quoted otherwise (`"case"(x)`).
+///
+/// Names the parser treats specially are bare only with the arities it maps back
+/// to a plain call (`ceil(x)`, `substring(s, 1, 2)`, `trim(s)`).
+pub(crate) fn write_function_name(
+    f: &mut impl fmt::Write,
+    name: &str,
+    arity: usize,
+) -> fmt::Result {
+    let lower_identifier = name.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let bare = lower_identifier
+        && (!is_keyword(name)
+            || KEYWORD_FUNCTIONS.contains(&name)
+            || match name {
+                "ceil" | "floor" => arity == 1,
+                "substring" | "substr" => (1..=3).contains(&arity),
+                "trim" => arity >= 1,
+                _ => false,
+            });
+    if bare {
+        f.write_str(name)
+    } else {
+        write_quoted(f, name)
+    }
+}
+
+fn write_quoted(f: &mut impl fmt::Write, name: &str) -> fmt::Result {
+    f.write_char('"')?;
+    for c in name.chars() {
+        if c == '"' {
+            f.write_str("\"\"")?;
+        } else {
+            f.write_char(c)?;
+        }
+    }
+    f.write_char('"')
 }
 
 fn is_keyword(name: &str) -> bool {
@@ -432,7 +471,7 @@ impl fmt::Display for Expr {
                 } else if let ("negate", [x]) = (name.as_str(), args.as_slice()) {
                     write!(f, "(-({x}))")
                 } else {
-                    write_identifier(f, name)?;
+                    write_function_name(f, name, args.len())?;
                     f.write_str("(")?;
                     write_list(f, args, ", ")?;
                     f.write_str(")")

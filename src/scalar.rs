@@ -275,7 +275,14 @@ impl fmt::Display for ScalarValue {
                     UInt64(v) => v.to_string(),
                     _ => unreachable!("integer variants only"),
                 };
-                write!(f, "{} '{digits}'", sql_type_name(&self.data_type()))
+                // sqlparser does not read DuckDB's `UINTEGER '5'` as a typed literal
+                // (it only knows UINTEGER as a custom type name), so UInt32 literals
+                // use ClickHouse's spelling, which it does know.
+                let type_name = match self {
+                    UInt32(_) => "UINT32".to_string(),
+                    _ => sql_type_name(&self.data_type()),
+                };
+                write!(f, "{type_name} '{digits}'")
             }
             Float32(v) => write_float(f, *v as f64, "REAL", format!("{v:?}")),
             Float64(v) => write_float(f, *v, "DOUBLE", format!("{v:?}")),

@@ -1,1 +1,1871 @@
 //! SQL text to [`Expr`](crate::expr::Expr), with sqlparser.
+//!
+//! [`parse_expr`] reads one scalar expression and [`parse_select_list`] a
+//! comma-separated list of expressions with optional aliases. Both produce trees
+//! in canonical form (see [`crate::expr`]): operators become calls with Gandiva's
+//! names, parentheses vanish, `AND`/`OR` are flattened, `BETWEEN` is lowered to
+//! two comparisons, and `CAST(NULL AS t)` is a typed `NULL` literal. Function
+//! names are lower-cased but not checked: the binder does that.
+//!
+//! Whatever sqlparser accepts but Broadhead does not support (subqueries,
+//! arrays, intervals, window functions, …) is a [`ParseError`] pointing at the
+//! construct; no input makes the parser panic.
+
+use arrow_schema::{DataType, TimeUnit};
+use chrono::{NaiveDate, NaiveDateTime};
+use sqlparser::ast::{
+    self, BinaryOperator, CastKind, CeilFloorKind, DateTimeField, DuplicateTreatment, FunctionArg,
+    FunctionArgExpr, FunctionArgumentClause, FunctionArguments, ObjectNamePart, SelectItem,
+    Spanned, UnaryOperator, Value, ValueWithSpan,
+};
+use sqlparser::dialect::GenericDialect;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{self, Token, Tokenizer};
+
+use crate::error::ParseError;
+use crate::expr::{self, Expr, ExprKind, Span};
+use crate::scalar::ScalarValue;
+use crate::types::{from_sql_type, sql_type_name, units_per_second};
+
+/// How deep the converted tree may nest.
+///
+/// sqlparser limits the nesting of parentheses and prefix operators, but a chain
+/// of left-associative operators (`a + b + c + …`) is parsed without recursion and
+/// can be arbitrarily deep; converting it, printing it and compiling it recurse.
+/// Chains of `AND`/`OR` are flattened and do not count.
+const MAX_DEPTH: usize = 256;
+
+/// The most tokens an input may have for sqlparser's recursive helpers (spans,
+/// `Display`, `Drop`) to be safe on its tree.
+///
+/// A tree is never deeper than the input has tokens. Above this, errors describe
+/// unsupported constructs without those helpers, and the tree is taken apart
+/// iteratively instead of dropped.
+const SHALLOW_TOKENS: usize = 1000;
+
+/// What the conversion of a node needs to know about where it is.
+#[derive(Debug, Clone, Copy)]
+struct Cx {
+    /// The number of enclosing nodes.
+    depth: usize,
+    /// Whether sqlparser's recursive helpers are safe on any node of the input.
+    shallow: bool,
+}
+
+impl Cx {
+    /// The context of a child node.
+    fn deeper(self) -> Cx {
+        Cx {
+            depth: self.depth + 1,
+            ..self
+        }
+    }
+}
+
+/// Parses one SQL scalar expression into an [`Expr`].
+///
+/// ```
+/// use broadhead::{col, lit, sql::parse_expr};
+///
+/// let e = parse_expr("l_quantity < 24 AND l_discount BETWEEN 0.05 AND 0.07").unwrap();
+/// assert_eq!(
+///     e,
+///     col("l_quantity")
+///         .lt(lit(24i64))
+///         .and(col("l_discount").gt_eq(lit(0.05)))
+///         .and(col("l_discount").lt_eq(lit(0.07)))
+/// );
+/// ```
+pub fn parse_expr(text: &str) -> Result<Expr, ParseError> {
+    let dialect = GenericDialect {};
+    let (mut parser, cx) = start(&dialect, text, "empty expression")?;
+    let ast = parser
+        .parse_expr()
+        .map_err(|e| from_parser_error(e, text))?;
+    let result = expect_end(&parser).and_then(|()| convert(&ast, cx));
+    if !cx.shallow {
+        dismantle(ast);
+    }
+    result
+}
+
+/// Parses a comma-separated select list `a, b * 2 AS x, abs(c)` into (expr, optional alias) pairs.
+///
+/// An alias may be written with or without `AS`; it is kept as written (quoted
+/// or not, without case folding). A wildcard `*` is an error: every item must be
+/// an expression.
+///
+/// ```
+/// use broadhead::{col, lit, sql::parse_select_list};
+///
+/// let items = parse_select_list("a, b * 2 AS x").unwrap();
+/// assert_eq!(items, vec![(col("a"), None), (col("b").mul(lit(2i64)), Some("x".to_string()))]);
+/// ```
+pub fn parse_select_list(text: &str) -> Result<Vec<(Expr, Option<String>)>, ParseError> {
+    let dialect = GenericDialect {};
+    let (mut parser, cx) = start(&dialect, text, "empty select list")?;
+    let items = parser
+        .parse_comma_separated(Parser::parse_select_item)
+        .map_err(|e| from_parser_error(e, text))?;
+    let result = expect_end(&parser).and_then(|()| select_items(&items, cx));
+    if !cx.shallow {
+        for item in items {
+            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+                dismantle(e);
+            }
+        }
+    }
+    result
+}
+
+fn select_items(items: &[SelectItem], cx: Cx) -> Result<Vec<(Expr, Option<String>)>, ParseError> {
+    items
+        .iter()
+        .map(|item| match item {
+            SelectItem::UnnamedExpr(e) => Ok((convert(e, cx)?, None)),
+            SelectItem::ExprWithAlias { expr, alias } => {
+                Ok((convert(expr, cx)?, Some(alias.value.clone())))
+            }
+            SelectItem::ExprWithAliases { aliases, .. } => Err(error(
+                "a select list item can have only one alias",
+                aliases
+                    .iter()
+                    .fold(Span::NONE, |s, a| s.union(span(a.span))),
+            )),
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => Err(error(
+                "a select list item must be an expression",
+                span(item.span()),
+            )),
+        })
+        .collect()
+}
+
+/// A parser over the tokens of `text` and the context of the root node, or an
+/// error if there are no tokens.
+fn start<'a>(
+    dialect: &'a GenericDialect,
+    text: &str,
+    empty_message: &str,
+) -> Result<(Parser<'a>, Cx), ParseError> {
+    let tokens = Tokenizer::new(dialect, text)
+        .with_unescape(true)
+        .tokenize_with_location()
+        .map_err(|e| from_parser_error(e.into(), text))?;
+    let count = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .count();
+    let cx = Cx {
+        depth: 0,
+        shallow: count <= SHALLOW_TOKENS,
+    };
+    let parser = Parser::new(dialect).with_tokens_with_locations(tokens);
+    if parser.peek_token_ref().token == Token::EOF {
+        return Err(error(
+            empty_message,
+            Span {
+                line: 1,
+                column: 1,
+                end_column: 1,
+            },
+        ));
+    }
+    Ok((parser, cx))
+}
+
+/// Fails unless the whole input was consumed.
+fn expect_end(parser: &Parser<'_>) -> Result<(), ParseError> {
+    let next = parser.peek_token_ref();
+    if next.token == Token::EOF {
+        Ok(())
+    } else {
+        Err(error(
+            format!("Expected: end of expression, found: {}", next.token),
+            span(next.span),
+        ))
+    }
+}
+
+fn error(message: impl Into<String>, span: Span) -> ParseError {
+    ParseError {
+        message: message.into(),
+        span,
+    }
+}
+
+/// Converts a sqlparser span (1-based, end one past the last character) to ours.
+fn span(s: tokenizer::Span) -> Span {
+    if s.start.line == 0 || s.start.column == 0 {
+        return Span::NONE;
+    }
+    let line = u32::try_from(s.start.line).unwrap_or(u32::MAX);
+    let column = u32::try_from(s.start.column).unwrap_or(u32::MAX);
+    let end_column = if s.end.line == s.start.line && s.end.column > s.start.column {
+        u32::try_from(s.end.column).unwrap_or(u32::MAX)
+    } else {
+        column.saturating_add(1)
+    };
+    Span {
+        line,
+        column,
+        end_column,
+    }
+}
+
+/// A sqlparser error as a [`ParseError`], with the position its message names.
+fn from_parser_error(e: ParserError, source: &str) -> ParseError {
+    let text = match e {
+        ParserError::TokenizerError(s) | ParserError::ParserError(s) => s,
+        ParserError::RecursionLimitExceeded => {
+            return error(
+                "recursion limit exceeded (the expression is nested too deeply)",
+                Span::NONE,
+            )
+        }
+    };
+    let Some((message, location)) = text.rsplit_once(" at Line: ") else {
+        // sqlparser gives no position for the end of the input.
+        let at = if text.ends_with("found: EOF") {
+            end_of(source)
+        } else {
+            Span::NONE
+        };
+        return error(text, at);
+    };
+    let mut numbers = location
+        .split(", Column: ")
+        .map(|n| n.trim().parse::<u32>().ok());
+    let (Some(Some(line)), Some(Some(column)), None) =
+        (numbers.next(), numbers.next(), numbers.next())
+    else {
+        return error(text, Span::NONE);
+    };
+    // "Expected: …, found: TOKEN" names the token; underline all of it.
+    let width = match message.rsplit_once("found: ") {
+        Some((_, token)) if token != "EOF" && !token.is_empty() => token.chars().count(),
+        _ => 1,
+    };
+    let width = u32::try_from(width).unwrap_or(1);
+    error(
+        message,
+        Span {
+            line,
+            column,
+            end_column: column.saturating_add(width),
+        },
+    )
+}
+
+/// The position just past the end of `source`.
+fn end_of(source: &str) -> Span {
+    let line = source.split('\n').count();
+    let column = source
+        .rsplit('\n')
+        .next()
+        .map_or(0, |last| last.chars().count())
+        + 1;
+    match (u32::try_from(line), u32::try_from(column)) {
+        (Ok(line), Ok(column)) => Span {
+            line,
+            column,
+            end_column: column.saturating_add(1),
+        },
+        _ => Span::NONE,
+    }
+}
+
+/// The span sqlparser computes for a node, or the union of the children's spans.
+fn node_span(e: &ast::Expr, cx: Cx, children: &[&Expr]) -> Span {
+    let own = shallow_span(e, cx);
+    if own.is_known() {
+        own
+    } else {
+        children.iter().fold(Span::NONE, |s, c| s.union(c.span))
+    }
+}
+
+/// The span sqlparser computes for a node, if that is safe.
+fn shallow_span(e: &ast::Expr, cx: Cx) -> Span {
+    match e {
+        ast::Expr::Identifier(ident) => span(ident.span),
+        ast::Expr::Value(v) => span(v.span),
+        _ if cx.shallow => span(e.span()),
+        _ => Span::NONE,
+    }
+}
+
+/// Shortens the SQL text of an unsupported node for an error message.
+fn describe(node: &impl std::fmt::Display) -> String {
+    const MAX: usize = 60;
+    let text = node.to_string();
+    if text.chars().count() <= MAX {
+        text
+    } else {
+        let mut short: String = text.chars().take(MAX).collect();
+        short.push('…');
+        short
+    }
+}
+
+fn unsupported(e: &ast::Expr, cx: Cx) -> ParseError {
+    use ast::Expr as E;
+    let what = match e {
+        _ if cx.shallow => describe(e),
+        E::Value(v) => describe(v),
+        E::BinaryOp { op, .. } => format!("the {op} operator"),
+        E::UnaryOp { op, .. } => format!("the {op} operator"),
+        E::Subquery(_) => "subquery".into(),
+        E::Exists { .. } => "EXISTS".into(),
+        E::Array(_) => "array".into(),
+        E::Interval(_) => "INTERVAL".into(),
+        E::Tuple(_) => "row value".into(),
+        _ => "(an expression too long to show)".into(),
+    };
+    error(
+        format!("unsupported SQL construct: {what}"),
+        shallow_span(e, cx),
+    )
+}
+
+/// Drops a sqlparser tree without recursion (chains of infix operators make
+/// trees as deep as they are long, and dropping recurses).
+fn dismantle(root: ast::Expr) {
+    use ast::Expr as E;
+    fn take(stack: &mut Vec<ast::Expr>, e: &mut ast::Expr) {
+        stack.push(std::mem::replace(e, E::value(Value::Null)));
+    }
+    let mut stack = vec![root];
+    while let Some(mut e) = stack.pop() {
+        match &mut e {
+            E::BinaryOp { left, right, .. }
+            | E::IsDistinctFrom(left, right)
+            | E::IsNotDistinctFrom(left, right)
+            | E::AnyOp { left, right, .. }
+            | E::AllOp { left, right, .. }
+            | E::AtTimeZone {
+                timestamp: left,
+                time_zone: right,
+            }
+            | E::Like {
+                expr: left,
+                pattern: right,
+                ..
+            }
+            | E::ILike {
+                expr: left,
+                pattern: right,
+                ..
+            }
+            | E::SimilarTo {
+                expr: left,
+                pattern: right,
+                ..
+            }
+            | E::RLike {
+                expr: left,
+                pattern: right,
+                ..
+            } => {
+                take(&mut stack, left);
+                take(&mut stack, right);
+            }
+            E::UnaryOp { expr: x, .. }
+            | E::Nested(x)
+            | E::IsNull(x)
+            | E::IsNotNull(x)
+            | E::IsTrue(x)
+            | E::IsNotTrue(x)
+            | E::IsFalse(x)
+            | E::IsNotFalse(x)
+            | E::IsUnknown(x)
+            | E::IsNotUnknown(x)
+            | E::Cast { expr: x, .. }
+            | E::Collate { expr: x, .. }
+            | E::InSubquery { expr: x, .. }
+            | E::InUnnest { expr: x, .. }
+            | E::JsonAccess { value: x, .. }
+            | E::CompoundFieldAccess { root: x, .. } => take(&mut stack, x),
+            E::Between {
+                expr: x, low, high, ..
+            } => {
+                take(&mut stack, x);
+                take(&mut stack, low);
+                take(&mut stack, high);
+            }
+            E::InList { expr: x, list, .. } => {
+                take(&mut stack, x);
+                stack.append(list);
+            }
+            E::Function(f) => {
+                if let FunctionArguments::List(list) = &mut f.args {
+                    for arg in list.args.drain(..) {
+                        if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = arg {
+                            stack.push(x);
+                        }
+                    }
+                }
+            }
+            E::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                stack.extend(operand.take().map(|x| *x));
+                stack.extend(else_result.take().map(|x| *x));
+                for w in conditions.drain(..) {
+                    stack.push(w.condition);
+                    stack.push(w.result);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Converts a sqlparser expression; `depth` counts the enclosing nodes.
+///
+/// This function only dispatches: the work is done in helpers so that the
+/// frames of the recursion stay small (a debug build gives every temporary of a
+/// function its own stack slot).
+fn convert(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
+    use ast::Expr as E;
+    if cx.depth > MAX_DEPTH {
+        return Err(too_deep(e, cx));
+    }
+    let d = cx.deeper();
+    match e {
+        E::Nested(inner) => convert(inner, cx),
+        E::UnaryOp { op, expr } => unary(e, op, expr, cx),
+        E::BinaryOp { left, op, right } => binary(e, left, op, right, cx),
+        E::IsNull(x) | E::IsUnknown(x) => is_null(x, false, d),
+        E::IsNotNull(x) | E::IsNotUnknown(x) => is_null(x, true, d),
+        E::IsTrue(x) => unary_call("is_true", x, d),
+        E::IsNotTrue(x) => unary_call("is_not_true", x, d),
+        E::IsFalse(x) => unary_call("is_false", x, d),
+        E::IsNotFalse(x) => unary_call("is_not_false", x, d),
+        E::IsDistinctFrom(a, b) => binary_call("is_distinct_from", a, b, d),
+        E::IsNotDistinctFrom(a, b) => binary_call("is_not_distinct_from", a, b, d),
+        E::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => between(expr, *negated, low, high, d),
+        E::InList {
+            expr,
+            list,
+            negated,
+        } => in_list(e, expr, list, *negated, d),
+        E::Like {
+            negated,
+            any,
+            expr,
+            pattern,
+            escape_char,
+        }
+        | E::ILike {
+            negated,
+            any,
+            expr,
+            pattern,
+            escape_char,
+        } => {
+            let name = if matches!(e, E::Like { .. }) {
+                "like"
+            } else {
+                "ilike"
+            };
+            like(
+                e,
+                name,
+                *negated,
+                *any,
+                expr,
+                pattern,
+                escape_char.as_deref(),
+                d,
+            )
+        }
+        E::Cast {
+            kind,
+            expr,
+            data_type,
+            format,
+        } => cast(e, kind, expr, data_type, format.is_some(), d),
+        E::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => case_expr(e, operand.as_deref(), conditions, else_result.as_deref(), d),
+        E::Function(f) => function(e, f, d),
+        _ => other(e, d),
+    }
+}
+
+/// The leaves, the errors, and the function-like special forms.
+fn other(e: &ast::Expr, d: Cx) -> Result<Expr, ParseError> {
+    use ast::Expr as E;
+    let message = match e {
+        E::Identifier(ident) => {
+            return Ok(Expr::new(ExprKind::Column(ident.value.clone())).with_span(span(ident.span)))
+        }
+        E::Value(v) => return literal(v, false),
+        E::TypedString(ts) => {
+            let at = span(ts.value.span);
+            let v = typed_string(&ts.data_type, &ts.value, at)?;
+            return Ok(Expr::new(ExprKind::Literal(v)).with_span(at));
+        }
+        E::Ceil { expr, field } | E::Floor { expr, field } => {
+            let name = if matches!(e, E::Ceil { .. }) {
+                "ceil"
+            } else {
+                "floor"
+            };
+            let scale = match field {
+                CeilFloorKind::DateTimeField(DateTimeField::NoDateTime) => None,
+                CeilFloorKind::Scale(v) => Some(literal(v, false)?),
+                CeilFloorKind::DateTimeField(_) => return Err(unsupported(e, d)),
+            };
+            let args = [Some(expr.as_ref())].into_iter().flatten();
+            let mut call = special_call(e, name, args, d)?;
+            if let (ExprKind::Call { args, .. }, Some(scale)) = (&mut call.kind, scale) {
+                args.push(scale);
+            }
+            return Ok(call);
+        }
+        E::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            shorthand,
+            ..
+        } => {
+            if substring_from.is_none() && substring_for.is_some() {
+                return Err(unsupported(e, d));
+            }
+            let name = if *shorthand { "substr" } else { "substring" };
+            let args = [
+                Some(expr.as_ref()),
+                substring_from.as_deref(),
+                substring_for.as_deref(),
+            ];
+            return special_call(e, name, args.into_iter().flatten(), d);
+        }
+        E::Trim {
+            expr,
+            trim_where: None,
+            trim_what: None,
+            trim_characters,
+        } => {
+            let args = std::iter::once(expr.as_ref()).chain(trim_characters.iter().flatten());
+            return special_call(e, "trim", args, d);
+        }
+        E::CompoundIdentifier(_) => "qualified column names are not supported",
+        E::InSubquery { .. } => "IN (subquery) is not supported",
+        E::InUnnest { .. } => "IN UNNEST is not supported",
+        E::SimilarTo { .. } => "SIMILAR TO is not supported",
+        E::RLike { .. } => "RLIKE/REGEXP is not supported",
+        _ => return Err(unsupported(e, d)),
+    };
+    Err(error(message, shallow_span(e, d)))
+}
+
+fn too_deep(e: &ast::Expr, cx: Cx) -> ParseError {
+    // Not the span of `e`: sqlparser computes it recursively, and `e` is deep.
+    let at = match e {
+        ast::Expr::BinaryOp { right, .. } => shallow_span(right, cx),
+        _ => Span::NONE,
+    };
+    error(
+        format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
+        at,
+    )
+}
+
+fn literal(v: &ValueWithSpan, negative: bool) -> Result<Expr, ParseError> {
+    Ok(Expr::new(ExprKind::Literal(value(v, negative)?)).with_span(span(v.span)))
+}
+
+/// A call of a function-like special form (`CEIL`, `SUBSTRING`, `TRIM`).
+fn special_call<'a>(
+    e: &ast::Expr,
+    name: &str,
+    args: impl Iterator<Item = &'a ast::Expr>,
+    d: Cx,
+) -> Result<Expr, ParseError> {
+    let args = args.map(|x| convert(x, d)).collect::<Result<Vec<_>, _>>()?;
+    let at = node_span(e, d, &args.iter().collect::<Vec<_>>());
+    Ok(Expr::call(name, args).with_span(at))
+}
+
+fn unary(e: &ast::Expr, op: &UnaryOperator, x: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
+    match (op, x) {
+        (
+            UnaryOperator::Minus,
+            ast::Expr::Value(
+                v @ ValueWithSpan {
+                    value: Value::Number(..),
+                    ..
+                },
+            ),
+        ) => literal(v, true),
+        (UnaryOperator::Minus, x) => Ok(convert(x, cx.deeper())?.neg()),
+        (UnaryOperator::Plus, x) => convert(x, cx),
+        (UnaryOperator::Not, x) => Ok(convert(x, cx.deeper())?.not()),
+        _ => Err(unsupported(e, cx)),
+    }
+}
+
+fn is_null(x: &ast::Expr, negated: bool, d: Cx) -> Result<Expr, ParseError> {
+    let x = convert(x, d)?;
+    Ok(if negated {
+        x.is_not_null()
+    } else {
+        x.is_null()
+    })
+}
+
+fn unary_call(name: &str, x: &ast::Expr, d: Cx) -> Result<Expr, ParseError> {
+    let x = convert(x, d)?;
+    let at = x.span;
+    Ok(Expr::call(name, vec![x]).with_span(at))
+}
+
+fn binary_call(name: &str, a: &ast::Expr, b: &ast::Expr, d: Cx) -> Result<Expr, ParseError> {
+    let (a, b) = (convert(a, d)?, convert(b, d)?);
+    let at = a.span.union(b.span);
+    Ok(Expr::call(name, vec![a, b]).with_span(at))
+}
+
+fn between(
+    x: &ast::Expr,
+    negated: bool,
+    low: &ast::Expr,
+    high: &ast::Expr,
+    d: Cx,
+) -> Result<Expr, ParseError> {
+    let (x, low, high) = (convert(x, d)?, convert(low, d)?, convert(high, d)?);
+    Ok(if negated {
+        expr::or(vec![x.clone().lt(low), x.gt(high)])
+    } else {
+        expr::and(vec![x.clone().gt_eq(low), x.lt_eq(high)])
+    })
+}
+
+fn in_list(
+    e: &ast::Expr,
+    x: &ast::Expr,
+    list: &[ast::Expr],
+    negated: bool,
+    d: Cx,
+) -> Result<Expr, ParseError> {
+    let x = convert(x, d)?;
+    if list.is_empty() {
+        return Err(error(
+            "an IN list needs at least one value",
+            shallow_span(e, d),
+        ));
+    }
+    let list = list
+        .iter()
+        .map(|item| convert(item, d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let at = node_span(e, d, &[&x]);
+    Ok(Expr::new(ExprKind::InList {
+        expr: Box::new(x),
+        list,
+        negated,
+    })
+    .with_span(at))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn like(
+    e: &ast::Expr,
+    name: &str,
+    negated: bool,
+    any: bool,
+    x: &ast::Expr,
+    pattern: &ast::Expr,
+    escape: Option<&ast::Expr>,
+    d: Cx,
+) -> Result<Expr, ParseError> {
+    if any {
+        return Err(unsupported(e, d));
+    }
+    if let Some(escape) = escape {
+        return Err(error(
+            "LIKE … ESCAPE is not supported (the escape character is backslash)",
+            shallow_span(escape, d),
+        ));
+    }
+    let call = binary_call(name, x, pattern, d)?;
+    Ok(if negated { call.not() } else { call })
+}
+
+fn cast(
+    e: &ast::Expr,
+    kind: &CastKind,
+    x: &ast::Expr,
+    data_type: &ast::DataType,
+    has_format: bool,
+    d: Cx,
+) -> Result<Expr, ParseError> {
+    let message = match kind {
+        CastKind::TryCast => Some("TRY_CAST is not supported"),
+        CastKind::SafeCast => Some("SAFE_CAST is not supported"),
+        CastKind::Cast | CastKind::DoubleColon => None,
+    };
+    if let Some(message) = message {
+        return Err(error(message, shallow_span(e, d)));
+    }
+    if has_format {
+        return Err(unsupported(e, d));
+    }
+    let x = convert(x, d)?;
+    let at = node_span(e, d, &[&x]);
+    let to = from_sql_type(data_type).map_err(|m| error(m, at))?;
+    Ok(x.cast(to).with_span(at))
+}
+
+fn case_expr(
+    e: &ast::Expr,
+    operand: Option<&ast::Expr>,
+    conditions: &[ast::CaseWhen],
+    else_result: Option<&ast::Expr>,
+    d: Cx,
+) -> Result<Expr, ParseError> {
+    let boxed = |x: &ast::Expr| convert(x, d).map(Box::new);
+    let operand = operand.map(boxed).transpose()?;
+    let branches = conditions
+        .iter()
+        .map(|w| Ok((convert(&w.condition, d)?, convert(&w.result, d)?)))
+        .collect::<Result<Vec<_>, ParseError>>()?;
+    let else_expr = else_result.map(boxed).transpose()?;
+    let at = node_span(e, d, &[]);
+    Ok(Expr::new(ExprKind::Case {
+        operand,
+        branches,
+        else_expr,
+    })
+    .with_span(at))
+}
+
+/// The registry name of a binary operator other than `AND`/`OR`.
+fn operator_name(op: &BinaryOperator) -> Option<&'static str> {
+    Some(match op {
+        BinaryOperator::Plus => "add",
+        BinaryOperator::Minus => "subtract",
+        BinaryOperator::Multiply => "multiply",
+        BinaryOperator::Divide => "divide",
+        BinaryOperator::Modulo => "modulo",
+        BinaryOperator::Eq => "equal",
+        BinaryOperator::NotEq => "not_equal",
+        BinaryOperator::Lt => "less_than",
+        BinaryOperator::LtEq => "less_than_or_equal_to",
+        BinaryOperator::Gt => "greater_than",
+        BinaryOperator::GtEq => "greater_than_or_equal_to",
+        _ => return None,
+    })
+}
+
+fn binary(
+    e: &ast::Expr,
+    left: &ast::Expr,
+    op: &BinaryOperator,
+    right: &ast::Expr,
+    cx: Cx,
+) -> Result<Expr, ParseError> {
+    let d = cx.deeper();
+    match op {
+        BinaryOperator::And | BinaryOperator::Or => {
+            // Walk the left spine iteratively: long chains of AND/OR are common and
+            // would otherwise nest as deep as they are long.
+            let mut operands = vec![right];
+            let mut rest = left;
+            loop {
+                match rest {
+                    ast::Expr::BinaryOp {
+                        left,
+                        op: inner,
+                        right,
+                    } if inner == op => {
+                        operands.push(right);
+                        rest = left;
+                    }
+                    _ => break,
+                }
+            }
+            operands.push(rest);
+            operands.reverse();
+            let children = operands
+                .into_iter()
+                .map(|x| convert(x, d))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(if *op == BinaryOperator::And {
+                expr::and(children)
+            } else {
+                expr::or(children)
+            })
+        }
+        _ => match operator_name(op) {
+            Some(name) => binary_call(name, left, right, d),
+            None => Err(unsupported(e, d)),
+        },
+    }
+}
+
+/// A function call; `if(c, a, b)` is a `CASE`.
+fn function(e: &ast::Expr, f: &ast::Function, d: Cx) -> Result<Expr, ParseError> {
+    let ident = match f.name.0.as_slice() {
+        [ObjectNamePart::Identifier(ident)] => ident,
+        _ => {
+            let at = f
+                .name
+                .0
+                .iter()
+                .fold(Span::NONE, |s, part| s.union(span(part.span())));
+            return Err(error("qualified function names are not supported", at));
+        }
+    };
+    // Errors point at the name; the call's span is completed below.
+    let mut at = span(ident.span);
+    let name = ident.value.to_lowercase();
+    if f.filter.is_some() {
+        return Err(error(
+            format!("FILTER is not supported (in a call of {name})"),
+            at,
+        ));
+    }
+    if f.over.is_some() {
+        return Err(error(
+            format!("window functions (OVER) are not supported: {name}"),
+            at,
+        ));
+    }
+    if f.null_treatment.is_some() {
+        return Err(error("IGNORE NULLS / RESPECT NULLS is not supported", at));
+    }
+    if !f.within_group.is_empty() {
+        return Err(error("WITHIN GROUP is not supported", at));
+    }
+    if !matches!(f.parameters, FunctionArguments::None) || f.uses_odbc_syntax {
+        return Err(unsupported(e, d));
+    }
+    let args = match &f.args {
+        FunctionArguments::None => Vec::new(),
+        FunctionArguments::Subquery(_) => {
+            return Err(error(
+                "a subquery as a function argument is not supported",
+                at,
+            ))
+        }
+        FunctionArguments::List(list) => {
+            match list.duplicate_treatment {
+                Some(DuplicateTreatment::Distinct) => {
+                    return Err(error(
+                        format!("DISTINCT in a call of {name} is not supported"),
+                        at,
+                    ))
+                }
+                Some(DuplicateTreatment::All) => {
+                    return Err(error(
+                        format!("ALL in a call of {name} is not supported"),
+                        at,
+                    ))
+                }
+                None => {}
+            }
+            if let Some(clause) = list.clauses.first() {
+                let message = match clause {
+                    FunctionArgumentClause::OrderBy(_) => {
+                        format!("ORDER BY in a call of {name} is not supported")
+                    }
+                    other => format!("unsupported SQL construct: {}", describe(other)),
+                };
+                return Err(error(message, at));
+            }
+            let mut args = Vec::with_capacity(list.args.len());
+            for arg in &list.args {
+                match arg {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(convert(x, d)?),
+                    FunctionArg::Unnamed(_) => {
+                        return Err(error(
+                            format!("{name}(*): `*` as a function argument is not supported"),
+                            at,
+                        ))
+                    }
+                    FunctionArg::Named { .. } | FunctionArg::ExprNamed { .. } => {
+                        return Err(error("named function arguments are not supported", at))
+                    }
+                }
+            }
+            args
+        }
+    };
+    at = args.iter().fold(at, |s, a| s.union(a.span));
+    if name == "if" && ident.quote_style.is_none() {
+        let n = args.len();
+        let [condition, then, otherwise]: [Expr; 3] = args.try_into().map_err(|_| {
+            error(
+                format!("if takes 3 arguments (condition, then, else), not {n}"),
+                at,
+            )
+        })?;
+        return Ok(Expr::new(ExprKind::Case {
+            operand: None,
+            branches: vec![(condition, then)],
+            else_expr: Some(Box::new(otherwise)),
+        })
+        .with_span(at));
+    }
+    Ok(Expr::call(name, args).with_span(at))
+}
+
+/// A literal value; `negative` when a unary minus was applied to it directly.
+fn value(v: &ValueWithSpan, negative: bool) -> Result<ScalarValue, ParseError> {
+    let at = span(v.span);
+    Ok(match &v.value {
+        Value::Number(text, false) => number(text, negative, at)?,
+        Value::SingleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::UnicodeStringLiteral(s)
+        | Value::NationalStringLiteral(s)
+        | Value::TripleSingleQuotedString(s)
+        | Value::TripleDoubleQuotedString(s) => ScalarValue::Utf8(s.clone()),
+        Value::DollarQuotedString(s) => ScalarValue::Utf8(s.value.clone()),
+        Value::Boolean(b) => ScalarValue::Boolean(*b),
+        Value::Null => ScalarValue::Null(DataType::Null),
+        other => {
+            return Err(error(
+                format!("unsupported SQL construct: {}", describe(other)),
+                at,
+            ))
+        }
+    })
+}
+
+/// A numeric literal: `BIGINT`, else `UBIGINT`, or `DOUBLE` if it has a point or exponent.
+fn number(text: &str, negative: bool, at: Span) -> Result<ScalarValue, ParseError> {
+    let signed = if negative {
+        format!("-{text}")
+    } else {
+        text.to_string()
+    };
+    if text.contains(['.', 'e', 'E']) {
+        let v: f64 = signed
+            .parse()
+            .map_err(|_| error(format!("invalid numeric literal {signed}"), at))?;
+        if v.is_infinite() {
+            return Err(error(format!("numeric literal {signed} out of range"), at));
+        }
+        return Ok(ScalarValue::Float64(v));
+    }
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(error(format!("invalid numeric literal {signed}"), at));
+    }
+    if let Ok(v) = signed.parse::<i64>() {
+        Ok(ScalarValue::Int64(v))
+    } else if let (false, Ok(v)) = (negative, text.parse::<u64>()) {
+        Ok(ScalarValue::UInt64(v))
+    } else {
+        Err(error("integer literal out of range", at))
+    }
+}
+
+/// `TYPE 'text'`: a literal of the type, parsed from the text.
+fn typed_string(
+    data_type: &ast::DataType,
+    v: &ValueWithSpan,
+    at: Span,
+) -> Result<ScalarValue, ParseError> {
+    let to = from_sql_type(data_type).map_err(|m| error(m, at))?;
+    let type_name = sql_type_name(&to);
+    let text = match &v.value {
+        Value::SingleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::UnicodeStringLiteral(s)
+        | Value::NationalStringLiteral(s) => s.as_str(),
+        Value::DollarQuotedString(s) => s.value.as_str(),
+        _ => {
+            return Err(error(
+                format!("a {type_name} literal must be a quoted string"),
+                at,
+            ));
+        }
+    };
+    let invalid = || error(format!("invalid {type_name} literal '{text}'"), at);
+    let out_of_range = || error(format!("{type_name} literal '{text}' out of range"), at);
+    fn int<T: std::str::FromStr<Err = std::num::ParseIntError>>(
+        text: &str,
+        invalid: impl Fn() -> ParseError,
+        out_of_range: impl Fn() -> ParseError,
+    ) -> Result<T, ParseError> {
+        use std::num::IntErrorKind;
+        text.trim().parse::<T>().map_err(|e| match e.kind() {
+            IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => out_of_range(),
+            _ => invalid(),
+        })
+    }
+    let unsigned_text = text
+        .trim()
+        .trim_start_matches(['+', '-'])
+        .to_ascii_lowercase();
+    let written_infinite = unsigned_text.starts_with("inf");
+    Ok(match &to {
+        DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
+            "true" => ScalarValue::Boolean(true),
+            "false" => ScalarValue::Boolean(false),
+            _ => return Err(invalid()),
+        },
+        DataType::Int8 => ScalarValue::Int8(int(text, invalid, out_of_range)?),
+        DataType::Int16 => ScalarValue::Int16(int(text, invalid, out_of_range)?),
+        DataType::Int32 => ScalarValue::Int32(int(text, invalid, out_of_range)?),
+        DataType::Int64 => ScalarValue::Int64(int(text, invalid, out_of_range)?),
+        DataType::UInt8 => ScalarValue::UInt8(int(text, invalid, out_of_range)?),
+        DataType::UInt16 => ScalarValue::UInt16(int(text, invalid, out_of_range)?),
+        DataType::UInt32 => ScalarValue::UInt32(int(text, invalid, out_of_range)?),
+        DataType::UInt64 => ScalarValue::UInt64(int(text, invalid, out_of_range)?),
+        DataType::Float32 => {
+            let v: f32 = text.trim().parse().map_err(|_| invalid())?;
+            if v.is_infinite() && !written_infinite {
+                return Err(out_of_range());
+            }
+            ScalarValue::Float32(v)
+        }
+        DataType::Float64 => {
+            let v: f64 = text.trim().parse().map_err(|_| invalid())?;
+            if v.is_infinite() && !written_infinite {
+                return Err(out_of_range());
+            }
+            ScalarValue::Float64(v)
+        }
+        DataType::Utf8 => ScalarValue::Utf8(text.to_string()),
+        DataType::Date32 => {
+            let date = NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| invalid())?;
+            let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).ok_or_else(invalid)?;
+            let days = date.signed_duration_since(epoch).num_days();
+            ScalarValue::Date32(i32::try_from(days).map_err(|_| out_of_range())?)
+        }
+        DataType::Timestamp(unit, tz) => {
+            let dt = parse_timestamp(text.trim()).ok_or_else(invalid)?;
+            let v = match timestamp_value(dt, *unit) {
+                Ok(v) => v,
+                Err(TimestampError::OutOfRange) => return Err(out_of_range()),
+                Err(TimestampError::TooPrecise) => {
+                    return Err(error(
+                        format!("{type_name} literal '{text}' is more precise than the type"),
+                        at,
+                    ))
+                }
+            };
+            ScalarValue::Timestamp(v, *unit, tz.clone())
+        }
+        other => {
+            return Err(error(
+                format!(
+                    "literals of type {} are not supported",
+                    sql_type_name(other)
+                ),
+                at,
+            ))
+        }
+    })
+}
+
+/// A date and time (UTC) as `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` or a bare date.
+fn parse_timestamp(text: &str) -> Option<NaiveDateTime> {
+    [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ]
+    .iter()
+    .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
+    .or_else(|| {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()?
+            .and_hms_opt(0, 0, 0)
+    })
+}
+
+/// Why a timestamp does not fit a unit.
+enum TimestampError {
+    OutOfRange,
+    TooPrecise,
+}
+
+/// Units of `unit` since the epoch, exactly.
+fn timestamp_value(dt: NaiveDateTime, unit: TimeUnit) -> Result<i64, TimestampError> {
+    let utc = dt.and_utc();
+    let per_second = units_per_second(unit);
+    let nanos_per_unit = 1_000_000_000 / per_second;
+    let nanos = i64::from(utc.timestamp_subsec_nanos());
+    if nanos % nanos_per_unit != 0 {
+        return Err(TimestampError::TooPrecise);
+    }
+    utc.timestamp()
+        .checked_mul(per_second)
+        .and_then(|v| v.checked_add(nanos / nanos_per_unit))
+        .ok_or(TimestampError::OutOfRange)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_schema::{DataType, TimeUnit};
+
+    use super::*;
+    use crate::expr::{and, call, case, col, lit, null, or};
+    use crate::types::SQL_TIME_ZONE;
+
+    fn p(text: &str) -> Expr {
+        match parse_expr(text) {
+            Ok(e) => e,
+            Err(e) => panic!("{text:?} did not parse: {e}"),
+        }
+    }
+
+    /// The message and the (column, end column) of the error `text` gives.
+    fn err(text: &str) -> (String, (u32, u32)) {
+        match parse_expr(text) {
+            Ok(e) => panic!("{text:?} parsed as {e:?}"),
+            Err(e) => (e.message, (e.span.column, e.span.end_column)),
+        }
+    }
+
+    fn message(text: &str) -> String {
+        err(text).0
+    }
+
+    fn scalar(text: &str) -> ScalarValue {
+        match p(text).kind {
+            ExprKind::Literal(v) => v,
+            other => panic!("{text:?} is not a literal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn columns_keep_their_spelling() {
+        assert_eq!(p("x"), col("x"));
+        assert_eq!(p("MyCol"), col("MyCol"));
+        assert_eq!(p("\"My Col\" > 1"), col("My Col").gt(lit(1i64)));
+        assert_eq!(p("\"select\""), col("select"));
+        assert_eq!(p("\"a\"\"b\""), col("a\"b"));
+        assert_eq!(p("`tick`"), col("tick"));
+    }
+
+    #[test]
+    fn qualified_columns_are_rejected() {
+        assert_eq!(
+            err("t.a"),
+            ("qualified column names are not supported".into(), (1, 4))
+        );
+        assert_eq!(err("1 + s.t.a").1, (5, 10));
+    }
+
+    #[test]
+    fn integer_literals_are_bigint_then_ubigint() {
+        assert_eq!(scalar("0"), ScalarValue::Int64(0));
+        assert_eq!(scalar("9223372036854775807"), ScalarValue::Int64(i64::MAX));
+        assert_eq!(scalar("9223372036854775808"), ScalarValue::UInt64(1 << 63));
+        assert_eq!(
+            scalar("18446744073709551615"),
+            ScalarValue::UInt64(u64::MAX)
+        );
+        assert_eq!(
+            err("x = 18446744073709551616"),
+            ("integer literal out of range".into(), (5, 25))
+        );
+    }
+
+    #[test]
+    fn unary_minus_folds_into_number_literals_only() {
+        assert_eq!(scalar("-9223372036854775808"), ScalarValue::Int64(i64::MIN));
+        assert_eq!(scalar("-5"), ScalarValue::Int64(-5));
+        assert_eq!(scalar("- 5"), ScalarValue::Int64(-5));
+        assert_eq!(scalar("-1.5"), ScalarValue::Float64(-1.5));
+        assert_eq!(scalar("-0.0"), ScalarValue::Float64(-0.0));
+        assert_ne!(scalar("-0.0"), ScalarValue::Float64(0.0));
+        assert_eq!(scalar("(-5)"), ScalarValue::Int64(-5));
+        assert_eq!(p("-(5)"), lit(5i64).neg());
+        assert_eq!(p("-(-5)"), lit(-5i64).neg());
+        assert_eq!(p("- -5"), lit(-5i64).neg());
+        assert_eq!(p("-x"), col("x").neg());
+        assert_eq!(p("-(x + 1)"), col("x").add(lit(1i64)).neg());
+        assert_eq!(
+            message("-9223372036854775809"),
+            "integer literal out of range"
+        );
+        assert_eq!(
+            message("-18446744073709551615"),
+            "integer literal out of range"
+        );
+    }
+
+    #[test]
+    fn unary_plus_is_dropped() {
+        assert_eq!(p("+5"), lit(5i64));
+        assert_eq!(p("+x"), col("x"));
+        assert_eq!(p("+(-x)"), col("x").neg());
+    }
+
+    #[test]
+    fn float_literals_are_double() {
+        assert_eq!(scalar("1.5"), ScalarValue::Float64(1.5));
+        assert_eq!(scalar("1e3"), ScalarValue::Float64(1000.0));
+        assert_eq!(scalar("2E-2"), ScalarValue::Float64(0.02));
+        assert_eq!(scalar("1.0"), ScalarValue::Float64(1.0));
+        assert_eq!(scalar(".5"), ScalarValue::Float64(0.5));
+        assert_eq!(p("x > 2.0"), col("x").gt(lit(2.0)));
+        assert_eq!(
+            err("1e400"),
+            ("numeric literal 1e400 out of range".into(), (1, 6))
+        );
+        assert_eq!(message("-1e400"), "numeric literal -1e400 out of range");
+    }
+
+    #[test]
+    fn strings_booleans_and_null() {
+        assert_eq!(p("'AIR'"), lit("AIR"));
+        assert_eq!(p("'it''s'"), lit("it's"));
+        assert_eq!(p("'back\\slash'"), lit("back\\slash"));
+        assert_eq!(p("''"), lit(""));
+        assert_eq!(p("TRUE"), lit(true));
+        assert_eq!(p("false"), lit(false));
+        assert_eq!(p("NULL"), null());
+        assert_eq!(scalar("null"), ScalarValue::Null(DataType::Null));
+    }
+
+    #[test]
+    fn typed_date_literals() {
+        assert_eq!(scalar("DATE '1970-01-01'"), ScalarValue::Date32(0));
+        assert_eq!(scalar("DATE '1994-01-01'"), ScalarValue::Date32(8766));
+        assert_eq!(scalar("DATE '1969-12-31'"), ScalarValue::Date32(-1));
+        assert_eq!(
+            err("DATE '1994-13-45'"),
+            ("invalid DATE literal '1994-13-45'".into(), (6, 18))
+        );
+        assert_eq!(err("x < DATE 'soon'").1, (10, 16));
+        assert_eq!(message("DATE 5"), "a DATE literal must be a quoted string");
+    }
+
+    #[test]
+    fn typed_timestamp_literals() {
+        let us = |v| ScalarValue::Timestamp(v, TimeUnit::Microsecond, None);
+        assert_eq!(scalar("TIMESTAMP '1970-01-01 00:00:01'"), us(1_000_000));
+        assert_eq!(scalar("TIMESTAMP '1970-01-01 00:00:01.5'"), us(1_500_000));
+        assert_eq!(
+            scalar("TIMESTAMP '1970-01-01T00:00:01.000002'"),
+            us(1_000_002)
+        );
+        assert_eq!(scalar("TIMESTAMP '1970-01-02'"), us(86_400_000_000));
+        assert_eq!(scalar("TIMESTAMP '1970-01-01 00:02'"), us(120_000_000));
+        assert_eq!(scalar("TIMESTAMP '1969-12-31 23:59:59.999999'"), us(-1));
+        assert_eq!(
+            scalar("TIMESTAMP(0) '1970-01-01 00:01:00'"),
+            ScalarValue::Timestamp(60, TimeUnit::Second, None)
+        );
+        assert_eq!(
+            scalar("TIMESTAMP(3) '1970-01-01 00:00:00.250'"),
+            ScalarValue::Timestamp(250, TimeUnit::Millisecond, None)
+        );
+        assert_eq!(
+            scalar("TIMESTAMP(9) WITH TIME ZONE '1970-01-01 00:00:00.000000001'"),
+            ScalarValue::Timestamp(1, TimeUnit::Nanosecond, Some(Arc::from(SQL_TIME_ZONE)))
+        );
+        assert_eq!(
+            scalar("TIMESTAMP WITH TIME ZONE '2000-01-01'"),
+            ScalarValue::Timestamp(
+                946_684_800_000_000,
+                TimeUnit::Microsecond,
+                Some(Arc::from(SQL_TIME_ZONE))
+            )
+        );
+        assert_eq!(
+            message("TIMESTAMP(0) '1970-01-01 00:00:00.5'"),
+            "TIMESTAMP(0) literal '1970-01-01 00:00:00.5' is more precise than the type"
+        );
+        assert_eq!(
+            message("TIMESTAMP(9) '3000-01-01'"),
+            "TIMESTAMP(9) literal '3000-01-01' out of range"
+        );
+        assert_eq!(
+            message("TIMESTAMP '1970-01-01 25:00:00'"),
+            "invalid TIMESTAMP literal '1970-01-01 25:00:00'"
+        );
+        assert_eq!(
+            message("TIMESTAMP(4) '1970-01-01'"),
+            "TIMESTAMP(4) is not supported; use a precision of 0, 3, 6 or 9"
+        );
+    }
+
+    #[test]
+    fn typed_numeric_and_other_literals() {
+        assert_eq!(scalar("TINYINT '-128'"), ScalarValue::Int8(-128));
+        assert_eq!(scalar("SMALLINT '300'"), ScalarValue::Int16(300));
+        assert_eq!(scalar("INTEGER '5'"), ScalarValue::Int32(5));
+        assert_eq!(scalar("INT ' 5 '"), ScalarValue::Int32(5));
+        assert_eq!(
+            scalar("BIGINT '-9223372036854775808'"),
+            ScalarValue::Int64(i64::MIN)
+        );
+        assert_eq!(scalar("UTINYINT '255'"), ScalarValue::UInt8(255));
+        assert_eq!(scalar("USMALLINT '65535'"), ScalarValue::UInt16(65535));
+        assert_eq!(scalar("UINT32 '4294967295'"), ScalarValue::UInt32(u32::MAX));
+        assert_eq!(
+            scalar("UBIGINT '18446744073709551615'"),
+            ScalarValue::UInt64(u64::MAX)
+        );
+        assert_eq!(
+            err("TINYINT '300'"),
+            ("TINYINT literal '300' out of range".into(), (9, 14))
+        );
+        assert_eq!(message("UTINYINT '-1'"), "invalid UTINYINT literal '-1'");
+        assert_eq!(message("INTEGER 'five'"), "invalid INTEGER literal 'five'");
+        assert_eq!(scalar("REAL '2.5'"), ScalarValue::Float32(2.5));
+        assert_eq!(scalar("DOUBLE '2.5'"), ScalarValue::Float64(2.5));
+        assert!(matches!(scalar("DOUBLE 'NaN'"), ScalarValue::Float64(v) if v.is_nan()));
+        assert!(matches!(scalar("REAL 'nan'"), ScalarValue::Float32(v) if v.is_nan()));
+        assert_eq!(
+            scalar("DOUBLE 'Infinity'"),
+            ScalarValue::Float64(f64::INFINITY)
+        );
+        assert_eq!(
+            scalar("DOUBLE '-Infinity'"),
+            ScalarValue::Float64(f64::NEG_INFINITY)
+        );
+        assert_eq!(scalar("REAL 'inf'"), ScalarValue::Float32(f32::INFINITY));
+        assert_eq!(
+            scalar("REAL '-INF'"),
+            ScalarValue::Float32(f32::NEG_INFINITY)
+        );
+        assert_eq!(message("REAL '1e39'"), "REAL literal '1e39' out of range");
+        assert_eq!(message("DOUBLE 'x'"), "invalid DOUBLE literal 'x'");
+        assert_eq!(scalar("BOOLEAN 'true'"), ScalarValue::Boolean(true));
+        assert_eq!(scalar("BOOLEAN 'FALSE'"), ScalarValue::Boolean(false));
+        assert_eq!(
+            message("BOOLEAN 'maybe'"),
+            "invalid BOOLEAN literal 'maybe'"
+        );
+        assert_eq!(scalar("VARCHAR 'x'"), ScalarValue::Utf8("x".into()));
+        assert_eq!(message("TIME '12:00'"), "the type TIME is not supported");
+    }
+
+    #[test]
+    fn casts() {
+        assert_eq!(p("CAST(x AS INTEGER)"), col("x").cast(DataType::Int32));
+        assert_eq!(p("x::INTEGER"), col("x").cast(DataType::Int32));
+        assert_eq!(
+            p("x::BIGINT + 1"),
+            col("x").cast(DataType::Int64).add(lit(1i64))
+        );
+        assert_eq!(p("-5::INTEGER"), lit(5i64).cast(DataType::Int32).neg());
+        assert_eq!(
+            p("CAST(x AS TIMESTAMP(3) WITH TIME ZONE)"),
+            col("x").cast(DataType::Timestamp(
+                TimeUnit::Millisecond,
+                Some(SQL_TIME_ZONE.into())
+            ))
+        );
+        assert_eq!(
+            p("CAST(NULL AS INTEGER)"),
+            lit(ScalarValue::Null(DataType::Int32))
+        );
+        assert_eq!(p("NULL::DATE"), lit(ScalarValue::Null(DataType::Date32)));
+        assert_eq!(
+            p("CAST((NULL) AS DATE)"),
+            lit(ScalarValue::Null(DataType::Date32))
+        );
+        let typed_null = lit(ScalarValue::Null(DataType::Int32));
+        assert_eq!(
+            p("CAST(CAST(NULL AS INTEGER) AS BIGINT)"),
+            Expr::new(ExprKind::Cast {
+                expr: Box::new(typed_null),
+                to: DataType::Int64
+            })
+        );
+        assert_eq!(
+            err("CAST(x AS TIME)"),
+            ("the type TIME is not supported".into(), (6, 7))
+        );
+        assert_eq!(
+            message("TRY_CAST(x AS INTEGER)"),
+            "TRY_CAST is not supported"
+        );
+        assert_eq!(
+            message("SAFE_CAST(x AS INTEGER)"),
+            "SAFE_CAST is not supported"
+        );
+    }
+
+    #[test]
+    fn binary_operators_are_gandiva_calls() {
+        let (a, b) = (col("a"), col("b"));
+        assert_eq!(p("a + b"), a.clone().add(b.clone()));
+        assert_eq!(p("a - b"), a.clone().sub(b.clone()));
+        assert_eq!(p("a * b"), a.clone().mul(b.clone()));
+        assert_eq!(p("a / b"), a.clone().div(b.clone()));
+        assert_eq!(p("a % b"), a.clone().rem(b.clone()));
+        assert_eq!(p("a = b"), a.clone().eq(b.clone()));
+        assert_eq!(p("a <> b"), a.clone().not_eq(b.clone()));
+        assert_eq!(p("a != b"), a.clone().not_eq(b.clone()));
+        assert_eq!(p("a < b"), a.clone().lt(b.clone()));
+        assert_eq!(p("a <= b"), a.clone().lt_eq(b.clone()));
+        assert_eq!(p("a > b"), a.clone().gt(b.clone()));
+        assert_eq!(p("a >= b"), a.clone().gt_eq(b.clone()));
+        assert_eq!(p("a + b * 2"), a.clone().add(b.clone().mul(lit(2i64))));
+        assert_eq!(p("(a + b) * 2"), a.add(b).mul(lit(2i64)));
+        assert_eq!(message("a || b"), "unsupported SQL construct: a || b");
+    }
+
+    #[test]
+    fn and_or_are_flattened() {
+        let abc = and(vec![col("a"), col("b"), col("c")]);
+        assert_eq!(p("a AND b AND c"), abc);
+        assert_eq!(p("(a AND b) AND c"), abc);
+        assert_eq!(p("a AND (b AND c)"), abc);
+        assert!(matches!(&abc.kind, ExprKind::And(children) if children.len() == 3));
+        assert_eq!(
+            p("a OR (b OR c) OR d"),
+            or(vec![col("a"), col("b"), col("c"), col("d")])
+        );
+        assert_eq!(p("a OR b AND c"), col("a").or(col("b").and(col("c"))));
+        assert_eq!(p("(a OR b) AND c"), col("a").or(col("b")).and(col("c")));
+    }
+
+    #[test]
+    fn long_and_chains_do_not_nest() {
+        let text = vec!["x > 1"; 5000].join(" AND ");
+        match p(&text).kind {
+            ExprKind::And(children) => assert_eq!(children.len(), 5000),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn deep_operator_chains_are_an_error_not_a_crash() {
+        let text = vec!["x"; 2000].join(" + ");
+
+        assert!(message(&text).starts_with("the expression is nested too deeply"));
+        let text = format!("{}x{}", "(".repeat(500), ")".repeat(500));
+        assert!(message(&text).starts_with("recursion limit exceeded"));
+        let text = vec!["x"; 200].join(" + ");
+        assert!(parse_expr(&text).is_ok());
+    }
+
+    #[test]
+    fn huge_inputs_do_not_overflow_the_stack() {
+        let chain = |n: usize, op: &str| vec!["x"; n].join(op);
+        for n in [900, 5_000, 60_000] {
+            let concat = chain(n, " || ");
+            assert!(
+                message(&concat).starts_with("unsupported SQL construct: "),
+                "{n}"
+            );
+            assert_eq!(message(&format!("abs({concat})")), message(&concat), "{n}");
+            let sum = chain(n, " + ");
+            assert!(message(&sum).starts_with("the expression is nested too deeply"));
+            assert!(message(&format!("abs(1, {sum})")).starts_with("the expression is nested"));
+            assert!(parse_expr(&chain(n, " AND ")).is_ok());
+            assert!(parse_expr(&chain(n, " OR ")).is_ok());
+            let casts = format!("x{}", "::INTEGER".repeat(n));
+            assert!(message(&casts).starts_with("the expression is nested too deeply"));
+            let tests = format!("x{}", " IS NULL".repeat(n));
+            assert!(message(&tests).starts_with("the expression is nested too deeply"));
+            let lists = format!("x{}", " IN (1)".repeat(n));
+            assert!(message(&lists).starts_with("the expression is nested too deeply"));
+            let items = [concat.as_str(); 2].join(", ");
+            assert!(parse_select_list(&items).is_err());
+        }
+        assert_eq!(
+            message(&chain(5_000, " || ")),
+            "unsupported SQL construct: the || operator"
+        );
+    }
+
+    #[test]
+    fn not_and_nested_parentheses() {
+        assert_eq!(p("NOT x"), col("x").not());
+        assert_eq!(p("NOT NOT x"), col("x").not().not());
+        assert_eq!(p("NOT (NOT x)"), col("x").not().not());
+        assert_eq!(p("((((x))))"), col("x"));
+        assert_eq!(p("(((1 + (2))))"), lit(1i64).add(lit(2i64)));
+        assert_eq!(p("NOT a = b"), col("a").eq(col("b")).not());
+    }
+
+    #[test]
+    fn is_tests() {
+        let x = col("x");
+        assert_eq!(p("x IS NULL"), x.clone().is_null());
+        assert_eq!(p("x IS NOT NULL"), x.clone().is_not_null());
+        assert_eq!(p("x IS UNKNOWN"), x.clone().is_null());
+        assert_eq!(p("x IS NOT UNKNOWN"), x.clone().is_not_null());
+        assert_eq!(p("x IS TRUE"), call("is_true", vec![x.clone()]));
+        assert_eq!(p("x IS NOT TRUE"), call("is_not_true", vec![x.clone()]));
+        assert_eq!(p("x IS FALSE"), call("is_false", vec![x.clone()]));
+        assert_eq!(p("x IS NOT FALSE"), call("is_not_false", vec![x.clone()]));
+        assert_eq!(
+            p("x IS DISTINCT FROM y"),
+            x.clone().is_distinct_from(col("y"))
+        );
+        assert_eq!(
+            p("x IS NOT DISTINCT FROM y"),
+            x.is_not_distinct_from(col("y"))
+        );
+    }
+
+    #[test]
+    fn between_is_lowered() {
+        let x = col("x");
+        assert_eq!(
+            p("x BETWEEN 1 AND 2"),
+            and(vec![x.clone().gt_eq(lit(1i64)), x.clone().lt_eq(lit(2i64))])
+        );
+        assert_eq!(
+            p("x BETWEEN 1 AND 2"),
+            x.clone().between(lit(1i64), lit(2i64))
+        );
+        assert_eq!(
+            p("x NOT BETWEEN 1 AND 2"),
+            or(vec![x.clone().lt(lit(1i64)), x.clone().gt(lit(2i64))])
+        );
+        assert_eq!(
+            p("a AND x BETWEEN 1 AND 2"),
+            and(vec![
+                col("a"),
+                x.clone().gt_eq(lit(1i64)),
+                x.lt_eq(lit(2i64))
+            ])
+        );
+    }
+
+    #[test]
+    fn in_lists() {
+        let list = vec![lit(1i64), lit(2i64)];
+        assert_eq!(p("x IN (1, 2)"), col("x").in_list(list.clone()));
+        assert_eq!(p("x NOT IN (1, 2)"), col("x").not_in_list(list));
+        assert_eq!(err("x IN (SELECT 1)").0, "IN (subquery) is not supported");
+        assert_eq!(message("x IN UNNEST(y)"), "IN UNNEST is not supported");
+    }
+
+    #[test]
+    fn like_and_friends() {
+        let (x, pat) = (col("x"), lit("a%"));
+        assert_eq!(p("x LIKE 'a%'"), x.clone().like(pat.clone()));
+        assert_eq!(p("x ILIKE 'a%'"), x.clone().ilike(pat.clone()));
+        assert_eq!(p("x NOT LIKE 'a%'"), x.clone().like(pat.clone()).not());
+        assert_eq!(p("x NOT ILIKE 'a%'"), x.ilike(pat).not());
+        assert_eq!(
+            err("x LIKE 'a!%' ESCAPE '!'"),
+            (
+                "LIKE … ESCAPE is not supported (the escape character is backslash)".into(),
+                (21, 24)
+            )
+        );
+        assert_eq!(message("x SIMILAR TO 'a'"), "SIMILAR TO is not supported");
+        assert_eq!(message("x RLIKE 'a'"), "RLIKE/REGEXP is not supported");
+        assert_eq!(message("x REGEXP 'a'"), "RLIKE/REGEXP is not supported");
+        assert_eq!(
+            message("x LIKE ANY ('a', 'b')"),
+            "unsupported SQL construct: x LIKE ANY ('a', 'b')"
+        );
+    }
+
+    #[test]
+    fn case_expressions() {
+        assert_eq!(
+            p("CASE WHEN x > 1 THEN 'a' WHEN x > 0 THEN 'b' ELSE 'c' END"),
+            case(
+                vec![
+                    (col("x").gt(lit(1i64)), lit("a")),
+                    (col("x").gt(lit(0i64)), lit("b"))
+                ],
+                Some(lit("c"))
+            )
+        );
+        assert_eq!(
+            p("CASE WHEN c THEN 1 END"),
+            case(vec![(col("c"), lit(1i64))], None)
+        );
+        assert_eq!(
+            p("CASE x WHEN 1 THEN 'one' END"),
+            Expr::new(ExprKind::Case {
+                operand: Some(Box::new(col("x"))),
+                branches: vec![(lit(1i64), lit("one"))],
+                else_expr: None,
+            })
+        );
+    }
+
+    #[test]
+    fn function_calls() {
+        assert_eq!(p("abs(x)"), call("abs", vec![col("x")]));
+        assert_eq!(p("ABS(x)"), call("abs", vec![col("x")]));
+        assert_eq!(p("\"Abs\"(x)"), call("abs", vec![col("x")]));
+        assert_eq!(
+            p("coalesce(a, b, 1)"),
+            call("coalesce", vec![col("a"), col("b"), lit(1i64)])
+        );
+        assert_eq!(p("no_such_function()"), call("no_such_function", vec![]));
+        assert_eq!(p("current_date"), call("current_date", vec![]));
+        assert_eq!(p("ceil(x)"), call("ceil", vec![col("x")]));
+        assert_eq!(p("FLOOR(x)"), call("floor", vec![col("x")]));
+        assert_eq!(p("ceil(x, 2)"), call("ceil", vec![col("x"), lit(2i64)]));
+        assert_eq!(
+            p("SUBSTRING(s FROM 2 FOR 3)"),
+            call("substring", vec![col("s"), lit(2i64), lit(3i64)])
+        );
+        assert_eq!(
+            p("substring(s, 2)"),
+            call("substring", vec![col("s"), lit(2i64)])
+        );
+        assert_eq!(
+            p("substr(s, 2, 3)"),
+            call("substr", vec![col("s"), lit(2i64), lit(3i64)])
+        );
+        assert_eq!(p("trim(s)"), call("trim", vec![col("s")]));
+        assert_eq!(p("trim(s, 'x')"), call("trim", vec![col("s"), lit("x")]));
+        assert_eq!(
+            message("TRIM(BOTH 'x' FROM s)"),
+            "unsupported SQL construct: TRIM(BOTH 'x' FROM s)"
+        );
+    }
+
+    #[test]
+    fn keyword_named_functions_print_bare_and_parse_back() {
+        for name in crate::expr::KEYWORD_FUNCTIONS {
+            let e = call(*name, vec![col("a"), col("b")]);
+            assert_eq!(e.to_string(), format!("{name}(a, b)"));
+            assert_eq!(p(&e.to_string()), e, "{name}");
+        }
+        for (e, text) in [
+            (call("ceil", vec![col("x")]), "ceil(x)"),
+            (call("ceil", vec![col("x"), col("y")]), "\"ceil\"(x, y)"),
+            (
+                call("substring", vec![col("x"), lit(1i64)]),
+                "substring(x, 1)",
+            ),
+            (call("trim", vec![col("x")]), "trim(x)"),
+            (call("trim", vec![]), "\"trim\"()"),
+            (call("case", vec![col("x")]), "\"case\"(x)"),
+            (call("if", vec![col("x")]), "\"if\"(x)"),
+            (call("current_date", vec![]), "\"current_date\"()"),
+            (call("my func", vec![]), "\"my func\"()"),
+        ] {
+            assert_eq!(e.to_string(), text);
+            assert_eq!(p(text), e, "{text}");
+        }
+    }
+
+    #[test]
+    fn if_is_a_case() {
+        assert_eq!(
+            p("if(x > 1, 'a', 'b')"),
+            case(vec![(col("x").gt(lit(1i64)), lit("a"))], Some(lit("b")))
+        );
+        assert_eq!(
+            p("IF(c, 1, NULL)"),
+            case(vec![(col("c"), lit(1i64))], Some(null()))
+        );
+        assert_eq!(
+            err("if(c, 1)"),
+            (
+                "if takes 3 arguments (condition, then, else), not 2".into(),
+                (1, 8)
+            )
+        );
+    }
+
+    #[test]
+    fn unsupported_function_forms() {
+        assert_eq!(
+            message("count(*)"),
+            "count(*): `*` as a function argument is not supported"
+        );
+        assert_eq!(
+            message("count(DISTINCT x)"),
+            "DISTINCT in a call of count is not supported"
+        );
+        assert_eq!(
+            message("sum(x) FILTER (WHERE x > 1)"),
+            "FILTER is not supported (in a call of sum)"
+        );
+        assert_eq!(
+            message("sum(x) OVER ()"),
+            "window functions (OVER) are not supported: sum"
+        );
+        assert_eq!(
+            message("array_agg(x ORDER BY y)"),
+            "ORDER BY in a call of array_agg is not supported"
+        );
+        assert_eq!(
+            message("f(a => 1)"),
+            "named function arguments are not supported"
+        );
+        assert_eq!(
+            message("s.f(x)"),
+            "qualified function names are not supported"
+        );
+    }
+
+    #[test]
+    fn unsupported_constructs() {
+        assert_eq!(
+            err("a + ? "),
+            ("unsupported SQL construct: ?".into(), (5, 6))
+        );
+        assert_eq!(err("a + $1").0, "unsupported SQL construct: $1");
+        assert_eq!(err("(SELECT 1)").0, "unsupported SQL construct: (SELECT 1)");
+        assert_eq!(
+            message("EXISTS (SELECT 1)"),
+            "unsupported SQL construct: EXISTS (SELECT 1)"
+        );
+        assert_eq!(message("[1, 2]"), "unsupported SQL construct: [1, 2]");
+        assert_eq!(
+            message("INTERVAL '1' DAY"),
+            "unsupported SQL construct: INTERVAL '1' DAY"
+        );
+        assert_eq!(message("a -> 'b'"), "unsupported SQL construct: a -> 'b'");
+        assert_eq!(message("a[1]"), "unsupported SQL construct: a[1]");
+        assert_eq!(message("(1, 2)"), "unsupported SQL construct: (1, 2)");
+        assert_eq!(
+            message("x AT TIME ZONE 'UTC'"),
+            "unsupported SQL construct: x AT TIME ZONE 'UTC'"
+        );
+        assert_eq!(
+            message("EXTRACT(YEAR FROM d)"),
+            "unsupported SQL construct: EXTRACT(YEAR FROM d)"
+        );
+        assert_eq!(message("~x"), "unsupported SQL construct: ~x");
+        assert_eq!(message("x''"), "unsupported SQL construct: X''");
+        let long = format!(
+            "({})",
+            (0..40)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        assert!(message(&long).ends_with('…'));
+    }
+
+    #[test]
+    fn sqlparser_errors_carry_positions() {
+        assert_eq!(
+            err("a +"),
+            ("Expected: an expression, found: EOF".into(), (4, 5))
+        );
+        assert_eq!(
+            err("a b"),
+            ("Expected: end of expression, found: b".into(), (3, 4))
+        );
+        assert_eq!(
+            err("a > 1;"),
+            ("Expected: end of expression, found: ;".into(), (6, 7))
+        );
+        assert_eq!(err("x = 'abc").1 .0, 5);
+        assert!(message("x = 'abc").starts_with("Unterminated string literal"));
+        assert_eq!(err("x +\n  (y"), ("Expected: ), found: EOF".into(), (5, 6)));
+        assert_eq!(parse_expr("x +\n  (y").unwrap_err().span.line, 2);
+    }
+
+    #[test]
+    fn empty_input() {
+        assert_eq!(message(""), "empty expression");
+        assert_eq!(message("  \n "), "empty expression");
+        assert_eq!(message("-- just a comment"), "empty expression");
+    }
+
+    #[test]
+    fn spans_point_at_the_source() {
+        let e = p("\"My Col\" > 12");
+        assert_eq!((e.span.line, e.span.column, e.span.end_column), (1, 1, 14));
+        let ExprKind::Call { args, .. } = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!((args[0].span.column, args[0].span.end_column), (1, 9));
+        assert_eq!((args[1].span.column, args[1].span.end_column), (12, 14));
+        // sqlparser's span of a call ends with its last argument.
+        let e = p("  abs(x)");
+        assert_eq!((e.span.column, e.span.end_column), (3, 8));
+    }
+
+    #[test]
+    fn select_lists() {
+        assert_eq!(
+            parse_select_list("a, b * 2 AS x, abs(c)").unwrap(),
+            vec![
+                (col("a"), None),
+                (col("b").mul(lit(2i64)), Some("x".into())),
+                (call("abs", vec![col("c")]), None),
+            ]
+        );
+        assert_eq!(
+            parse_select_list("a AS \"My A\", b B").unwrap(),
+            vec![
+                (col("a"), Some("My A".into())),
+                (col("b"), Some("B".into()))
+            ]
+        );
+        let error = parse_select_list("a, *").unwrap_err();
+        assert_eq!(error.message, "a select list item must be an expression");
+        assert_eq!(error.span.column, 4);
+        let error = parse_select_list("t.*").unwrap_err();
+        assert_eq!(error.message, "a select list item must be an expression");
+        assert_eq!(
+            parse_select_list(" ").unwrap_err().message,
+            "empty select list"
+        );
+        assert_eq!(
+            parse_select_list("a, b c d").unwrap_err().message,
+            "Expected: end of expression, found: d"
+        );
+        assert_eq!(
+            parse_select_list("a, t.b").unwrap_err().message,
+            "qualified column names are not supported"
+        );
+    }
+
+    #[test]
+    fn display_round_trips_examples() {
+        for e in [
+            lit(i64::MIN),
+            lit(-0.0f64),
+            lit(f64::NAN),
+            lit(f32::NEG_INFINITY),
+            lit(1e300),
+            lit(5e-324),
+            lit(u32::MAX),
+            lit(u64::MAX),
+            lit(i8::MIN),
+            lit("it's"),
+            lit(ScalarValue::Date32(-1)),
+            lit(ScalarValue::Timestamp(
+                -1,
+                TimeUnit::Nanosecond,
+                Some(SQL_TIME_ZONE.into()),
+            )),
+            lit(ScalarValue::Timestamp(1, TimeUnit::Second, None)),
+            lit(ScalarValue::Null(DataType::Timestamp(
+                TimeUnit::Millisecond,
+                None,
+            ))),
+            null(),
+            lit(5i64).neg(),
+            lit(-5i64).neg(),
+            col("select").is_null(),
+            col("x").cast(DataType::UInt32),
+            lit(ScalarValue::Null(DataType::Int32)).cast(DataType::Int64),
+            call("is_true", vec![col("x")]).not(),
+            col("x").like(lit("a%")).not(),
+        ] {
+            let text = e.to_string();
+            assert_eq!(parse_expr(&text), Ok(e), "{text}");
+        }
+        assert_eq!(lit(7u32).to_string(), "UINT32 '7'");
+    }
+}
