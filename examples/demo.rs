@@ -15,7 +15,7 @@ use broadhead::bind::bind_predicate;
 use broadhead::interpret::interpret;
 use broadhead::optimize::optimize;
 use broadhead::sql::parse_expr;
-use broadhead::{Filter, SelectionVector, SelectionMode};
+use broadhead::{Filter, SelectionMode, SelectionVector};
 
 const ROWS: usize = 6_000_000;
 const BATCH: usize = 8_192;
@@ -56,8 +56,13 @@ fn generate() -> (SchemaRef, Vec<RecordBatch>) {
         let quantity = col(&mut |r| (r.next() % 50 + 1) as f64);
         let price = col(&mut |r| (r.uniform(900.0, 105_000.0) * 100.0).round() / 100.0);
         let discount = col(&mut |r| (r.next() % 11) as f64 / 100.0);
-        let shipdate: ArrayRef = Arc::new(Date32Array::from_iter_values((0..n).map(|_| 8036 + (rng.next() % 2525) as i32)));
-        batches.push(RecordBatch::try_new(schema.clone(), vec![x, quantity, price, discount, shipdate]).expect("schema"));
+        let shipdate: ArrayRef = Arc::new(Date32Array::from_iter_values(
+            (0..n).map(|_| 8036 + (rng.next() % 2525) as i32),
+        ));
+        batches.push(
+            RecordBatch::try_new(schema.clone(), vec![x, quantity, price, discount, shipdate])
+                .expect("schema"),
+        );
     }
     (schema, batches)
 }
@@ -86,10 +91,15 @@ fn run(name: &str, sql: &str, schema: &Schema, batches: &[RecordBatch]) -> broad
         let t = Instant::now();
         let mask = interpret(&typed, batch)?;
         let mask = mask.as_boolean();
-        interpreted_count += (0..mask.len()).filter(|&i| mask.is_valid(i) && mask.value(i)).count();
+        interpreted_count += (0..mask.len())
+            .filter(|&i| mask.is_valid(i) && mask.value(i))
+            .count();
         interpreted_time += t.elapsed();
     }
-    assert_eq!(jit_count, interpreted_count, "the JIT and the interpreter must agree");
+    assert_eq!(
+        jit_count, interpreted_count,
+        "the JIT and the interpreter must agree"
+    );
 
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     println!("== {name}: {sql}");
@@ -109,7 +119,10 @@ fn run(name: &str, sql: &str, schema: &Schema, batches: &[RecordBatch]) -> broad
     );
     let first = filter.filter_record_batch(&batches[0])?;
     let shown = first.slice(0, first.num_rows().min(5));
-    println!("   first selected rows:\n{}\n", pretty_format_batches(&[shown]).map_err(broadhead::Error::Arrow)?);
+    println!(
+        "   first selected rows:\n{}\n",
+        pretty_format_batches(&[shown]).map_err(broadhead::Error::Arrow)?
+    );
     Ok(())
 }
 

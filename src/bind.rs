@@ -18,7 +18,10 @@ use crate::types::{cast_supported, common_type, is_supported, sql_type_name};
 type Result<T> = std::result::Result<T, BindError>;
 
 fn err<T>(span: Span, message: impl Into<String>) -> Result<T> {
-    Err(BindError { message: message.into(), span })
+    Err(BindError {
+        message: message.into(),
+        span,
+    })
 }
 
 /// Binds `expr` against `schema`.
@@ -31,10 +34,16 @@ pub fn bind_predicate(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
     let typed = bind(expr, schema)?;
     match typed.data_type {
         DataType::Boolean => Ok(typed),
-        DataType::Null => Ok(TypedExpr::literal(ScalarValue::Null(DataType::Boolean), typed.span)),
+        DataType::Null => Ok(TypedExpr::literal(
+            ScalarValue::Null(DataType::Boolean),
+            typed.span,
+        )),
         ref other => err(
             typed.span,
-            format!("a filter needs a BOOLEAN expression, but this is {}", sql_type_name(other)),
+            format!(
+                "a filter needs a BOOLEAN expression, but this is {}",
+                sql_type_name(other)
+            ),
         ),
     }
 }
@@ -59,7 +68,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// Up to three candidates closest to `name`, closest first.
-pub(crate) fn suggestions<'n>(name: &str, candidates: impl Iterator<Item = &'n str>) -> Vec<&'n str> {
+pub(crate) fn suggestions<'n>(
+    name: &str,
+    candidates: impl Iterator<Item = &'n str>,
+) -> Vec<&'n str> {
     let limit = (name.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = candidates
         .map(|c| (edit_distance(name, c), c))
@@ -70,7 +82,11 @@ pub(crate) fn suggestions<'n>(name: &str, candidates: impl Iterator<Item = &'n s
 }
 
 fn quote_list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn is_boolean_like(t: &DataType) -> bool {
@@ -84,7 +100,10 @@ impl Binder<'_> {
             ExprKind::Column(name) => self.column(name, span),
             ExprKind::Literal(value) => Ok(TypedExpr::literal(value.clone(), span)),
             ExprKind::Call { name, args } => {
-                let args = args.iter().map(|a| self.bind(a)).collect::<Result<Vec<_>>>()?;
+                let args = args
+                    .iter()
+                    .map(|a| self.bind(a))
+                    .collect::<Result<Vec<_>>>()?;
                 self.call(name, args, span)
             }
             ExprKind::And(children) | ExprKind::Or(children) => {
@@ -94,17 +113,28 @@ impl Binder<'_> {
                     .iter()
                     .map(|c| self.boolean(c, op))
                     .collect::<Result<Vec<_>>>()?;
-                let kind = if is_and { TypedKind::And(children) } else { TypedKind::Or(children) };
+                let kind = if is_and {
+                    TypedKind::And(children)
+                } else {
+                    TypedKind::Or(children)
+                };
                 Ok(TypedExpr::new(kind, DataType::Boolean, span))
             }
             ExprKind::Not(x) => {
                 let x = self.boolean(x, "NOT")?;
-                Ok(TypedExpr::new(TypedKind::Not(Box::new(x)), DataType::Boolean, span))
+                Ok(TypedExpr::new(
+                    TypedKind::Not(Box::new(x)),
+                    DataType::Boolean,
+                    span,
+                ))
             }
             ExprKind::IsNull { expr, negated } => {
                 let x = self.bind(expr)?;
                 Ok(TypedExpr::new(
-                    TypedKind::IsNull { expr: Box::new(x), negated: *negated },
+                    TypedKind::IsNull {
+                        expr: Box::new(x),
+                        negated: *negated,
+                    },
                     DataType::Boolean,
                     span,
                 ))
@@ -113,10 +143,16 @@ impl Binder<'_> {
                 let x = self.bind(expr)?;
                 self.cast(x, to, span)
             }
-            ExprKind::Case { operand, branches, else_expr } => {
-                self.case(operand.as_deref(), branches, else_expr.as_deref(), span)
-            }
-            ExprKind::InList { expr, list, negated } => self.in_list(expr, list, *negated, span),
+            ExprKind::Case {
+                operand,
+                branches,
+                else_expr,
+            } => self.case(operand.as_deref(), branches, else_expr.as_deref(), span),
+            ExprKind::InList {
+                expr,
+                list,
+                negated,
+            } => self.in_list(expr, list, *negated, span),
         }
     }
 
@@ -168,7 +204,11 @@ impl Binder<'_> {
                 ),
             );
         }
-        Ok(TypedExpr::new(TypedKind::Column(index), field.data_type().clone(), span))
+        Ok(TypedExpr::new(
+            TypedKind::Column(index),
+            field.data_type().clone(),
+            span,
+        ))
     }
 
     fn boolean(&self, expr: &Expr, op: &str) -> Result<TypedExpr> {
@@ -176,7 +216,10 @@ impl Binder<'_> {
         if !is_boolean_like(&x.data_type) {
             return err(
                 x.span,
-                format!("{op} needs BOOLEAN operands, but this is {}", sql_type_name(&x.data_type)),
+                format!(
+                    "{op} needs BOOLEAN operands, but this is {}",
+                    sql_type_name(&x.data_type)
+                ),
             );
         }
         self.coerce(x, &DataType::Boolean)
@@ -209,12 +252,50 @@ impl Binder<'_> {
         if registry::same_type(&x.data_type, to) {
             return Ok(x);
         }
+        // A CASE or COALESCE of NULLs only takes the type it is used as.
+        if x.data_type == DataType::Null && x.as_literal().is_none() {
+            match x.kind {
+                TypedKind::Case {
+                    branches,
+                    else_expr,
+                } => {
+                    let branches = branches
+                        .into_iter()
+                        .map(|(c, v)| Ok((c, self.coerce(v, to)?)))
+                        .collect::<Result<Vec<_>>>()?;
+                    let else_expr = Box::new(self.coerce(*else_expr, to)?);
+                    return Ok(TypedExpr::new(
+                        TypedKind::Case {
+                            branches,
+                            else_expr,
+                        },
+                        to.clone(),
+                        x.span,
+                    ));
+                }
+                TypedKind::Coalesce(args) => {
+                    let args = args
+                        .into_iter()
+                        .map(|a| self.coerce(a, to))
+                        .collect::<Result<Vec<_>>>()?;
+                    return Ok(TypedExpr::new(
+                        TypedKind::Coalesce(args),
+                        to.clone(),
+                        x.span,
+                    ));
+                }
+                kind => return self.cast(TypedExpr { kind, ..x }, to, Span::NONE),
+            }
+        }
         if let Some(v) = x.as_literal() {
             if let Some(converted) = v.convert_exact(to) {
                 return Ok(TypedExpr::literal(converted, x.span));
             }
             if let ScalarValue::Utf8(s) = v {
-                return err(x.span, format!("invalid {} literal '{s}'", sql_type_name(to)));
+                return err(
+                    x.span,
+                    format!("invalid {} literal '{s}'", sql_type_name(to)),
+                );
             }
         }
         self.cast(x, to, Span::NONE)
@@ -223,13 +304,23 @@ impl Binder<'_> {
     fn cast(&self, x: TypedExpr, to: &DataType, span: Span) -> Result<TypedExpr> {
         let span = if span.is_known() { span } else { x.span };
         if !is_supported(to) || to == &DataType::Null {
-            return err(span, format!("cannot cast to {}: the type is not supported", sql_type_name(to)));
+            return err(
+                span,
+                format!(
+                    "cannot cast to {}: the type is not supported",
+                    sql_type_name(to)
+                ),
+            );
         }
         if x.data_type == *to {
             return Ok(x);
         }
         if let Some(ScalarValue::Utf8(s)) = x.as_literal() {
-            return match x.as_literal().and_then(|v| v.convert_exact(to)).or_else(|| parse_as(s, to)) {
+            return match x
+                .as_literal()
+                .and_then(|v| v.convert_exact(to))
+                .or_else(|| ScalarValue::parse(s, to).ok())
+            {
                 Some(v) => Ok(TypedExpr::literal(v, span)),
                 None => err(span, format!("invalid {} literal '{s}'", sql_type_name(to))),
             };
@@ -249,7 +340,11 @@ impl Binder<'_> {
                 ),
             );
         }
-        Ok(TypedExpr::new(TypedKind::Cast(Box::new(x)), to.clone(), span))
+        Ok(TypedExpr::new(
+            TypedKind::Cast(Box::new(x)),
+            to.clone(),
+            span,
+        ))
     }
 
     fn call(&self, name: &str, args: Vec<TypedExpr>, span: Span) -> Result<TypedExpr> {
@@ -273,12 +368,17 @@ impl Binder<'_> {
         let types: Vec<DataType> = args.iter().map(|a| a.data_type.clone()).collect();
         let sig = self.resolve(&candidates, &args);
         let Some(sig) = sig else {
+            self.bad_temporal_literal(&args)?;
             let shown: Vec<String> = types.iter().map(sql_type_name).collect();
             let mut list: Vec<String> = candidates.iter().map(|s| s.display()).collect();
             list.dedup();
             let more = list.len().saturating_sub(12);
             list.truncate(12);
-            let tail = if more > 0 { format!(", … and {more} more") } else { String::new() };
+            let tail = if more > 0 {
+                format!(", … and {more} more")
+            } else {
+                String::new()
+            };
             return err(
                 span,
                 format!(
@@ -306,7 +406,33 @@ impl Binder<'_> {
         Ok(TypedExpr::new(TypedKind::Call { sig, args }, ret, span))
     }
 
-    fn resolve(&self, candidates: &[&'static Signature], args: &[TypedExpr]) -> Option<&'static Signature> {
+    /// A string literal that meets a DATE or TIMESTAMP but does not parse as one is a
+    /// bad literal, not a missing function.
+    fn bad_temporal_literal(&self, args: &[TypedExpr]) -> Result<()> {
+        let temporal = args
+            .iter()
+            .find(|a| crate::types::is_temporal(&a.data_type) && a.as_literal().is_none());
+        if let Some(t) = temporal {
+            for a in args {
+                if let Some(ScalarValue::Utf8(s)) = a.as_literal() {
+                    if a.as_literal()
+                        .and_then(|v| v.convert_exact(&t.data_type))
+                        .is_none()
+                    {
+                        let what = sql_type_name(&t.data_type);
+                        return err(a.span, format!("invalid {what} literal '{s}'"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve(
+        &self,
+        candidates: &[&'static Signature],
+        args: &[TypedExpr],
+    ) -> Option<&'static Signature> {
         let types: Vec<DataType> = args.iter().map(|a| a.data_type.clone()).collect();
         if let Some(sig) = candidates.iter().find(|s| s.matches(&types)) {
             return Some(sig);
@@ -314,7 +440,10 @@ impl Binder<'_> {
         let refs: Vec<&TypedExpr> = args.iter().collect();
         if let Some(target) = self.unify(&refs) {
             let want = vec![target; args.len()];
-            if let Some(sig) = candidates.iter().find(|s| s.is_homogeneous() && s.matches(&want)) {
+            if let Some(sig) = candidates
+                .iter()
+                .find(|s| s.is_homogeneous() && s.matches(&want))
+            {
                 return Some(sig);
             }
         }
@@ -322,7 +451,9 @@ impl Binder<'_> {
             s.args.len() == args.len()
                 && args.iter().zip(&s.args).all(|(a, p)| match a.as_literal() {
                     Some(v) => v.convert_exact(p).is_some(),
-                    None => common_type(&a.data_type, p).is_some_and(|c| registry::same_type(&c, p)),
+                    None => {
+                        common_type(&a.data_type, p).is_some_and(|c| registry::same_type(&c, p))
+                    }
                 })
         })
     }
@@ -332,20 +463,27 @@ impl Binder<'_> {
             return err(span, "coalesce needs at least one argument");
         }
         let target = self.meet(&args.iter().collect::<Vec<_>>(), "coalesce", span)?;
-        let args = args.into_iter().map(|a| self.coerce(a, &target)).collect::<Result<Vec<_>>>()?;
+        let args = args
+            .into_iter()
+            .map(|a| self.coerce(a, &target))
+            .collect::<Result<Vec<_>>>()?;
         Ok(TypedExpr::new(TypedKind::Coalesce(args), target, span))
     }
 
     /// `NULLIF(a, b)` is `CASE WHEN a = b THEN NULL ELSE a END`.
     fn nullif(&self, args: Vec<TypedExpr>, span: Span) -> Result<TypedExpr> {
-        let [a, b]: [TypedExpr; 2] = args
-            .try_into()
-            .map_err(|_| BindError { message: "nullif needs exactly two arguments".into(), span })?;
+        let [a, b]: [TypedExpr; 2] = args.try_into().map_err(|_| BindError {
+            message: "nullif needs exactly two arguments".into(),
+            span,
+        })?;
         let condition = self.call("equal", vec![a.clone(), b], span)?;
         let null = TypedExpr::literal(ScalarValue::Null(a.data_type.clone()), span);
         let data_type = a.data_type.clone();
         Ok(TypedExpr::new(
-            TypedKind::Case { branches: vec![(condition, null)], else_expr: Box::new(a) },
+            TypedKind::Case {
+                branches: vec![(condition, null)],
+                else_expr: Box::new(a),
+            },
             data_type,
             span,
         ))
@@ -355,7 +493,10 @@ impl Binder<'_> {
         self.unify(values).ok_or_else(|| {
             let types: Vec<String> = values.iter().map(|v| sql_type_name(&v.data_type)).collect();
             BindError {
-                message: format!("the values of {what} have no common type: {}", types.join(", ")),
+                message: format!(
+                    "the values of {what} have no common type: {}",
+                    types.join(", ")
+                ),
                 span,
             }
         })
@@ -389,16 +530,28 @@ impl Binder<'_> {
         };
         values.push(else_value);
         let target = self.meet(&values.iter().collect::<Vec<_>>(), "CASE", span)?;
-        let mut values =
-            values.into_iter().map(|v| self.coerce(v, &target)).collect::<Result<Vec<_>>>()?;
+        let mut values = values
+            .into_iter()
+            .map(|v| self.coerce(v, &target))
+            .collect::<Result<Vec<_>>>()?;
         let else_expr = Box::new(values.pop().expect("the ELSE value"));
         let branches = conditions.into_iter().zip(values).collect();
-        Ok(TypedExpr::new(TypedKind::Case { branches, else_expr }, target, span))
+        Ok(TypedExpr::new(
+            TypedKind::Case {
+                branches,
+                else_expr,
+            },
+            target,
+            span,
+        ))
     }
 
     fn in_list(&self, expr: &Expr, list: &[Expr], negated: bool, span: Span) -> Result<TypedExpr> {
         let probe = self.bind(expr)?;
-        let items = list.iter().map(|i| self.bind(i)).collect::<Result<Vec<_>>>()?;
+        let items = list
+            .iter()
+            .map(|i| self.bind(i))
+            .collect::<Result<Vec<_>>>()?;
         if items.is_empty() {
             return err(span, "IN needs at least one value");
         }
@@ -413,12 +566,19 @@ impl Binder<'_> {
                     let c = self.coerce(i, &target)?;
                     match c.kind {
                         TypedKind::Literal(v) => Ok(v),
-                        _ => err(c.span, format!("IN list value does not fit {}", sql_type_name(&target))),
+                        _ => err(
+                            c.span,
+                            format!("IN list value does not fit {}", sql_type_name(&target)),
+                        ),
                     }
                 })
                 .collect::<Result<Vec<_>>>()?;
             return Ok(TypedExpr::new(
-                TypedKind::InList { expr: Box::new(probe), list: values, negated },
+                TypedKind::InList {
+                    expr: Box::new(probe),
+                    list: values,
+                    negated,
+                },
                 DataType::Boolean,
                 span,
             ));
@@ -436,41 +596,10 @@ impl Binder<'_> {
         } else {
             TypedExpr::new(TypedKind::Or(equalities), DataType::Boolean, span)
         };
-        Ok(if negated { TypedExpr::new(TypedKind::Not(Box::new(any)), DataType::Boolean, span) } else { any })
-    }
-}
-
-/// A string literal's text as a value of `to`, for explicit casts (`CAST('5' AS INT)`).
-fn parse_as(s: &str, to: &DataType) -> Option<ScalarValue> {
-    let t = s.trim();
-    let v = match to {
-        DataType::Boolean => match t.to_ascii_lowercase().as_str() {
-            "true" | "t" | "yes" | "y" | "on" | "1" => ScalarValue::Boolean(true),
-            "false" | "f" | "no" | "n" | "off" | "0" => ScalarValue::Boolean(false),
-            _ => return None,
-        },
-        DataType::Float32 => ScalarValue::Float32(parse_float(t)? as f32),
-        DataType::Float64 => ScalarValue::Float64(parse_float(t)?),
-        t2 if crate::types::is_integer(t2) => return int_literal(t.parse().ok()?, t2),
-        _ => return None,
-    };
-    Some(v)
-}
-
-fn int_literal(n: i128, to: &DataType) -> Option<ScalarValue> {
-    if let Ok(v) = i64::try_from(n) {
-        ScalarValue::Int64(v).convert_exact(to)
-    } else {
-        ScalarValue::UInt64(u64::try_from(n).ok()?).convert_exact(to)
-    }
-}
-
-/// Parses a float, accepting `NaN`, `Infinity`, `-Infinity` and `inf` in any case.
-pub(crate) fn parse_float(t: &str) -> Option<f64> {
-    match t.to_ascii_lowercase().as_str() {
-        "nan" => Some(f64::NAN),
-        "inf" | "infinity" | "+inf" | "+infinity" => Some(f64::INFINITY),
-        "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
-        other => other.parse().ok(),
+        Ok(if negated {
+            TypedExpr::new(TypedKind::Not(Box::new(any)), DataType::Boolean, span)
+        } else {
+            any
+        })
     }
 }

@@ -87,7 +87,10 @@ impl EvalError {
     pub fn shifted(self, offset: usize) -> EvalError {
         match self {
             EvalError::DivisionByZero { row } => EvalError::DivisionByZero { row: row + offset },
-            EvalError::Overflow { what, row } => EvalError::Overflow { what, row: row + offset },
+            EvalError::Overflow { what, row } => EvalError::Overflow {
+                what,
+                row: row + offset,
+            },
             other => other,
         }
     }
@@ -117,8 +120,14 @@ impl Error {
         if let Some(span) = self.span() {
             if let Some(line) = source.lines().nth(span.line as usize - 1) {
                 let start = span.column as usize - 1;
-                let width = (span.end_column as usize).saturating_sub(span.column as usize).max(1);
-                let pad: String = line.chars().take(start).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+                let width = (span.end_column as usize)
+                    .saturating_sub(span.column as usize)
+                    .max(1);
+                let pad: String = line
+                    .chars()
+                    .take(start)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
                 out.push_str(&format!("\n  {line}\n  {pad}{}", "^".repeat(width)));
             }
         }

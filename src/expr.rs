@@ -33,7 +33,11 @@ pub struct Span {
 
 impl Span {
     /// An unknown position (used by the builder API).
-    pub const NONE: Span = Span { line: 0, column: 0, end_column: 0 };
+    pub const NONE: Span = Span {
+        line: 0,
+        column: 0,
+        end_column: 0,
+    };
 
     /// Whether this span points at a real position.
     pub fn is_known(&self) -> bool {
@@ -137,7 +141,10 @@ pub enum ExprKind {
 impl Expr {
     /// A node with no source position.
     pub fn new(kind: ExprKind) -> Expr {
-        Expr { kind, span: Span::NONE }
+        Expr {
+            kind,
+            span: Span::NONE,
+        }
     }
 
     /// The same node with a source position.
@@ -148,7 +155,10 @@ impl Expr {
 
     /// A call of a registry function by name.
     pub fn call(name: impl Into<String>, args: Vec<Expr>) -> Expr {
-        Expr::new(ExprKind::Call { name: name.into(), args })
+        Expr::new(ExprKind::Call {
+            name: name.into(),
+            args,
+        })
     }
 
     fn binary(self, name: &str, other: Expr) -> Expr {
@@ -245,22 +255,40 @@ impl Expr {
     /// `self IS NULL`
     pub fn is_null(self) -> Expr {
         let span = self.span;
-        Expr::new(ExprKind::IsNull { expr: Box::new(self), negated: false }).with_span(span)
+        Expr::new(ExprKind::IsNull {
+            expr: Box::new(self),
+            negated: false,
+        })
+        .with_span(span)
     }
     /// `self IS NOT NULL`
     pub fn is_not_null(self) -> Expr {
         let span = self.span;
-        Expr::new(ExprKind::IsNull { expr: Box::new(self), negated: true }).with_span(span)
+        Expr::new(ExprKind::IsNull {
+            expr: Box::new(self),
+            negated: true,
+        })
+        .with_span(span)
     }
     /// `self IN (list…)`
     pub fn in_list(self, list: Vec<Expr>) -> Expr {
         let span = self.span;
-        Expr::new(ExprKind::InList { expr: Box::new(self), list, negated: false }).with_span(span)
+        Expr::new(ExprKind::InList {
+            expr: Box::new(self),
+            list,
+            negated: false,
+        })
+        .with_span(span)
     }
     /// `self NOT IN (list…)`
     pub fn not_in_list(self, list: Vec<Expr>) -> Expr {
         let span = self.span;
-        Expr::new(ExprKind::InList { expr: Box::new(self), list, negated: true }).with_span(span)
+        Expr::new(ExprKind::InList {
+            expr: Box::new(self),
+            list,
+            negated: true,
+        })
+        .with_span(span)
     }
     /// `self BETWEEN low AND high`, as `self >= low AND self <= high`.
     pub fn between(self, low: Expr, high: Expr) -> Expr {
@@ -273,7 +301,11 @@ impl Expr {
         if let ExprKind::Literal(ScalarValue::Null(DataType::Null)) = self.kind {
             return Expr::new(ExprKind::Literal(ScalarValue::Null(to))).with_span(span);
         }
-        Expr::new(ExprKind::Cast { expr: Box::new(self), to }).with_span(span)
+        Expr::new(ExprKind::Cast {
+            expr: Box::new(self),
+            to,
+        })
+        .with_span(span)
     }
 }
 
@@ -348,7 +380,11 @@ pub fn or(children: Vec<Expr>) -> Expr {
 
 /// A searched `CASE WHEN c1 THEN v1 … ELSE e END`.
 pub fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr {
-    Expr::new(ExprKind::Case { operand: None, branches, else_expr: else_expr.map(Box::new) })
+    Expr::new(ExprKind::Case {
+        operand: None,
+        branches,
+        else_expr: else_expr.map(Box::new),
+    })
 }
 
 /// The SQL spelling of an operator-named call, if it is one.
@@ -386,7 +422,10 @@ pub(crate) fn postfix_operator(name: &str) -> Option<&'static str> {
 
 /// Writes a column name, quoting it when it is not a plain identifier.
 pub(crate) fn write_identifier(f: &mut impl fmt::Write, name: &str) -> fmt::Result {
-    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !is_keyword(name);
     if plain {
@@ -398,9 +437,30 @@ pub(crate) fn write_identifier(f: &mut impl fmt::Write, name: &str) -> fmt::Resu
 
 /// Function names that are SQL keywords but parse as ordinary calls when written bare.
 pub(crate) const KEYWORD_FUNCTIONS: &[&str] = &[
-    "abs", "char_length", "character_length", "coalesce", "day", "exp", "hour", "least", "left",
-    "ln", "log", "lower", "minute", "mod", "month", "nullif", "octet_length", "power", "replace",
-    "right", "second", "sqrt", "upper", "year",
+    "abs",
+    "char_length",
+    "character_length",
+    "coalesce",
+    "day",
+    "exp",
+    "hour",
+    "least",
+    "left",
+    "ln",
+    "log",
+    "lower",
+    "minute",
+    "mod",
+    "month",
+    "nullif",
+    "octet_length",
+    "power",
+    "replace",
+    "right",
+    "second",
+    "sqrt",
+    "upper",
+    "year",
 ];
 
 /// Writes a function name: bare when the parser reads `name(args…)` back as a call
@@ -413,8 +473,13 @@ pub(crate) fn write_function_name(
     name: &str,
     arity: usize,
 ) -> fmt::Result {
-    let lower_identifier = name.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let lower_identifier = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     let bare = lower_identifier
         && (!is_keyword(name)
             || KEYWORD_FUNCTIONS.contains(&name)
@@ -445,7 +510,9 @@ fn write_quoted(f: &mut impl fmt::Write, name: &str) -> fmt::Result {
 
 fn is_keyword(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    sqlparser::keywords::ALL_KEYWORDS.binary_search(&upper.as_str()).is_ok()
+    sqlparser::keywords::ALL_KEYWORDS
+        .binary_search(&upper.as_str())
+        .is_ok()
 }
 
 fn write_list(f: &mut fmt::Formatter<'_>, items: &[Expr], sep: &str) -> fmt::Result {
@@ -488,7 +555,11 @@ impl fmt::Display for Expr {
                 f.write_str(")")
             }
             ExprKind::Not(x) => write!(f, "(NOT {x})"),
-            ExprKind::Case { operand, branches, else_expr } => {
+            ExprKind::Case {
+                operand,
+                branches,
+                else_expr,
+            } => {
                 f.write_str("CASE")?;
                 if let Some(op) = operand {
                     write!(f, " {op}")?;
@@ -501,7 +572,11 @@ impl fmt::Display for Expr {
                 }
                 f.write_str(" END")
             }
-            ExprKind::InList { expr, list, negated } => {
+            ExprKind::InList {
+                expr,
+                list,
+                negated,
+            } => {
                 write!(f, "({expr} {}IN (", if *negated { "NOT " } else { "" })?;
                 write_list(f, list, ", ")?;
                 f.write_str("))")

@@ -53,7 +53,10 @@ struct Inner {
 
 impl std::fmt::Debug for Filter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Filter").field("expr", &self.inner.expr.to_string()).field("jit", &self.is_jit()).finish()
+        f.debug_struct("Filter")
+            .field("expr", &self.inner.expr.to_string())
+            .field("jit", &self.is_jit())
+            .finish()
     }
 }
 
@@ -74,7 +77,14 @@ impl Filter {
         let optimized = optimize(typed.clone());
         let backend = Jit::new(vec![optimized.clone()], Mode::Filter, schema)?.map_err(|u| u.0);
         Ok(Filter {
-            inner: Arc::new(Inner { schema: Arc::new(schema.clone()), source, expr, typed, optimized, backend }),
+            inner: Arc::new(Inner {
+                schema: Arc::new(schema.clone()),
+                source,
+                expr,
+                typed,
+                optimized,
+                backend,
+            }),
         })
     }
 
@@ -100,7 +110,11 @@ impl Filter {
     }
 
     /// The rows where the predicate is TRUE, with indices of the given width.
-    pub fn evaluate_with_mode(&self, batch: &RecordBatch, mode: SelectionMode) -> Result<SelectionVector> {
+    pub fn evaluate_with_mode(
+        &self,
+        batch: &RecordBatch,
+        mode: SelectionMode,
+    ) -> Result<SelectionVector> {
         let mut out = SelectionVector::new(mode);
         self.evaluate_into(batch, &mut out)?;
         Ok(out)
@@ -113,15 +127,29 @@ impl Filter {
         let rows = batch.num_rows();
         let mode = out.mode();
         if rows > mode.max_rows() {
-            return Err(EvalError::SelectionTooSmall { rows, mode: mode.name(), max: mode.max_rows() }.into());
+            return Err(EvalError::SelectionTooSmall {
+                rows,
+                mode: mode.name(),
+                max: mode.max_rows(),
+            }
+            .into());
         }
         out.reset(rows);
         match &self.inner.backend {
             Ok(jit) => {
                 let (ptr, width) = out.raw_parts();
-                let outs = [OutSlot { values: ptr, validity: std::ptr::null_mut() }];
-                let columns: Vec<_> = jit.columns().iter().map(|&c| batch.column(c).clone()).collect();
-                let n = jit.run(&columns, rows, &outs, width, |row| jit.describe_row(batch, row, row))?;
+                let outs = [OutSlot {
+                    values: ptr,
+                    validity: std::ptr::null_mut(),
+                }];
+                let columns: Vec<_> = jit
+                    .columns()
+                    .iter()
+                    .map(|&c| batch.column(c).clone())
+                    .collect();
+                let n = jit.run(&columns, rows, &outs, width, |row| {
+                    jit.describe_row(batch, row, row)
+                })?;
                 // SAFETY: the kernel wrote exactly `n` ≤ `rows` indices into the
                 // reserved capacity (`reset` reserved `rows`).
                 unsafe { out.set_len(n) };
@@ -143,9 +171,18 @@ impl Filter {
         let bits = match &self.inner.backend {
             Ok(jit) => {
                 let mut words = vec![0u64; rows.div_ceil(64)];
-                let outs = [OutSlot { values: words.as_mut_ptr() as *mut u8, validity: std::ptr::null_mut() }];
-                let columns: Vec<_> = jit.columns().iter().map(|&c| batch.column(c).clone()).collect();
-                jit.run(&columns, rows, &outs, 0, |row| jit.describe_row(batch, row, row))?;
+                let outs = [OutSlot {
+                    values: words.as_mut_ptr() as *mut u8,
+                    validity: std::ptr::null_mut(),
+                }];
+                let columns: Vec<_> = jit
+                    .columns()
+                    .iter()
+                    .map(|&c| batch.column(c).clone())
+                    .collect();
+                jit.run(&columns, rows, &outs, 0, |row| {
+                    jit.describe_row(batch, row, row)
+                })?;
                 BooleanBuffer::new(Buffer::from_vec(words), 0, rows)
             }
             Err(_) => true_rows(interpret(&self.inner.optimized, batch)?.as_boolean()),

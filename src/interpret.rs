@@ -61,8 +61,9 @@ pub fn evaluate_constant(expr: &TypedExpr) -> Result<ScalarValue> {
         &RecordBatchOptions::new().with_row_count(Some(1)),
     )?;
     let array = interpret(expr, &batch)?;
-    ScalarValue::from_array(array.as_ref(), 0)
-        .ok_or_else(|| EvalError::Other(format!("cannot fold a value of type {}", array.data_type())).into())
+    ScalarValue::from_array(array.as_ref(), 0).ok_or_else(|| {
+        EvalError::Other(format!("cannot fold a value of type {}", array.data_type())).into()
+    })
 }
 
 /// What kind of error a row raised.
@@ -100,7 +101,9 @@ impl Errors {
 
     /// All error rows, whatever their kind.
     fn any(&self, len: usize) -> BooleanBuffer {
-        self.0.iter().fold(BooleanBuffer::new_unset(len), |acc, (_, m)| &acc | m)
+        self.0
+            .iter()
+            .fold(BooleanBuffer::new_unset(len), |acc, (_, m)| &acc | m)
     }
 
     /// Keeps only the errors of rows in `keep`.
@@ -121,7 +124,10 @@ impl Errors {
             .min_by_key(|(row, _)| *row)
             .map(|(row, kind)| match kind {
                 ErrorKind::DivisionByZero => EvalError::DivisionByZero { row },
-                ErrorKind::Overflow(what) => EvalError::Overflow { what: what.clone(), row },
+                ErrorKind::Overflow(what) => EvalError::Overflow {
+                    what: what.clone(),
+                    row,
+                },
             })
     }
 }
@@ -139,7 +145,10 @@ enum Data {
 
 impl Value {
     fn array(array: ArrayRef) -> Value {
-        Value { data: Data::Array(array), errors: Errors::none() }
+        Value {
+            data: Data::Array(array),
+            errors: Errors::none(),
+        }
     }
 
     fn with_errors(mut self, errors: Errors) -> Value {
@@ -219,9 +228,15 @@ impl Interpreter<'_> {
     fn eval(&self, expr: &TypedExpr) -> Result<Value> {
         match &expr.kind {
             TypedKind::Column(i) => Ok(Value::array(self.batch.column(*i).clone())),
-            TypedKind::Literal(v) => Ok(Value { data: Data::Scalar(v.to_array(1)), errors: Errors::none() }),
+            TypedKind::Literal(v) => Ok(Value {
+                data: Data::Scalar(v.to_array(1)),
+                errors: Errors::none(),
+            }),
             TypedKind::Call { sig, args } => {
-                let args = args.iter().map(|a| self.eval(a)).collect::<Result<Vec<_>>>()?;
+                let args = args
+                    .iter()
+                    .map(|a| self.eval(a))
+                    .collect::<Result<Vec<_>>>()?;
                 self.call(sig.func, &expr.data_type, args)
             }
             TypedKind::And(children) => self.logic(children, true),
@@ -235,17 +250,27 @@ impl Interpreter<'_> {
             TypedKind::IsNull { expr, negated } => {
                 let x = self.eval(expr)?;
                 let a = x.to_array(self.len());
-                let result =
-                    if *negated { boolean::is_not_null(&a)? } else { boolean::is_null(&a)? };
+                let result = if *negated {
+                    boolean::is_not_null(&a)?
+                } else {
+                    boolean::is_null(&a)?
+                };
                 Ok(Value::array(Arc::new(result)).with_errors(x.errors))
             }
             TypedKind::Cast(x) => {
                 let v = self.eval(x)?;
                 self.cast(v, &expr.data_type)
             }
-            TypedKind::Case { branches, else_expr } => self.case(branches, else_expr),
+            TypedKind::Case {
+                branches,
+                else_expr,
+            } => self.case(branches, else_expr),
             TypedKind::Coalesce(args) => self.coalesce(args),
-            TypedKind::InList { expr, list, negated } => self.in_list(expr, list, *negated),
+            TypedKind::InList {
+                expr,
+                list,
+                negated,
+            } => self.in_list(expr, list, *negated),
         }
     }
 
@@ -299,9 +324,16 @@ impl Interpreter<'_> {
         }
         let e = self.eval(else_expr)?;
         errors = errors.union(e.errors.restrict(&remaining));
-        let mut result = Value { data: e.data, errors: Errors::none() }.to_array(n);
+        let mut result = Value {
+            data: e.data,
+            errors: Errors::none(),
+        }
+        .to_array(n);
         for (take, data) in taken.into_iter().rev() {
-            let v = Value { data, errors: Errors::none() };
+            let v = Value {
+                data,
+                errors: Errors::none(),
+            };
             result = zip(&BooleanArray::new(take, None), &*v.datum(), &result)?;
         }
         Ok(Value::array(result).with_errors(errors))
@@ -352,7 +384,9 @@ impl Interpreter<'_> {
     fn call(&self, func: FuncId, ret: &DataType, mut args: Vec<Value>) -> Result<Value> {
         use FuncId::*;
         let n = self.len();
-        let errors = args.iter_mut().fold(Errors::none(), |e, a| e.union(std::mem::take(&mut a.errors)));
+        let errors = args.iter_mut().fold(Errors::none(), |e, a| {
+            e.union(std::mem::take(&mut a.errors))
+        });
         let out = match func {
             Add | Subtract | Multiply | Divide | Modulo => {
                 let (l, r) = (&args[0], &args[1]);
@@ -400,7 +434,10 @@ impl Interpreter<'_> {
             Length => {
                 let a = args[0].to_array(n);
                 let s = a.as_string::<i32>();
-                let lengths: Int32Array = s.iter().map(|v| v.map(|v| v.chars().count() as i32)).collect();
+                let lengths: Int32Array = s
+                    .iter()
+                    .map(|v| v.map(|v| v.chars().count() as i32))
+                    .collect();
                 Value::array(Arc::new(lengths))
             }
             DateAddDays | DateSubDays | DateDiffDays => {
@@ -417,7 +454,11 @@ impl Interpreter<'_> {
                 if func == DateDiffDays {
                     days
                 } else {
-                    let dates = cast_with_options(&days.to_array(n), &DataType::Date32, &CastOptions::default())?;
+                    let dates = cast_with_options(
+                        &days.to_array(n),
+                        &DataType::Date32,
+                        &CastOptions::default(),
+                    )?;
                     Value::array(dates).with_errors(days.errors)
                 }
             }
@@ -441,7 +482,9 @@ impl Interpreter<'_> {
         let fast = if float && matches!(func, FuncId::Divide | FuncId::Modulo) {
             // -0.0 is a zero divisor too: compare normalized values.
             let divisor = comparable(r)?;
-            let zero_value = ScalarValue::Float64(0.0).convert_exact(t).unwrap_or(ScalarValue::Float64(0.0));
+            let zero_value = ScalarValue::Float64(0.0)
+                .convert_exact(t)
+                .unwrap_or(ScalarValue::Float64(0.0));
             let zero = cmp::eq(&*divisor.datum(), &Scalar::new(zero_value.to_array(1)))?;
             if true_rows(&zero).count_set_bits() == 0 {
                 Some(if func == FuncId::Divide {
@@ -465,7 +508,11 @@ impl Interpreter<'_> {
         };
         if let Some(result) = fast {
             let all_scalar = l.is_scalar() && r.is_scalar();
-            let result = if all_scalar && n != 1 { expand(&result, n) } else { result };
+            let result = if all_scalar && n != 1 {
+                expand(&result, n)
+            } else {
+                result
+            };
             return Ok(Value::array(result));
         }
         // Slow path: per row, recording which rows fail and why.
@@ -477,14 +524,30 @@ impl Interpreter<'_> {
         macro_rules! signed {
             ($T:ty) => {{
                 let p = a.as_primitive::<$T>();
-                let f = if func == FuncId::Negate { |v: <$T as ArrowPrimitiveType>::Native| v.checked_neg() } else { |v: <$T as ArrowPrimitiveType>::Native| v.checked_abs() };
-                checked_map(p, f, if func == FuncId::Negate { "negation" } else { "abs" })
+                let f = if func == FuncId::Negate {
+                    |v: <$T as ArrowPrimitiveType>::Native| v.checked_neg()
+                } else {
+                    |v: <$T as ArrowPrimitiveType>::Native| v.checked_abs()
+                };
+                checked_map(
+                    p,
+                    f,
+                    if func == FuncId::Negate {
+                        "negation"
+                    } else {
+                        "abs"
+                    },
+                )
             }};
         }
         macro_rules! float {
             ($T:ty) => {{
                 let p = a.as_primitive::<$T>();
-                let r: PrimitiveArray<$T> = if func == FuncId::Negate { p.unary(|v| -v) } else { p.unary(|v| v.abs()) };
+                let r: PrimitiveArray<$T> = if func == FuncId::Negate {
+                    p.unary(|v| -v)
+                } else {
+                    p.unary(|v| v.abs())
+                };
                 Ok(Value::array(Arc::new(r)))
             }};
         }
@@ -510,14 +573,16 @@ impl Interpreter<'_> {
                 let days = cast_with_options(&a, &DataType::Int64, &CastOptions::default())?;
                 let per_day = 86_400 * units_per_second(*unit);
                 let scaled = scale_checked(&days, per_day, to)?;
-                let out = reinterpret_i64(&scaled.to_array(n), DataType::Timestamp(*unit, tz.clone()))?;
+                let out =
+                    reinterpret_i64(&scaled.to_array(n), DataType::Timestamp(*unit, tz.clone()))?;
                 Value::array(out).with_errors(scaled.errors)
             }
             (DataType::Timestamp(unit, _), DataType::Date32) => {
                 let per_day = 86_400 * units_per_second(*unit);
                 let raw = reinterpret_i64(&a, DataType::Int64)?;
-                let days: PrimitiveArray<t::Int64Type> =
-                    raw.as_primitive::<t::Int64Type>().unary(|v| v.div_euclid(per_day));
+                let days: PrimitiveArray<t::Int64Type> = raw
+                    .as_primitive::<t::Int64Type>()
+                    .unary(|v| v.div_euclid(per_day));
                 let days: ArrayRef = Arc::new(days);
                 self.checked_cast(&days, &DataType::Date32)?
             }
@@ -531,16 +596,23 @@ impl Interpreter<'_> {
                     Value::array(out).with_errors(scaled.errors)
                 } else {
                     let div = f / t;
-                    let p: PrimitiveArray<t::Int64Type> =
-                        raw.as_primitive::<t::Int64Type>().unary(|v| v.div_euclid(div));
+                    let p: PrimitiveArray<t::Int64Type> = raw
+                        .as_primitive::<t::Int64Type>()
+                        .unary(|v| v.div_euclid(div));
                     Value::array(reinterpret_i64(&(Arc::new(p) as ArrayRef), target)?)
                 }
             }
             (f, i) if is_float(f) && is_integer(i) => {
                 // PostgreSQL rounds half to even when converting floats to integers.
                 let rounded: ArrayRef = match f {
-                    DataType::Float32 => Arc::new(a.as_primitive::<t::Float32Type>().unary::<_, t::Float32Type>(|v| v.round_ties_even())),
-                    _ => Arc::new(a.as_primitive::<t::Float64Type>().unary::<_, t::Float64Type>(|v| v.round_ties_even())),
+                    DataType::Float32 => Arc::new(
+                        a.as_primitive::<t::Float32Type>()
+                            .unary::<_, t::Float32Type>(|v| v.round_ties_even()),
+                    ),
+                    _ => Arc::new(
+                        a.as_primitive::<t::Float64Type>()
+                            .unary::<_, t::Float64Type>(|v| v.round_ties_even()),
+                    ),
                 };
                 self.checked_cast(&rounded, to)?
             }
@@ -552,7 +624,10 @@ impl Interpreter<'_> {
     /// An arrow cast that fails on overflow; the failing rows are found with a safe
     /// cast (which makes them NULL) and reported.
     fn checked_cast(&self, a: &ArrayRef, to: &DataType) -> Result<Value> {
-        let strict = CastOptions { safe: false, ..Default::default() };
+        let strict = CastOptions {
+            safe: false,
+            ..Default::default()
+        };
         match cast_with_options(a, to, &strict) {
             Ok(out) => Ok(Value::array(out)),
             Err(_) => {
@@ -568,7 +643,11 @@ impl Interpreter<'_> {
 /// Makes floats comparable by arrow's total order the SQL way: -0.0 becomes 0.0 and
 /// every NaN the positive quiet NaN (so NaN = NaN and NaN sorts above everything).
 fn normalize_floats(a: &ArrayRef) -> Result<ArrayRef> {
-    fn fix<T: ArrowPrimitiveType>(a: &ArrayRef, canon: fn(T::Native) -> T::Native, needs: fn(T::Native) -> bool) -> ArrayRef {
+    fn fix<T: ArrowPrimitiveType>(
+        a: &ArrayRef,
+        canon: fn(T::Native) -> T::Native,
+        needs: fn(T::Native) -> bool,
+    ) -> ArrayRef {
         let p = a.as_primitive::<T>();
         if p.values().iter().any(|v| needs(*v)) {
             Arc::new(p.unary::<_, T>(canon))
@@ -598,7 +677,10 @@ fn comparable(v: &Value) -> Result<Value> {
         Data::Array(a) => Data::Array(normalize_floats(a)?),
         Data::Scalar(s) => Data::Scalar(normalize_floats(s)?),
     };
-    Ok(Value { data, errors: Errors::none() })
+    Ok(Value {
+        data,
+        errors: Errors::none(),
+    })
 }
 
 fn reinterpret_i64(a: &ArrayRef, to: DataType) -> Result<ArrayRef> {
@@ -609,8 +691,7 @@ fn reinterpret_i64(a: &ArrayRef, to: DataType) -> Result<ArrayRef> {
 fn scale_checked(a: &ArrayRef, factor: i64, to: &DataType) -> Result<Value> {
     let p = a.as_primitive::<t::Int64Type>();
     let what = format!("cast to {}", sql_type_name(to));
-    checked_map(p, move |v: i64| v.checked_mul(factor), &what)
-        .map(|v| rename_overflow(v, &what))
+    checked_map(p, move |v: i64| v.checked_mul(factor), &what).map(|v| rename_overflow(v, &what))
 }
 
 fn rename_overflow(v: Value, what: &str) -> Value {
@@ -618,10 +699,22 @@ fn rename_overflow(v: Value, what: &str) -> Value {
         v.errors
             .0
             .into_iter()
-            .map(|(k, m)| (if let ErrorKind::Overflow(_) = k { ErrorKind::Overflow(what.to_string()) } else { k }, m))
+            .map(|(k, m)| {
+                (
+                    if let ErrorKind::Overflow(_) = k {
+                        ErrorKind::Overflow(what.to_string())
+                    } else {
+                        k
+                    },
+                    m,
+                )
+            })
             .collect(),
     );
-    Value { data: v.data, errors }
+    Value {
+        data: v.data,
+        errors,
+    }
 }
 
 /// Applies `f` to every valid value; rows where it returns `None` become NULL and
@@ -645,7 +738,11 @@ fn checked_map<T: ArrowPrimitiveType>(
         .collect();
     let out = out.with_data_type(p.data_type().clone());
     let kind = overflow(what, p.data_type());
-    let kind = if what.starts_with("cast") { ErrorKind::Overflow(what.to_string()) } else { kind };
+    let kind = if what.starts_with("cast") {
+        ErrorKind::Overflow(what.to_string())
+    } else {
+        kind
+    };
     Ok(Value::array(Arc::new(out)).with_errors(Errors::of(kind, BooleanBuffer::from(failed))))
 }
 
@@ -697,12 +794,19 @@ fn checked_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Res
         DataType::UInt64 => run!(t::UInt64Type, true),
         DataType::Float32 => run!(t::Float32Type, false),
         DataType::Float64 => run!(t::Float64Type, false),
-        other => Err(Error::Eval(EvalError::Other(format!("no arithmetic for {other}")))),
+        other => Err(Error::Eval(EvalError::Other(format!(
+            "no arithmetic for {other}"
+        )))),
     }
 }
 
 /// One checked arithmetic operation (the divisor is known to be non-zero).
-fn arith<T: ArrowPrimitiveType>(func: FuncId, a: T::Native, b: T::Native, _int: bool) -> Option<T::Native>
+fn arith<T: ArrowPrimitiveType>(
+    func: FuncId,
+    a: T::Native,
+    b: T::Native,
+    _int: bool,
+) -> Option<T::Native>
 where
     T::Native: arrow::datatypes::ArrowNativeTypeOp,
 {
@@ -715,4 +819,3 @@ where
         _ => a.mod_checked(b).ok(),
     }
 }
-

@@ -48,20 +48,35 @@ fn words(bits: &BooleanBuffer, realigned: &mut Vec<Vec<u64>>) -> *const u64 {
     }
     let copy: Vec<u64> = bytes.bit_chunks(offset, len).iter_padded().collect();
     realigned.push(copy);
-    realigned.last().map(|v| v.as_ptr()).unwrap_or(std::ptr::null())
+    realigned
+        .last()
+        .map(|v| v.as_ptr())
+        .unwrap_or(std::ptr::null())
 }
 
 impl Jit {
     /// Lowers and compiles `exprs` (all over `schema`); `Ok(Err(_))` when the JIT
     /// does not support them.
-    pub(crate) fn new(exprs: Vec<TypedExpr>, mode: Mode, schema: &Schema) -> Result<Result<Jit, Unsupported>> {
+    pub(crate) fn new(
+        exprs: Vec<TypedExpr>,
+        mode: Mode,
+        schema: &Schema,
+    ) -> Result<Result<Jit, Unsupported>> {
         let lowered = match lower(&exprs.iter().collect::<Vec<_>>(), mode) {
             Ok(l) => l,
             Err(u) => return Ok(Err(u)),
         };
-        let jit = Jit { lowered, exprs, variants: RwLock::new(HashMap::new()) };
-        let nullable: Vec<bool> =
-            jit.lowered.columns.iter().map(|&c| schema.field(c).is_nullable()).collect();
+        let jit = Jit {
+            lowered,
+            exprs,
+            variants: RwLock::new(HashMap::new()),
+        };
+        let nullable: Vec<bool> = jit
+            .lowered
+            .columns
+            .iter()
+            .map(|&c| schema.field(c).is_nullable())
+            .collect();
         jit.kernel(&nullable)?;
         Ok(Ok(jit))
     }
@@ -75,7 +90,12 @@ impl Jit {
     }
 
     fn kernel(&self, nullable: &[bool]) -> Result<Arc<Kernel>> {
-        if let Some(k) = self.variants.read().unwrap_or_else(|p| p.into_inner()).get(nullable) {
+        if let Some(k) = self
+            .variants
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(nullable)
+        {
             return Ok(k.clone());
         }
         let kernel = compile(&self.program_for(nullable), CompileOptions::default())
@@ -87,9 +107,17 @@ impl Jit {
 
     /// The IR and assembly of the variant for `schema`'s nullability.
     pub(crate) fn explain(&self, schema: &Schema) -> Result<Explain> {
-        let nullable: Vec<bool> = self.lowered.columns.iter().map(|&c| schema.field(c).is_nullable()).collect();
-        let kernel = compile(&self.program_for(&nullable), CompileOptions { explain: true })
-            .map_err(|e| Error::Compile(e.to_string()))?;
+        let nullable: Vec<bool> = self
+            .lowered
+            .columns
+            .iter()
+            .map(|&c| schema.field(c).is_nullable())
+            .collect();
+        let kernel = compile(
+            &self.program_for(&nullable),
+            CompileOptions { explain: true },
+        )
+        .map_err(|e| Error::Compile(e.to_string()))?;
         Ok(kernel.explain.unwrap_or_default())
     }
 
@@ -111,27 +139,50 @@ impl Jit {
             let data = array.to_data();
             let slot = match spec.ty {
                 PType::Str => {
-                    let s = array.as_string_opt::<i32>().ok_or_else(|| mismatch(array.data_type()))?;
-                    Slot { values: s.value_offsets().as_ptr() as *const u8, validity, data: s.values().as_ptr() }
+                    let s = array
+                        .as_string_opt::<i32>()
+                        .ok_or_else(|| mismatch(array.data_type()))?;
+                    Slot {
+                        values: s.value_offsets().as_ptr() as *const u8,
+                        validity,
+                        data: s.values().as_ptr(),
+                    }
                 }
                 PType::Bool => {
-                    let b = array.as_boolean_opt().ok_or_else(|| mismatch(array.data_type()))?;
-                    Slot { values: words(b.values(), &mut realigned) as *const u8, validity, data: std::ptr::null() }
+                    let b = array
+                        .as_boolean_opt()
+                        .ok_or_else(|| mismatch(array.data_type()))?;
+                    Slot {
+                        values: words(b.values(), &mut realigned) as *const u8,
+                        validity,
+                        data: std::ptr::null(),
+                    }
                 }
                 t => {
                     let width = t.width() as usize;
-                    let buffer = data.buffers().first().ok_or_else(|| mismatch(array.data_type()))?;
+                    let buffer = data
+                        .buffers()
+                        .first()
+                        .ok_or_else(|| mismatch(array.data_type()))?;
                     if buffer.len() < (data.offset() + data.len()) * width {
                         return Err(mismatch(array.data_type()));
                     }
                     let values = buffer.as_ptr().wrapping_add(data.offset() * width);
-                    Slot { values, validity, data: std::ptr::null() }
+                    Slot {
+                        values,
+                        validity,
+                        data: std::ptr::null(),
+                    }
                 }
             };
             slots.push(slot);
             nullable.push(has_nulls);
         }
-        Ok(Bound { slots, nullable, _realigned: realigned })
+        Ok(Bound {
+            slots,
+            nullable,
+            _realigned: realigned,
+        })
     }
 
     /// Runs the kernel over `columns` (the arrays of the input slots, all of `rows`
@@ -164,7 +215,12 @@ impl Jit {
 
     /// The error the interpreter gives for row `row` of `batch` (used when the kernel
     /// reports that the row failed), with the row number of the batch.
-    pub(crate) fn describe_row(&self, batch: &RecordBatch, row: usize, reported_row: usize) -> Error {
+    pub(crate) fn describe_row(
+        &self,
+        batch: &RecordBatch,
+        row: usize,
+        reported_row: usize,
+    ) -> Error {
         let one = batch.slice(row, 1);
         for e in &self.exprs {
             if let Err(Error::Eval(err)) = interpret(e, &one) {

@@ -9,7 +9,9 @@ use std::any::Any;
 use std::collections::{HashMap, HashSet};
 
 use arrow_schema::DataType;
-use broadhead_codegen::{ArithOp, CmpOp, Helper, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest};
+use broadhead_codegen::{
+    ArithOp, CmpOp, Helper, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest,
+};
 
 use crate::registry::FuncId;
 use crate::scalar::ScalarValue;
@@ -30,7 +32,10 @@ pub(crate) struct Lowered {
     /// Parameter values (helper states as addresses into `states`).
     pub params: Vec<u64>,
     /// Helper states; their addresses are in `params`, so they live as long as this.
-    #[allow(dead_code, reason = "never read: owned so the addresses in `params` stay valid")]
+    #[allow(
+        dead_code,
+        reason = "never read: owned so the addresses in `params` stay valid"
+    )]
     pub states: Vec<Box<dyn Any + Send + Sync>>,
 }
 
@@ -59,12 +64,21 @@ pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsuppo
     let mut outputs = Vec::with_capacity(exprs.len());
     for e in exprs {
         if matches!(e.data_type, DataType::Utf8 | DataType::Null) {
-            return Err(Unsupported(format!("{} results", sql_type_name(&e.data_type))));
+            return Err(Unsupported(format!(
+                "{} results",
+                sql_type_name(&e.data_type)
+            )));
         }
         outputs.push(l.expr(e)?);
     }
     Ok(Lowered {
-        program: Program { nodes: l.nodes, inputs: l.inputs, params: l.params, outputs, mode },
+        program: Program {
+            nodes: l.nodes,
+            inputs: l.inputs,
+            params: l.params,
+            outputs,
+            mode,
+        },
         columns: l.columns,
         params: l.values,
         states: l.states,
@@ -141,14 +155,18 @@ impl Lowerer {
             Some(s) => s,
             None => {
                 self.columns.push(column);
-                self.inputs.push(InputSpec { ty, nullable: false });
+                self.inputs.push(InputSpec {
+                    ty,
+                    nullable: false,
+                });
                 self.columns.len() - 1
             }
         }
     }
 
     fn param(&mut self, ty: PType, bits: u64) -> NodeId {
-        let existing = (0..self.params.len()).find(|&i| self.params[i] == ty && self.values[i] == bits);
+        let existing =
+            (0..self.params.len()).find(|&i| self.params[i] == ty && self.values[i] == bits);
         let slot = existing.unwrap_or_else(|| {
             self.params.push(ty);
             self.values.push(bits);
@@ -166,9 +184,20 @@ impl Lowerer {
         self.params.len() - 1
     }
 
-    fn helper<T: Any + Send + Sync>(&mut self, helper: Helper, state: T, args: Vec<usize>, out: PType) -> NodeId {
+    fn helper<T: Any + Send + Sync>(
+        &mut self,
+        helper: Helper,
+        state: T,
+        args: Vec<usize>,
+        out: PType,
+    ) -> NodeId {
         let state = self.state(state);
-        self.add(Node::Helper { helper, state, args, out })
+        self.add(Node::Helper {
+            helper,
+            state,
+            args,
+            out,
+        })
     }
 
     fn string_column(&mut self, e: &TypedExpr) -> Option<usize> {
@@ -195,13 +224,22 @@ impl Lowerer {
                 ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
                 other => match literal_bits(other) {
                     Some(bits) => self.param(ty?, bits),
-                    None => return unsupported("a string literal outside a comparison, IN or LIKE"),
+                    None => {
+                        return unsupported("a string literal outside a comparison, IN or LIKE")
+                    }
                 },
             },
             TypedKind::Call { sig, args } => self.call(sig.func, args)?,
             TypedKind::And(c) | TypedKind::Or(c) => {
-                let ids = c.iter().map(|x| self.expr(x)).collect::<Result<Vec<_>, _>>()?;
-                self.add(if matches!(e.kind, TypedKind::And(_)) { Node::And(ids) } else { Node::Or(ids) })
+                let ids = c
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.add(if matches!(e.kind, TypedKind::And(_)) {
+                    Node::And(ids)
+                } else {
+                    Node::Or(ids)
+                })
             }
             TypedKind::Not(x) => {
                 let x = self.expr(x)?;
@@ -215,7 +253,10 @@ impl Lowerer {
                 self.add(Node::IsNull(x, *negated))
             }
             TypedKind::Cast(x) => self.cast(x, &e.data_type)?,
-            TypedKind::Case { branches, else_expr } => {
+            TypedKind::Case {
+                branches,
+                else_expr,
+            } => {
                 ty?;
                 let mut pairs = Vec::with_capacity(branches.len());
                 for (c, v) in branches {
@@ -226,14 +267,26 @@ impl Lowerer {
             }
             TypedKind::Coalesce(args) => {
                 ty?;
-                let ids = args.iter().map(|x| self.expr(x)).collect::<Result<Vec<_>, _>>()?;
+                let ids = args
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>, _>>()?;
                 self.add(Node::Coalesce(ids))
             }
-            TypedKind::InList { expr, list, negated } => self.in_list(expr, list, *negated)?,
+            TypedKind::InList {
+                expr,
+                list,
+                negated,
+            } => self.in_list(expr, list, *negated)?,
         })
     }
 
-    fn in_list(&mut self, probe: &TypedExpr, list: &[ScalarValue], negated: bool) -> Result<NodeId, Unsupported> {
+    fn in_list(
+        &mut self,
+        probe: &TypedExpr,
+        list: &[ScalarValue],
+        negated: bool,
+    ) -> Result<NodeId, Unsupported> {
         let has_null = list.iter().any(|v| v.is_null());
         if probe.data_type == DataType::Utf8 {
             let Some(slot) = self.string_column(probe) else {
@@ -246,13 +299,22 @@ impl Lowerer {
                     _ => None,
                 })
                 .collect();
-            let found = self.helper(helpers::IN_SET(), strings::InSet { values }, vec![slot], PType::Bool);
+            let found = self.helper(
+                helpers::IN_SET(),
+                strings::InSet { values },
+                vec![slot],
+                PType::Bool,
+            );
             let mut result = found;
             if has_null {
                 let null = self.add(Node::Null(PType::Bool));
                 result = self.add(Node::Or(vec![found, null]));
             }
-            return Ok(if negated { self.add(Node::Not(result)) } else { result });
+            return Ok(if negated {
+                self.add(Node::Not(result))
+            } else {
+                result
+            });
         }
         let x = self.expr(probe)?;
         let t = Self::typ(probe)?;
@@ -261,19 +323,27 @@ impl Lowerer {
             values.push(match v {
                 ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
                 other => {
-                    let bits = literal_bits(other).ok_or_else(|| Unsupported("IN list value".into()))?;
+                    let bits =
+                        literal_bits(other).ok_or_else(|| Unsupported("IN list value".into()))?;
                     self.param(t, bits)
                 }
             });
         }
-        Ok(self.add(Node::InList { x, values, has_null, negated }))
+        Ok(self.add(Node::InList {
+            x,
+            values,
+            has_null,
+            negated,
+        }))
     }
 
     fn call(&mut self, func: FuncId, args: &[TypedExpr]) -> Result<NodeId, Unsupported> {
         use FuncId::*;
-        let arith = |op| move |l: &mut Self| -> Result<NodeId, Unsupported> {
-            let (a, b) = (l.expr(&args[0])?, l.expr(&args[1])?);
-            Ok(l.add(Node::Arith(op, a, b)))
+        let arith = |op| {
+            move |l: &mut Self| -> Result<NodeId, Unsupported> {
+                let (a, b) = (l.expr(&args[0])?, l.expr(&args[1])?);
+                Ok(l.add(Node::Arith(op, a, b)))
+            }
         };
         match func {
             Add | DateAddDays => arith(ArithOp::Add)(self),
@@ -283,7 +353,11 @@ impl Lowerer {
             Modulo => arith(ArithOp::Rem)(self),
             Negate | Abs => {
                 let x = self.expr(&args[0])?;
-                Ok(self.add(if func == Negate { Node::Neg(x) } else { Node::Abs(x) }))
+                Ok(self.add(if func == Negate {
+                    Node::Neg(x)
+                } else {
+                    Node::Abs(x)
+                }))
             }
             Equal | NotEqual | Less | LessEq | Greater | GreaterEq => {
                 let op = cmp_op(func);
@@ -311,7 +385,8 @@ impl Lowerer {
                 Ok(self.add(Node::Truth(x, test)))
             }
             Like | ILike => {
-                let (Some(slot), Some(ScalarValue::Utf8(p))) = (self.string_column(&args[0]), args[1].as_literal())
+                let (Some(slot), Some(ScalarValue::Utf8(p))) =
+                    (self.string_column(&args[0]), args[1].as_literal())
                 else {
                     return unsupported("LIKE on a computed string");
                 };
@@ -322,10 +397,15 @@ impl Lowerer {
                     self.helper(helper, pattern, vec![slot], PType::Bool)
                 } else {
                     match strings::ilike_pattern(&p).map_err(Unsupported)? {
-                        Ok(ascii) => self.helper(helpers::ILIKE_ASCII(), ascii, vec![slot], PType::Bool),
-                        Err(regex) => {
-                            self.helper(helpers::LIKE_REGEX(), strings::Pattern::Regex(regex), vec![slot], PType::Bool)
+                        Ok(ascii) => {
+                            self.helper(helpers::ILIKE_ASCII(), ascii, vec![slot], PType::Bool)
                         }
+                        Err(regex) => self.helper(
+                            helpers::LIKE_REGEX(),
+                            strings::Pattern::Regex(Box::new(regex)),
+                            vec![slot],
+                            PType::Bool,
+                        ),
                     }
                 };
                 Ok(node)
@@ -339,18 +419,32 @@ impl Lowerer {
         }
     }
 
-    fn string_compare(&mut self, op: CmpOp, a: &TypedExpr, b: &TypedExpr) -> Result<NodeId, Unsupported> {
+    fn string_compare(
+        &mut self,
+        op: CmpOp,
+        a: &TypedExpr,
+        b: &TypedExpr,
+    ) -> Result<NodeId, Unsupported> {
         let (sa, sb) = (self.string_column(a), self.string_column(b));
         match (sa, sb, a.as_literal(), b.as_literal()) {
-            (Some(x), Some(y), _, _) => {
-                Ok(self.helper(helpers::CMP_COLUMNS(), strings::CompareColumns { op }, vec![x, y], PType::Bool))
-            }
+            (Some(x), Some(y), _, _) => Ok(self.helper(
+                helpers::CMP_COLUMNS(),
+                strings::CompareColumns { op },
+                vec![x, y],
+                PType::Bool,
+            )),
             (Some(x), None, _, Some(ScalarValue::Utf8(lit))) => {
-                let state = strings::CompareLiteral { op, literal: lit.as_bytes().to_vec() };
+                let state = strings::CompareLiteral {
+                    op,
+                    literal: lit.as_bytes().to_vec(),
+                };
                 Ok(self.helper(helpers::CMP_LITERAL(), state, vec![x], PType::Bool))
             }
             (None, Some(y), Some(ScalarValue::Utf8(lit)), _) => {
-                let state = strings::CompareLiteral { op: flipped(op), literal: lit.as_bytes().to_vec() };
+                let state = strings::CompareLiteral {
+                    op: flipped(op),
+                    literal: lit.as_bytes().to_vec(),
+                };
                 Ok(self.helper(helpers::CMP_LITERAL(), state, vec![y], PType::Bool))
             }
             _ => unsupported("a comparison of computed strings"),
@@ -394,7 +488,13 @@ impl Lowerer {
                             self.add(Node::Cast(xi, pt))
                         }
                     }
-                    _ => return unsupported(format!("CAST from {} to {}", sql_type_name(from), sql_type_name(to))),
+                    _ => {
+                        return unsupported(format!(
+                            "CAST from {} to {}",
+                            sql_type_name(from),
+                            sql_type_name(to)
+                        ))
+                    }
                 }
             }
         })

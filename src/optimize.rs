@@ -19,28 +19,52 @@ pub fn optimize(e: TypedExpr) -> TypedExpr {
     fold(e)
 }
 
-fn opt_box(b: Box<TypedExpr>) -> Box<TypedExpr> {
-    Box::new(optimize(*b))
-}
-
 fn simplify_children(e: TypedExpr) -> TypedExpr {
-    let TypedExpr { kind, data_type, span } = e;
+    let TypedExpr {
+        kind,
+        data_type,
+        span,
+    } = e;
     let kind = match kind {
-        TypedKind::Call { sig, args } => TypedKind::Call { sig, args: args.into_iter().map(optimize).collect() },
+        TypedKind::Call { sig, args } => TypedKind::Call {
+            sig,
+            args: args.into_iter().map(optimize).collect(),
+        },
         TypedKind::And(c) => TypedKind::And(c.into_iter().map(optimize).collect()),
         TypedKind::Or(c) => TypedKind::Or(c.into_iter().map(optimize).collect()),
         TypedKind::Coalesce(c) => TypedKind::Coalesce(c.into_iter().map(optimize).collect()),
-        TypedKind::Not(x) => TypedKind::Not(opt_box(x)),
-        TypedKind::Cast(x) => TypedKind::Cast(opt_box(x)),
-        TypedKind::IsNull { expr, negated } => TypedKind::IsNull { expr: opt_box(expr), negated },
-        TypedKind::InList { expr, list, negated } => TypedKind::InList { expr: opt_box(expr), list, negated },
-        TypedKind::Case { branches, else_expr } => TypedKind::Case {
-            branches: branches.into_iter().map(|(c, v)| (optimize(c), optimize(v))).collect(),
-            else_expr: opt_box(else_expr),
+        TypedKind::Not(x) => TypedKind::Not(Box::new(optimize(*x))),
+        TypedKind::Cast(x) => TypedKind::Cast(Box::new(optimize(*x))),
+        TypedKind::IsNull { expr, negated } => TypedKind::IsNull {
+            expr: Box::new(optimize(*expr)),
+            negated,
+        },
+        TypedKind::InList {
+            expr,
+            list,
+            negated,
+        } => TypedKind::InList {
+            expr: Box::new(optimize(*expr)),
+            list,
+            negated,
+        },
+        TypedKind::Case {
+            branches,
+            else_expr,
+        } => TypedKind::Case {
+            branches: branches
+                .into_iter()
+                .map(|(c, v)| (optimize(c), optimize(v)))
+                .collect(),
+            else_expr: Box::new(optimize(*else_expr)),
         },
         leaf => leaf,
     };
-    TypedExpr { kind, data_type, span }
+    TypedExpr {
+        kind,
+        data_type,
+        span,
+    }
 }
 
 fn bool_literal(e: &TypedExpr) -> Option<Option<bool>> {
@@ -52,22 +76,42 @@ fn bool_literal(e: &TypedExpr) -> Option<Option<bool>> {
 }
 
 fn simplify(e: TypedExpr) -> TypedExpr {
-    let TypedExpr { kind, data_type, span } = e;
+    let TypedExpr {
+        kind,
+        data_type,
+        span,
+    } = e;
     match kind {
         TypedKind::And(children) => logic(children, true, span),
         TypedKind::Or(children) => logic(children, false, span),
         TypedKind::Not(x) => match x.kind {
             TypedKind::Not(inner) => *inner,
-            kind => TypedExpr::new(TypedKind::Not(Box::new(TypedExpr { kind, ..*x })), data_type, span),
+            kind => TypedExpr::new(
+                TypedKind::Not(Box::new(TypedExpr { kind, ..*x })),
+                data_type,
+                span,
+            ),
         },
-        TypedKind::Case { branches, else_expr } => case(branches, *else_expr, data_type, span),
-        kind => TypedExpr { kind, data_type, span },
+        TypedKind::Case {
+            branches,
+            else_expr,
+        } => case(branches, *else_expr, data_type, span),
+        kind => TypedExpr {
+            kind,
+            data_type,
+            span,
+        },
     }
 }
 
 /// `CASE`: branches whose condition is the literal FALSE or NULL are never taken; a
 /// literal TRUE condition makes its value the ELSE and ends the list.
-fn case(branches: Vec<(TypedExpr, TypedExpr)>, else_expr: TypedExpr, data_type: DataType, span: Span) -> TypedExpr {
+fn case(
+    branches: Vec<(TypedExpr, TypedExpr)>,
+    else_expr: TypedExpr,
+    data_type: DataType,
+    span: Span,
+) -> TypedExpr {
     let mut kept = Vec::with_capacity(branches.len());
     let mut otherwise = else_expr;
     for (c, v) in branches {
@@ -83,7 +127,14 @@ fn case(branches: Vec<(TypedExpr, TypedExpr)>, else_expr: TypedExpr, data_type: 
     if kept.is_empty() {
         return otherwise;
     }
-    TypedExpr::new(TypedKind::Case { branches: kept, else_expr: Box::new(otherwise) }, data_type, span)
+    TypedExpr::new(
+        TypedKind::Case {
+            branches: kept,
+            else_expr: Box::new(otherwise),
+        },
+        data_type,
+        span,
+    )
 }
 
 /// `AND`/`OR`: flatten, drop neutral literals, stop at an absorbing one.
@@ -107,7 +158,11 @@ fn logic(children: Vec<TypedExpr>, is_and: bool, span: Span) -> TypedExpr {
         0 => TypedExpr::literal(ScalarValue::Boolean(is_and), span),
         1 => out.pop().expect("one child"),
         _ => {
-            let kind = if is_and { TypedKind::And(out) } else { TypedKind::Or(out) };
+            let kind = if is_and {
+                TypedKind::And(out)
+            } else {
+                TypedKind::Or(out)
+            };
             TypedExpr::new(kind, DataType::Boolean, span)
         }
     }
@@ -120,8 +175,13 @@ fn fold(e: TypedExpr) -> TypedExpr {
     // A strict function with a NULL argument is NULL, when no other argument can
     // raise an error (an error in a used value must still be raised).
     if let TypedKind::Call { sig, args } = &e.kind {
-        let null_arg = args.iter().any(|a| matches!(a.as_literal(), Some(v) if v.is_null()));
-        if sig.nulls == NullBehavior::NullIfAnyNull && null_arg && !args.iter().any(|a| a.can_error()) {
+        let null_arg = args
+            .iter()
+            .any(|a| matches!(a.as_literal(), Some(v) if v.is_null()));
+        if sig.nulls == NullBehavior::NullIfAnyNull
+            && null_arg
+            && !args.iter().any(|a| a.can_error())
+        {
             return TypedExpr::literal(ScalarValue::Null(e.data_type.clone()), e.span);
         }
     }

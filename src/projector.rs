@@ -68,7 +68,12 @@ struct Inner {
 
 impl std::fmt::Debug for Projector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let exprs: Vec<String> = self.inner.outputs.iter().map(|o| o.expr.to_string()).collect();
+        let exprs: Vec<String> = self
+            .inner
+            .outputs
+            .iter()
+            .map(|o| o.expr.to_string())
+            .collect();
         f.debug_struct("Projector").field("exprs", &exprs).finish()
     }
 }
@@ -105,7 +110,13 @@ impl Projector {
                     None
                 }
             };
-            outputs.push(Output { source, expr, typed, optimized, kernel_output });
+            outputs.push(Output {
+                source,
+                expr,
+                typed,
+                optimized,
+                kernel_output,
+            });
         }
         let jit = if compiled.is_empty() {
             None
@@ -114,12 +125,21 @@ impl Projector {
                 Ok(jit) => Some(jit),
                 Err(u) => {
                     // Each output lowers alone; together they always do too.
-                    return Err(EvalError::Other(format!("cannot compile the projection: {}", u.0)).into());
+                    return Err(EvalError::Other(format!(
+                        "cannot compile the projection: {}",
+                        u.0
+                    ))
+                    .into());
                 }
             }
         };
         Ok(Projector {
-            inner: Arc::new(Inner { schema: Arc::new(schema.clone()), outputs, jit, interpreted_reason: reason }),
+            inner: Arc::new(Inner {
+                schema: Arc::new(schema.clone()),
+                outputs,
+                jit,
+                interpreted_reason: reason,
+            }),
         })
     }
 
@@ -142,7 +162,10 @@ impl Projector {
 
     /// Whether output `i` runs as compiled code (else: the interpreter).
     pub fn is_jit(&self, i: usize) -> bool {
-        self.inner.outputs.get(i).is_some_and(|o| o.kernel_output.is_some())
+        self.inner
+            .outputs
+            .get(i)
+            .is_some_and(|o| o.kernel_output.is_some())
     }
 
     /// One array per expression, each of `batch.num_rows()` values.
@@ -150,8 +173,14 @@ impl Projector {
         check_schema(&self.inner.schema, batch)?;
         let compiled = match &self.inner.jit {
             Some(jit) => {
-                let columns: Vec<_> = jit.columns().iter().map(|&c| batch.column(c).clone()).collect();
-                self.run_kernel(jit, &columns, batch.num_rows(), |row| jit.describe_row(batch, row, row))?
+                let columns: Vec<_> = jit
+                    .columns()
+                    .iter()
+                    .map(|&c| batch.column(c).clone())
+                    .collect();
+                self.run_kernel(jit, &columns, batch.num_rows(), |row| {
+                    jit.describe_row(batch, row, row)
+                })?
             }
             None => Vec::new(),
         };
@@ -160,11 +189,18 @@ impl Projector {
 
     /// The expressions over the selected rows only, compacted: output row `i` is the
     /// value for row `selection[i]` of `batch`. Errors name the row of `batch`.
-    pub fn evaluate_selected(&self, batch: &RecordBatch, selection: &SelectionVector) -> Result<Vec<ArrayRef>> {
+    pub fn evaluate_selected(
+        &self,
+        batch: &RecordBatch,
+        selection: &SelectionVector,
+    ) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
         let rows = batch.num_rows();
         if let Some(bad) = selection.iter().find(|&i| i >= rows) {
-            return Err(EvalError::Other(format!("selection index {bad} is out of range for a batch of {rows} rows")).into());
+            return Err(EvalError::Other(format!(
+                "selection index {bad} is out of range for a batch of {rows} rows"
+            ))
+            .into());
         }
         let indices = selection.to_array();
         let compiled = match &self.inner.jit {
@@ -183,7 +219,11 @@ impl Projector {
             None => Vec::new(),
         };
         let needs_interpreter = self.inner.outputs.iter().any(|o| o.kernel_output.is_none());
-        let taken = if needs_interpreter { Some(arrow::compute::take_record_batch(batch, &indices)?) } else { None };
+        let taken = if needs_interpreter {
+            Some(arrow::compute::take_record_batch(batch, &indices)?)
+        } else {
+            None
+        };
         self.assemble(compiled, |e| {
             let taken = taken.as_ref().expect("taken for interpreted outputs");
             interpret(e, taken).map_err(|err| match err {
@@ -226,15 +266,23 @@ impl Projector {
         let mut values: Vec<MutableBuffer> = types
             .iter()
             .map(|t| match physical(t) {
-                Some(p) if p.width() > 0 => MutableBuffer::from_len_zeroed(rows * p.width() as usize),
+                Some(p) if p.width() > 0 => {
+                    MutableBuffer::from_len_zeroed(rows * p.width() as usize)
+                }
                 _ => MutableBuffer::from_len_zeroed(words * 8),
             })
             .collect();
-        let mut validity: Vec<MutableBuffer> = types.iter().map(|_| MutableBuffer::from_len_zeroed(words * 8)).collect();
+        let mut validity: Vec<MutableBuffer> = types
+            .iter()
+            .map(|_| MutableBuffer::from_len_zeroed(words * 8))
+            .collect();
         let outs: Vec<OutSlot> = values
             .iter_mut()
             .zip(validity.iter_mut())
-            .map(|(v, n)| OutSlot { values: v.as_mut_ptr(), validity: n.as_mut_ptr() as *mut u64 })
+            .map(|(v, n)| OutSlot {
+                values: v.as_mut_ptr(),
+                validity: n.as_mut_ptr() as *mut u64,
+            })
             .collect();
         jit.run(columns, rows, &outs, 0, describe)?;
         types
@@ -244,9 +292,16 @@ impl Projector {
                 let nulls = NullBuffer::new(BooleanBuffer::new(Buffer::from(n), 0, rows));
                 let nulls = (nulls.null_count() > 0).then_some(nulls);
                 let array: ArrayRef = if *t == DataType::Boolean {
-                    Arc::new(BooleanArray::new(BooleanBuffer::new(Buffer::from(v), 0, rows), nulls))
+                    Arc::new(BooleanArray::new(
+                        BooleanBuffer::new(Buffer::from(v), 0, rows),
+                        nulls,
+                    ))
                 } else {
-                    let data = ArrayData::builder(t.clone()).len(rows).add_buffer(Buffer::from(v)).nulls(nulls).build()?;
+                    let data = ArrayData::builder(t.clone())
+                        .len(rows)
+                        .add_buffer(Buffer::from(v))
+                        .nulls(nulls)
+                        .build()?;
                     make_array(data)
                 };
                 Ok(array)
@@ -279,8 +334,10 @@ fn remap_row(e: EvalError, selection: &SelectionVector) -> EvalError {
     let row_of = |k: usize| selection.get(k).unwrap_or(k);
     match e {
         EvalError::DivisionByZero { row } => EvalError::DivisionByZero { row: row_of(row) },
-        EvalError::Overflow { what, row } => EvalError::Overflow { what, row: row_of(row) },
+        EvalError::Overflow { what, row } => EvalError::Overflow {
+            what,
+            row: row_of(row),
+        },
         other => other,
     }
 }
-

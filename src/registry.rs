@@ -86,9 +86,13 @@ impl Signature {
 
     /// `name(T1, T2) -> R`, for error messages and docs.
     pub fn display(&self) -> String {
-        let args: Vec<String> =
-            self.args.iter().map(crate::types::sql_type_name).collect();
-        format!("{}({}) -> {}", self.name, args.join(", "), crate::types::sql_type_name(&self.ret))
+        let args: Vec<String> = self.args.iter().map(crate::types::sql_type_name).collect();
+        format!(
+            "{}({}) -> {}",
+            self.name,
+            args.join(", "),
+            crate::types::sql_type_name(&self.ret)
+        )
     }
 
     /// Whether all parameters have one type (operators whose arguments meet in a common type).
@@ -121,8 +125,12 @@ const NUMERIC: [DataType; 10] = [
 fn comparable_types() -> Vec<DataType> {
     let mut types = NUMERIC.to_vec();
     types.extend([DataType::Boolean, DataType::Utf8, DataType::Date32]);
-    for unit in [TimeUnit::Second, TimeUnit::Millisecond, TimeUnit::Microsecond, TimeUnit::Nanosecond]
-    {
+    for unit in [
+        TimeUnit::Second,
+        TimeUnit::Millisecond,
+        TimeUnit::Microsecond,
+        TimeUnit::Nanosecond,
+    ] {
         types.push(DataType::Timestamp(unit, None));
     }
     types
@@ -133,50 +141,266 @@ fn build() -> Vec<Signature> {
     use NullBehavior::*;
     let mut sigs = Vec::new();
     let mut push = |name, func, args: Vec<DataType>, ret, nulls, can_error, doc| {
-        sigs.push(Signature { name, func, args, ret, nulls, can_error, doc })
+        sigs.push(Signature {
+            name,
+            func,
+            args,
+            ret,
+            nulls,
+            can_error,
+            doc,
+        })
     };
     for t in NUMERIC {
         let int = crate::types::is_integer(&t);
         let signed = !crate::types::is_unsigned(&t);
         let two = vec![t.clone(), t.clone()];
-        push("add", Add, two.clone(), t.clone(), NullIfAnyNull, int, "a + b; integer overflow is an error");
-        push("subtract", Subtract, two.clone(), t.clone(), NullIfAnyNull, int, "a - b; integer overflow is an error");
-        push("multiply", Multiply, two.clone(), t.clone(), NullIfAnyNull, int, "a * b; integer overflow is an error");
-        push("divide", Divide, two.clone(), t.clone(), NullIfAnyNull, true, "a / b; integers truncate toward zero; division by zero is an error");
-        push("modulo", Modulo, two, t.clone(), NullIfAnyNull, true, "a % b, with the sign of a; modulo by zero is an error");
+        push(
+            "add",
+            Add,
+            two.clone(),
+            t.clone(),
+            NullIfAnyNull,
+            int,
+            "a + b; integer overflow is an error",
+        );
+        push(
+            "subtract",
+            Subtract,
+            two.clone(),
+            t.clone(),
+            NullIfAnyNull,
+            int,
+            "a - b; integer overflow is an error",
+        );
+        push(
+            "multiply",
+            Multiply,
+            two.clone(),
+            t.clone(),
+            NullIfAnyNull,
+            int,
+            "a * b; integer overflow is an error",
+        );
+        push(
+            "divide",
+            Divide,
+            two.clone(),
+            t.clone(),
+            NullIfAnyNull,
+            true,
+            "a / b; integers truncate toward zero; division by zero is an error",
+        );
+        push(
+            "modulo",
+            Modulo,
+            two,
+            t.clone(),
+            NullIfAnyNull,
+            true,
+            "a % b, with the sign of a; modulo by zero is an error",
+        );
         if signed {
-            push("negate", Negate, vec![t.clone()], t.clone(), NullIfAnyNull, int, "-a; negating the smallest integer is an overflow error");
+            push(
+                "negate",
+                Negate,
+                vec![t.clone()],
+                t.clone(),
+                NullIfAnyNull,
+                int,
+                "-a; negating the smallest integer is an overflow error",
+            );
         }
-        push("abs", Abs, vec![t.clone()], t.clone(), NullIfAnyNull, int && signed, "absolute value; abs of the smallest integer is an overflow error");
+        push(
+            "abs",
+            Abs,
+            vec![t.clone()],
+            t.clone(),
+            NullIfAnyNull,
+            int && signed,
+            "absolute value; abs of the smallest integer is an overflow error",
+        );
     }
     for t in comparable_types() {
         let two = vec![t.clone(), t.clone()];
         let b = DataType::Boolean;
-        push("equal", Equal, two.clone(), b.clone(), NullIfAnyNull, false, "a = b");
-        push("not_equal", NotEqual, two.clone(), b.clone(), NullIfAnyNull, false, "a <> b");
-        push("less_than", Less, two.clone(), b.clone(), NullIfAnyNull, false, "a < b");
-        push("less_than_or_equal_to", LessEq, two.clone(), b.clone(), NullIfAnyNull, false, "a <= b");
-        push("greater_than", Greater, two.clone(), b.clone(), NullIfAnyNull, false, "a > b");
-        push("greater_than_or_equal_to", GreaterEq, two.clone(), b.clone(), NullIfAnyNull, false, "a >= b");
-        push("is_distinct_from", IsDistinctFrom, two.clone(), b.clone(), NeverNull, false, "a IS DISTINCT FROM b: <> where NULL equals NULL");
-        push("is_not_distinct_from", IsNotDistinctFrom, two, b, NeverNull, false, "a IS NOT DISTINCT FROM b: = where NULL equals NULL");
+        push(
+            "equal",
+            Equal,
+            two.clone(),
+            b.clone(),
+            NullIfAnyNull,
+            false,
+            "a = b",
+        );
+        push(
+            "not_equal",
+            NotEqual,
+            two.clone(),
+            b.clone(),
+            NullIfAnyNull,
+            false,
+            "a <> b",
+        );
+        push(
+            "less_than",
+            Less,
+            two.clone(),
+            b.clone(),
+            NullIfAnyNull,
+            false,
+            "a < b",
+        );
+        push(
+            "less_than_or_equal_to",
+            LessEq,
+            two.clone(),
+            b.clone(),
+            NullIfAnyNull,
+            false,
+            "a <= b",
+        );
+        push(
+            "greater_than",
+            Greater,
+            two.clone(),
+            b.clone(),
+            NullIfAnyNull,
+            false,
+            "a > b",
+        );
+        push(
+            "greater_than_or_equal_to",
+            GreaterEq,
+            two.clone(),
+            b.clone(),
+            NullIfAnyNull,
+            false,
+            "a >= b",
+        );
+        push(
+            "is_distinct_from",
+            IsDistinctFrom,
+            two.clone(),
+            b.clone(),
+            NeverNull,
+            false,
+            "a IS DISTINCT FROM b: <> where NULL equals NULL",
+        );
+        push(
+            "is_not_distinct_from",
+            IsNotDistinctFrom,
+            two,
+            b,
+            NeverNull,
+            false,
+            "a IS NOT DISTINCT FROM b: = where NULL equals NULL",
+        );
     }
     let b = || DataType::Boolean;
-    push("is_true", IsTrue, vec![b()], b(), NeverNull, false, "x IS TRUE");
-    push("is_not_true", IsNotTrue, vec![b()], b(), NeverNull, false, "x IS NOT TRUE");
-    push("is_false", IsFalse, vec![b()], b(), NeverNull, false, "x IS FALSE");
-    push("is_not_false", IsNotFalse, vec![b()], b(), NeverNull, false, "x IS NOT FALSE");
+    push(
+        "is_true",
+        IsTrue,
+        vec![b()],
+        b(),
+        NeverNull,
+        false,
+        "x IS TRUE",
+    );
+    push(
+        "is_not_true",
+        IsNotTrue,
+        vec![b()],
+        b(),
+        NeverNull,
+        false,
+        "x IS NOT TRUE",
+    );
+    push(
+        "is_false",
+        IsFalse,
+        vec![b()],
+        b(),
+        NeverNull,
+        false,
+        "x IS FALSE",
+    );
+    push(
+        "is_not_false",
+        IsNotFalse,
+        vec![b()],
+        b(),
+        NeverNull,
+        false,
+        "x IS NOT FALSE",
+    );
     let s = || DataType::Utf8;
-    push("like", Like, vec![s(), s()], b(), NullIfAnyNull, false, "s LIKE pattern (% any run, _ one character, \\ escapes); the pattern must be a literal");
-    push("ilike", ILike, vec![s(), s()], b(), NullIfAnyNull, false, "s ILIKE pattern: LIKE ignoring case");
+    push(
+        "like",
+        Like,
+        vec![s(), s()],
+        b(),
+        NullIfAnyNull,
+        false,
+        "s LIKE pattern (% any run, _ one character, \\ escapes); the pattern must be a literal",
+    );
+    push(
+        "ilike",
+        ILike,
+        vec![s(), s()],
+        b(),
+        NullIfAnyNull,
+        false,
+        "s ILIKE pattern: LIKE ignoring case",
+    );
     for name in ["length", "char_length", "character_length"] {
-        push(name, Length, vec![s()], DataType::Int32, NullIfAnyNull, false, "the number of characters in s");
+        push(
+            name,
+            Length,
+            vec![s()],
+            DataType::Int32,
+            NullIfAnyNull,
+            false,
+            "the number of characters in s",
+        );
     }
     let (d, i) = (|| DataType::Date32, || DataType::Int32);
-    push("add", DateAddDays, vec![d(), i()], d(), NullIfAnyNull, true, "date + days");
-    push("add", DateAddDays, vec![i(), d()], d(), NullIfAnyNull, true, "days + date");
-    push("subtract", DateSubDays, vec![d(), i()], d(), NullIfAnyNull, true, "date - days");
-    push("subtract", DateDiffDays, vec![d(), d()], i(), NullIfAnyNull, true, "date - date, in days");
+    push(
+        "add",
+        DateAddDays,
+        vec![d(), i()],
+        d(),
+        NullIfAnyNull,
+        true,
+        "date + days",
+    );
+    push(
+        "add",
+        DateAddDays,
+        vec![i(), d()],
+        d(),
+        NullIfAnyNull,
+        true,
+        "days + date",
+    );
+    push(
+        "subtract",
+        DateSubDays,
+        vec![d(), i()],
+        d(),
+        NullIfAnyNull,
+        true,
+        "date - days",
+    );
+    push(
+        "subtract",
+        DateDiffDays,
+        vec![d(), d()],
+        i(),
+        NullIfAnyNull,
+        true,
+        "date - date, in days",
+    );
     sigs
 }
 

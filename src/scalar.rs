@@ -148,10 +148,18 @@ impl ScalarValue {
         Some(match array.data_type() {
             DataType::Boolean => ScalarValue::Boolean(array.as_boolean().value(index)),
             DataType::Int8 => ScalarValue::Int8(array.as_primitive::<t::Int8Type>().value(index)),
-            DataType::Int16 => ScalarValue::Int16(array.as_primitive::<t::Int16Type>().value(index)),
-            DataType::Int32 => ScalarValue::Int32(array.as_primitive::<t::Int32Type>().value(index)),
-            DataType::Int64 => ScalarValue::Int64(array.as_primitive::<t::Int64Type>().value(index)),
-            DataType::UInt8 => ScalarValue::UInt8(array.as_primitive::<t::UInt8Type>().value(index)),
+            DataType::Int16 => {
+                ScalarValue::Int16(array.as_primitive::<t::Int16Type>().value(index))
+            }
+            DataType::Int32 => {
+                ScalarValue::Int32(array.as_primitive::<t::Int32Type>().value(index))
+            }
+            DataType::Int64 => {
+                ScalarValue::Int64(array.as_primitive::<t::Int64Type>().value(index))
+            }
+            DataType::UInt8 => {
+                ScalarValue::UInt8(array.as_primitive::<t::UInt8Type>().value(index))
+            }
             DataType::UInt16 => {
                 ScalarValue::UInt16(array.as_primitive::<t::UInt16Type>().value(index))
             }
@@ -174,15 +182,15 @@ impl ScalarValue {
             DataType::Timestamp(unit, tz) => {
                 let v = match unit {
                     TimeUnit::Second => array.as_primitive::<t::TimestampSecondType>().value(index),
-                    TimeUnit::Millisecond => {
-                        array.as_primitive::<t::TimestampMillisecondType>().value(index)
-                    }
-                    TimeUnit::Microsecond => {
-                        array.as_primitive::<t::TimestampMicrosecondType>().value(index)
-                    }
-                    TimeUnit::Nanosecond => {
-                        array.as_primitive::<t::TimestampNanosecondType>().value(index)
-                    }
+                    TimeUnit::Millisecond => array
+                        .as_primitive::<t::TimestampMillisecondType>()
+                        .value(index),
+                    TimeUnit::Microsecond => array
+                        .as_primitive::<t::TimestampMicrosecondType>()
+                        .value(index),
+                    TimeUnit::Nanosecond => array
+                        .as_primitive::<t::TimestampNanosecondType>()
+                        .value(index),
                 };
                 ScalarValue::Timestamp(v, *unit, tz.clone())
             }
@@ -306,29 +314,115 @@ impl fmt::Display for ScalarValue {
     }
 }
 
-/// Parses a `DATE` literal (`YYYY-MM-DD`) into days since the epoch.
-pub fn parse_date(text: &str) -> Option<i32> {
-    let date = chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()?;
-    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?;
-    i32::try_from(date.signed_duration_since(epoch).num_days()).ok()
+/// Why a string is not a literal of a type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiteralError {
+    /// The text is not a value of the type.
+    Invalid,
+    /// The value does not fit the type.
+    OutOfRange,
+    /// A timestamp with more fractional digits than its unit holds.
+    TooPrecise,
+    /// The type has no literals.
+    Unsupported,
 }
 
-/// Parses a `TIMESTAMP` literal (`YYYY-MM-DD[ |T]HH:MM:SS[.fraction]`, or a bare date)
-/// as UTC into units since the epoch; `None` when malformed or out of the unit's range.
-pub fn parse_timestamp(text: &str, unit: TimeUnit) -> Option<i64> {
-    let text = text.trim();
-    let dt = ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"]
-        .iter()
-        .find_map(|f| chrono::NaiveDateTime::parse_from_str(text, f).ok())
-        .or_else(|| {
-            chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?.and_hms_opt(0, 0, 0)
-        })?
-        .and_utc();
-    match unit {
-        TimeUnit::Second => Some(dt.timestamp()),
-        TimeUnit::Millisecond => Some(dt.timestamp_millis()),
-        TimeUnit::Microsecond => Some(dt.timestamp_micros()),
-        TimeUnit::Nanosecond => dt.timestamp_nanos_opt(),
+/// A date and time (UTC) as `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` or a bare date.
+fn parse_datetime(text: &str) -> Option<chrono::NaiveDateTime> {
+    [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ]
+    .iter()
+    .find_map(|format| chrono::NaiveDateTime::parse_from_str(text, format).ok())
+    .or_else(|| {
+        chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()?
+            .and_hms_opt(0, 0, 0)
+    })
+}
+
+/// Units of `unit` since the epoch, exactly.
+fn timestamp_value(dt: chrono::NaiveDateTime, unit: TimeUnit) -> Result<i64, LiteralError> {
+    let utc = dt.and_utc();
+    let per_second = crate::types::units_per_second(unit);
+    let nanos_per_unit = 1_000_000_000 / per_second;
+    let nanos = i64::from(utc.timestamp_subsec_nanos());
+    if nanos % nanos_per_unit != 0 {
+        return Err(LiteralError::TooPrecise);
+    }
+    utc.timestamp()
+        .checked_mul(per_second)
+        .and_then(|v| v.checked_add(nanos / nanos_per_unit))
+        .ok_or(LiteralError::OutOfRange)
+}
+
+fn parse_int<T: std::str::FromStr<Err = std::num::ParseIntError>>(
+    text: &str,
+) -> Result<T, LiteralError> {
+    use std::num::IntErrorKind;
+    text.parse::<T>().map_err(|e| match e.kind() {
+        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => LiteralError::OutOfRange,
+        _ => LiteralError::Invalid,
+    })
+}
+
+fn parse_float<T: std::str::FromStr + Copy>(
+    text: &str,
+    is_infinite: fn(T) -> bool,
+) -> Result<T, LiteralError> {
+    let v: T = text.parse().map_err(|_| LiteralError::Invalid)?;
+    let written_infinite = text
+        .trim_start_matches(['+', '-'])
+        .to_ascii_lowercase()
+        .starts_with("inf");
+    if is_infinite(v) && !written_infinite {
+        return Err(LiteralError::OutOfRange);
+    }
+    Ok(v)
+}
+
+impl ScalarValue {
+    /// The value of type `to` that `text` spells (`INTEGER '5'`, `DATE '1994-01-01'`,
+    /// `CAST('2.5' AS REAL)`): integers in decimal, floats incl. `NaN` and `Infinity`,
+    /// booleans (`true/false/t/f/yes/no/on/off/1/0`), dates `YYYY-MM-DD`, timestamps
+    /// `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` in UTC, exactly in the unit.
+    pub fn parse(text: &str, to: &DataType) -> Result<ScalarValue, LiteralError> {
+        use ScalarValue::*;
+        let t = text.trim();
+        Ok(match to {
+            DataType::Boolean => match t.to_ascii_lowercase().as_str() {
+                "true" | "t" | "yes" | "y" | "on" | "1" => Boolean(true),
+                "false" | "f" | "no" | "n" | "off" | "0" => Boolean(false),
+                _ => return Err(LiteralError::Invalid),
+            },
+            DataType::Int8 => Int8(parse_int(t)?),
+            DataType::Int16 => Int16(parse_int(t)?),
+            DataType::Int32 => Int32(parse_int(t)?),
+            DataType::Int64 => Int64(parse_int(t)?),
+            DataType::UInt8 => UInt8(parse_int(t)?),
+            DataType::UInt16 => UInt16(parse_int(t)?),
+            DataType::UInt32 => UInt32(parse_int(t)?),
+            DataType::UInt64 => UInt64(parse_int(t)?),
+            DataType::Float32 => Float32(parse_float(t, f32::is_infinite)?),
+            DataType::Float64 => Float64(parse_float(t, f64::is_infinite)?),
+            DataType::Utf8 => Utf8(text.to_string()),
+            DataType::Date32 => {
+                let date = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d")
+                    .map_err(|_| LiteralError::Invalid)?;
+                let epoch =
+                    chrono::NaiveDate::from_ymd_opt(1970, 1, 1).ok_or(LiteralError::Invalid)?;
+                let days = date.signed_duration_since(epoch).num_days();
+                Date32(i32::try_from(days).map_err(|_| LiteralError::OutOfRange)?)
+            }
+            DataType::Timestamp(unit, tz) => {
+                let dt = parse_datetime(t).ok_or(LiteralError::Invalid)?;
+                Timestamp(timestamp_value(dt, *unit)?, *unit, tz.clone())
+            }
+            _ => return Err(LiteralError::Unsupported),
+        })
     }
 }
 
@@ -400,20 +494,24 @@ impl ScalarValue {
                 (f as f64 == *v || v.is_nan()).then_some(Float32(f))
             }
             (Utf8(_), DataType::Utf8) => Some(self.clone()),
-            (Utf8(s), DataType::Date32) => parse_date(s).map(Date32),
-            (Utf8(s), DataType::Timestamp(unit, tz)) => {
-                parse_timestamp(s, *unit).map(|v| Timestamp(v, *unit, tz.clone()))
+            (Utf8(s), DataType::Date32 | DataType::Timestamp(_, _)) => {
+                ScalarValue::parse(s, to).ok()
             }
             (Date32(d), DataType::Date32) => Some(Date32(*d)),
             (Date32(d), DataType::Timestamp(unit, tz)) => {
                 let per_day = 86_400 * crate::types::units_per_second(*unit);
-                (*d as i64).checked_mul(per_day).map(|v| Timestamp(v, *unit, tz.clone()))
+                (*d as i64)
+                    .checked_mul(per_day)
+                    .map(|v| Timestamp(v, *unit, tz.clone()))
             }
             (Timestamp(v, from, _), DataType::Timestamp(unit, tz)) => {
-                let (f, t) =
-                    (crate::types::units_per_second(*from), crate::types::units_per_second(*unit));
+                let (f, t) = (
+                    crate::types::units_per_second(*from),
+                    crate::types::units_per_second(*unit),
+                );
                 if t >= f {
-                    v.checked_mul(t / f).map(|v| Timestamp(v, *unit, tz.clone()))
+                    v.checked_mul(t / f)
+                        .map(|v| Timestamp(v, *unit, tz.clone()))
                 } else {
                     (v % (f / t) == 0).then(|| Timestamp(v / (f / t), *unit, tz.clone()))
                 }

@@ -11,8 +11,7 @@
 //! arrays, intervals, window functions, …) is a [`ParseError`] pointing at the
 //! construct; no input makes the parser panic.
 
-use arrow_schema::{DataType, TimeUnit};
-use chrono::{NaiveDate, NaiveDateTime};
+use arrow_schema::DataType;
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, CeilFloorKind, DateTimeField, DuplicateTreatment, FunctionArg,
     FunctionArgExpr, FunctionArgumentClause, FunctionArguments, ObjectNamePart, SelectItem,
@@ -24,8 +23,8 @@ use sqlparser::tokenizer::{self, Token, Tokenizer};
 
 use crate::error::ParseError;
 use crate::expr::{self, Expr, ExprKind, Span};
-use crate::scalar::ScalarValue;
-use crate::types::{from_sql_type, sql_type_name, units_per_second};
+use crate::scalar::{LiteralError, ScalarValue};
+use crate::types::{from_sql_type, sql_type_name};
 
 /// How deep the converted tree may nest.
 ///
@@ -996,121 +995,17 @@ fn typed_string(
             ));
         }
     };
-    let invalid = || error(format!("invalid {type_name} literal '{text}'"), at);
-    let out_of_range = || error(format!("{type_name} literal '{text}' out of range"), at);
-    fn int<T: std::str::FromStr<Err = std::num::ParseIntError>>(
-        text: &str,
-        invalid: impl Fn() -> ParseError,
-        out_of_range: impl Fn() -> ParseError,
-    ) -> Result<T, ParseError> {
-        use std::num::IntErrorKind;
-        text.trim().parse::<T>().map_err(|e| match e.kind() {
-            IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => out_of_range(),
-            _ => invalid(),
-        })
-    }
-    let unsigned_text = text
-        .trim()
-        .trim_start_matches(['+', '-'])
-        .to_ascii_lowercase();
-    let written_infinite = unsigned_text.starts_with("inf");
-    Ok(match &to {
-        DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
-            "true" => ScalarValue::Boolean(true),
-            "false" => ScalarValue::Boolean(false),
-            _ => return Err(invalid()),
-        },
-        DataType::Int8 => ScalarValue::Int8(int(text, invalid, out_of_range)?),
-        DataType::Int16 => ScalarValue::Int16(int(text, invalid, out_of_range)?),
-        DataType::Int32 => ScalarValue::Int32(int(text, invalid, out_of_range)?),
-        DataType::Int64 => ScalarValue::Int64(int(text, invalid, out_of_range)?),
-        DataType::UInt8 => ScalarValue::UInt8(int(text, invalid, out_of_range)?),
-        DataType::UInt16 => ScalarValue::UInt16(int(text, invalid, out_of_range)?),
-        DataType::UInt32 => ScalarValue::UInt32(int(text, invalid, out_of_range)?),
-        DataType::UInt64 => ScalarValue::UInt64(int(text, invalid, out_of_range)?),
-        DataType::Float32 => {
-            let v: f32 = text.trim().parse().map_err(|_| invalid())?;
-            if v.is_infinite() && !written_infinite {
-                return Err(out_of_range());
+    ScalarValue::parse(text, &to).map_err(|e| {
+        let message = match e {
+            LiteralError::Invalid => format!("invalid {type_name} literal '{text}'"),
+            LiteralError::OutOfRange => format!("{type_name} literal '{text}' out of range"),
+            LiteralError::TooPrecise => {
+                format!("{type_name} literal '{text}' is more precise than the type")
             }
-            ScalarValue::Float32(v)
-        }
-        DataType::Float64 => {
-            let v: f64 = text.trim().parse().map_err(|_| invalid())?;
-            if v.is_infinite() && !written_infinite {
-                return Err(out_of_range());
-            }
-            ScalarValue::Float64(v)
-        }
-        DataType::Utf8 => ScalarValue::Utf8(text.to_string()),
-        DataType::Date32 => {
-            let date = NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| invalid())?;
-            let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).ok_or_else(invalid)?;
-            let days = date.signed_duration_since(epoch).num_days();
-            ScalarValue::Date32(i32::try_from(days).map_err(|_| out_of_range())?)
-        }
-        DataType::Timestamp(unit, tz) => {
-            let dt = parse_timestamp(text.trim()).ok_or_else(invalid)?;
-            let v = match timestamp_value(dt, *unit) {
-                Ok(v) => v,
-                Err(TimestampError::OutOfRange) => return Err(out_of_range()),
-                Err(TimestampError::TooPrecise) => {
-                    return Err(error(
-                        format!("{type_name} literal '{text}' is more precise than the type"),
-                        at,
-                    ))
-                }
-            };
-            ScalarValue::Timestamp(v, *unit, tz.clone())
-        }
-        other => {
-            return Err(error(
-                format!(
-                    "literals of type {} are not supported",
-                    sql_type_name(other)
-                ),
-                at,
-            ))
-        }
+            LiteralError::Unsupported => format!("literals of type {type_name} are not supported"),
+        };
+        error(message, at)
     })
-}
-
-/// A date and time (UTC) as `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` or a bare date.
-fn parse_timestamp(text: &str) -> Option<NaiveDateTime> {
-    [
-        "%Y-%m-%d %H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%d %H:%M",
-        "%Y-%m-%dT%H:%M",
-    ]
-    .iter()
-    .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
-    .or_else(|| {
-        NaiveDate::parse_from_str(text, "%Y-%m-%d")
-            .ok()?
-            .and_hms_opt(0, 0, 0)
-    })
-}
-
-/// Why a timestamp does not fit a unit.
-enum TimestampError {
-    OutOfRange,
-    TooPrecise,
-}
-
-/// Units of `unit` since the epoch, exactly.
-fn timestamp_value(dt: NaiveDateTime, unit: TimeUnit) -> Result<i64, TimestampError> {
-    let utc = dt.and_utc();
-    let per_second = units_per_second(unit);
-    let nanos_per_unit = 1_000_000_000 / per_second;
-    let nanos = i64::from(utc.timestamp_subsec_nanos());
-    if nanos % nanos_per_unit != 0 {
-        return Err(TimestampError::TooPrecise);
-    }
-    utc.timestamp()
-        .checked_mul(per_second)
-        .and_then(|v| v.checked_add(nanos / nanos_per_unit))
-        .ok_or(TimestampError::OutOfRange)
 }
 
 #[cfg(test)]

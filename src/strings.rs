@@ -25,11 +25,16 @@ unsafe fn for_each_row(slot: *const Slot, row0: u64, n: u64, mut f: impl FnMut(u
     // of the data buffer (arrow validates offsets when the array is built).
     unsafe {
         let slot = &*slot;
-        let offsets =
-            std::slice::from_raw_parts((slot.values as *const i32).add(row0 as usize), n as usize + 1);
+        let offsets = std::slice::from_raw_parts(
+            (slot.values as *const i32).add(row0 as usize),
+            n as usize + 1,
+        );
         for i in 0..n as usize {
             let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-            f(i, std::slice::from_raw_parts(slot.data.add(start), end - start));
+            f(
+                i,
+                std::slice::from_raw_parts(slot.data.add(start), end - start),
+            );
         }
     }
 }
@@ -63,7 +68,14 @@ pub(crate) struct CompareLiteral {
     pub literal: Vec<u8>,
 }
 
-unsafe extern "C" fn str_cmp_literal(state: *const u8, a: *const Slot, _b: *const Slot, row0: u64, n: u64, _out: *mut u8) -> u64 {
+unsafe extern "C" fn str_cmp_literal(
+    state: *const u8,
+    a: *const Slot,
+    _b: *const Slot,
+    row0: u64,
+    n: u64,
+    _out: *mut u8,
+) -> u64 {
     // SAFETY: the kernel passes the CompareLiteral it was built with and a Utf8 slot.
     unsafe {
         let s = &*(state as *const CompareLiteral);
@@ -76,7 +88,14 @@ pub(crate) struct CompareColumns {
     pub op: CmpOp,
 }
 
-unsafe extern "C" fn str_cmp_columns(state: *const u8, a: *const Slot, b: *const Slot, row0: u64, n: u64, _out: *mut u8) -> u64 {
+unsafe extern "C" fn str_cmp_columns(
+    state: *const u8,
+    a: *const Slot,
+    b: *const Slot,
+    row0: u64,
+    n: u64,
+    _out: *mut u8,
+) -> u64 {
     // SAFETY: the kernel passes the CompareColumns it was built with and two Utf8
     // slots of the same batch.
     unsafe {
@@ -99,7 +118,10 @@ unsafe fn row_bytes<'a>(slot: *const Slot, row: u64) -> &'a [u8] {
     unsafe {
         let slot = &*slot;
         let offsets = slot.values as *const i32;
-        let (start, end) = (*offsets.add(row as usize) as usize, *offsets.add(row as usize + 1) as usize);
+        let (start, end) = (
+            *offsets.add(row as usize) as usize,
+            *offsets.add(row as usize + 1) as usize,
+        );
         std::slice::from_raw_parts(slot.data.add(start), end - start)
     }
 }
@@ -109,11 +131,11 @@ pub(crate) enum Pattern {
     Equal(Vec<u8>),
     Prefix(Vec<u8>),
     Suffix(Vec<u8>),
-    Contains(Finder<'static>),
+    Contains(Box<Finder<'static>>),
     IEqualAscii(Vec<u8>),
     IPrefixAscii(Vec<u8>),
     ISuffixAscii(Vec<u8>),
-    Regex(Regex),
+    Regex(Box<Regex>),
 }
 
 /// State of an ILIKE pattern whose ASCII fast path applies only to ASCII rows
@@ -169,9 +191,9 @@ pub(crate) fn like_pattern(p: &str) -> Result<Pattern, String> {
     } else if p.starts_with('%') && !has_wildcards(&p[1..]) {
         Pattern::Suffix(p.as_bytes()[1..].to_vec())
     } else if n >= 2 && p.starts_with('%') && p.ends_with('%') && !has_wildcards(&p[1..n - 1]) {
-        Pattern::Contains(Finder::new(&p.as_bytes()[1..n - 1]).into_owned())
+        Pattern::Contains(Box::new(Finder::new(&p.as_bytes()[1..n - 1]).into_owned()))
     } else {
-        Pattern::Regex(like_regex(p, false)?)
+        Pattern::Regex(Box::new(like_regex(p, false)?))
     })
 }
 
@@ -204,14 +226,23 @@ fn matches(p: &Pattern, v: &[u8]) -> bool {
         Pattern::Contains(f) => f.find(v).is_some(),
         Pattern::IEqualAscii(s) => v.eq_ignore_ascii_case(s),
         Pattern::IPrefixAscii(s) => v.len() >= s.len() && v[..s.len()].eq_ignore_ascii_case(s),
-        Pattern::ISuffixAscii(s) => v.len() >= s.len() && v[v.len() - s.len()..].eq_ignore_ascii_case(s),
+        Pattern::ISuffixAscii(s) => {
+            v.len() >= s.len() && v[v.len() - s.len()..].eq_ignore_ascii_case(s)
+        }
         Pattern::Regex(r) => r.is_match(v),
     }
 }
 
 macro_rules! like_helper {
     ($name:ident, $variant:ident) => {
-        unsafe extern "C" fn $name(state: *const u8, a: *const Slot, _b: *const Slot, row0: u64, n: u64, _out: *mut u8) -> u64 {
+        unsafe extern "C" fn $name(
+            state: *const u8,
+            a: *const Slot,
+            _b: *const Slot,
+            row0: u64,
+            n: u64,
+            _out: *mut u8,
+        ) -> u64 {
             // SAFETY: the kernel passes the Pattern it was built with and a Utf8 slot.
             unsafe {
                 let p = &*(state as *const Pattern);
@@ -225,11 +256,21 @@ macro_rules! like_helper {
 }
 
 macro_rules! matches_inline {
-    (Equal, $s:expr, $v:expr) => { $v == $s.as_slice() };
-    (Prefix, $s:expr, $v:expr) => { $v.starts_with($s) };
-    (Suffix, $s:expr, $v:expr) => { $v.ends_with($s) };
-    (Contains, $s:expr, $v:expr) => { $s.find($v).is_some() };
-    (Regex, $s:expr, $v:expr) => { $s.is_match($v) };
+    (Equal, $s:expr, $v:expr) => {
+        $v == $s.as_slice()
+    };
+    (Prefix, $s:expr, $v:expr) => {
+        $v.starts_with($s)
+    };
+    (Suffix, $s:expr, $v:expr) => {
+        $v.ends_with($s)
+    };
+    (Contains, $s:expr, $v:expr) => {
+        $s.find($v).is_some()
+    };
+    (Regex, $s:expr, $v:expr) => {
+        $s.is_match($v)
+    };
 }
 
 like_helper!(like_equal, Equal);
@@ -238,11 +279,24 @@ like_helper!(like_suffix, Suffix);
 like_helper!(like_contains, Contains);
 like_helper!(like_regex_helper, Regex);
 
-unsafe extern "C" fn ilike_ascii(state: *const u8, a: *const Slot, _b: *const Slot, row0: u64, n: u64, _out: *mut u8) -> u64 {
+unsafe extern "C" fn ilike_ascii(
+    state: *const u8,
+    a: *const Slot,
+    _b: *const Slot,
+    row0: u64,
+    n: u64,
+    _out: *mut u8,
+) -> u64 {
     // SAFETY: the kernel passes the ILikeAscii it was built with and a Utf8 slot.
     unsafe {
         let s = &*(state as *const ILikeAscii);
-        mask(a, row0, n, |v| if v.is_ascii() { matches(&s.fast, v) } else { s.regex.is_match(v) })
+        mask(a, row0, n, |v| {
+            if v.is_ascii() {
+                matches(&s.fast, v)
+            } else {
+                s.regex.is_match(v)
+            }
+        })
     }
 }
 
@@ -251,7 +305,14 @@ pub(crate) struct InSet {
     pub values: HashSet<Vec<u8>>,
 }
 
-unsafe extern "C" fn str_in(state: *const u8, a: *const Slot, _b: *const Slot, row0: u64, n: u64, _out: *mut u8) -> u64 {
+unsafe extern "C" fn str_in(
+    state: *const u8,
+    a: *const Slot,
+    _b: *const Slot,
+    row0: u64,
+    n: u64,
+    _out: *mut u8,
+) -> u64 {
     // SAFETY: the kernel passes the InSet it was built with and a Utf8 slot.
     unsafe {
         let s = &*(state as *const InSet);
@@ -262,7 +323,14 @@ unsafe extern "C" fn str_in(state: *const u8, a: *const Slot, _b: *const Slot, r
 /// State of `length(column)` (characters); no fields.
 pub(crate) struct Length;
 
-unsafe extern "C" fn str_length(_state: *const u8, a: *const Slot, _b: *const Slot, row0: u64, n: u64, out: *mut u8) -> u64 {
+unsafe extern "C" fn str_length(
+    _state: *const u8,
+    a: *const Slot,
+    _b: *const Slot,
+    row0: u64,
+    n: u64,
+    out: *mut u8,
+) -> u64 {
     // SAFETY: the kernel passes a Utf8 slot and a buffer of 64 i32 values (n ≤ 64).
     unsafe {
         let out = out as *mut i32;
@@ -280,8 +348,10 @@ pub(crate) mod helpers {
 
     macro_rules! helper {
         ($name:ident, $f:ident) => {
-            pub(crate) const $name: fn() -> Helper =
-                || Helper { name: concat!("broadhead_", stringify!($f)), addr: ($f as HelperFn) as usize };
+            pub(crate) const $name: fn() -> Helper = || Helper {
+                name: concat!("broadhead_", stringify!($f)),
+                addr: ($f as HelperFn) as usize,
+            };
         };
     }
     helper!(CMP_LITERAL, str_cmp_literal);

@@ -77,7 +77,11 @@ pub enum TypedKind {
 impl TypedExpr {
     /// A node.
     pub fn new(kind: TypedKind, data_type: DataType, span: Span) -> TypedExpr {
-        TypedExpr { kind, data_type, span }
+        TypedExpr {
+            kind,
+            data_type,
+            span,
+        }
     }
 
     /// A literal node.
@@ -102,7 +106,10 @@ impl TypedExpr {
             TypedKind::And(c) | TypedKind::Or(c) | TypedKind::Coalesce(c) => c.iter().collect(),
             TypedKind::Not(x) | TypedKind::Cast(x) => vec![x],
             TypedKind::IsNull { expr, .. } | TypedKind::InList { expr, .. } => vec![expr],
-            TypedKind::Case { branches, else_expr } => branches
+            TypedKind::Case {
+                branches,
+                else_expr,
+            } => branches
                 .iter()
                 .flat_map(|(c, v)| [c, v])
                 .chain(std::iter::once(&**else_expr))
@@ -140,7 +147,8 @@ impl TypedExpr {
 
     /// Whether the value depends on no column.
     pub fn is_constant(&self) -> bool {
-        !matches!(self.kind, TypedKind::Column(_)) && self.children().iter().all(|c| c.is_constant())
+        !matches!(self.kind, TypedKind::Column(_))
+            && self.children().iter().all(|c| c.is_constant())
     }
 
     /// SQL text with casts explicit and columns named from `schema`.
@@ -156,7 +164,10 @@ struct DisplayTyped<'a> {
 
 impl DisplayTyped<'_> {
     fn child<'b>(&'b self, e: &'b TypedExpr) -> DisplayTyped<'b> {
-        DisplayTyped { expr: e, schema: self.schema }
+        DisplayTyped {
+            expr: e,
+            schema: self.schema,
+        }
     }
 
     fn list(&self, f: &mut fmt::Formatter<'_>, items: &[TypedExpr], sep: &str) -> fmt::Result {
@@ -202,15 +213,27 @@ impl fmt::Display for DisplayTyped<'_> {
                 f.write_str(")")
             }
             TypedKind::Not(x) => write!(f, "(NOT {})", self.child(x)),
-            TypedKind::Case { branches, else_expr } => {
+            TypedKind::Case {
+                branches,
+                else_expr,
+            } => {
                 f.write_str("CASE")?;
                 for (c, v) in branches {
                     write!(f, " WHEN {} THEN {}", self.child(c), self.child(v))?;
                 }
                 write!(f, " ELSE {} END", self.child(else_expr))
             }
-            TypedKind::InList { expr, list, negated } => {
-                write!(f, "({} {}IN (", self.child(expr), if *negated { "NOT " } else { "" })?;
+            TypedKind::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                write!(
+                    f,
+                    "({} {}IN (",
+                    self.child(expr),
+                    if *negated { "NOT " } else { "" }
+                )?;
                 for (i, v) in list.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -220,10 +243,20 @@ impl fmt::Display for DisplayTyped<'_> {
                 f.write_str("))")
             }
             TypedKind::IsNull { expr, negated } => {
-                write!(f, "({} IS {}NULL)", self.child(expr), if *negated { "NOT " } else { "" })
+                write!(
+                    f,
+                    "({} IS {}NULL)",
+                    self.child(expr),
+                    if *negated { "NOT " } else { "" }
+                )
             }
             TypedKind::Cast(x) => {
-                write!(f, "CAST({} AS {})", self.child(x), sql_type_name(&self.expr.data_type))
+                write!(
+                    f,
+                    "CAST({} AS {})",
+                    self.child(x),
+                    sql_type_name(&self.expr.data_type)
+                )
             }
             TypedKind::Coalesce(c) => {
                 f.write_str("coalesce(")?;

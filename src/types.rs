@@ -12,7 +12,10 @@ use arrow_schema::{DataType, TimeUnit};
 /// Whether Broadhead can read, compute and return values of this type.
 pub fn is_supported(t: &DataType) -> bool {
     is_numeric(t)
-        || matches!(t, DataType::Boolean | DataType::Utf8 | DataType::Date32 | DataType::Null)
+        || matches!(
+            t,
+            DataType::Boolean | DataType::Utf8 | DataType::Date32 | DataType::Null
+        )
         || matches!(t, DataType::Timestamp(_, _))
 }
 
@@ -23,12 +26,18 @@ pub fn is_integer(t: &DataType) -> bool {
 
 /// Int8 … Int64.
 pub fn is_signed(t: &DataType) -> bool {
-    matches!(t, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64)
+    matches!(
+        t,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+    )
 }
 
 /// UInt8 … UInt64.
 pub fn is_unsigned(t: &DataType) -> bool {
-    matches!(t, DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64)
+    matches!(
+        t,
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64
+    )
 }
 
 /// Float32 or Float64.
@@ -105,7 +114,11 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         }
         (Date32, Timestamp(u, tz)) | (Timestamp(u, tz), Date32) => Some(Timestamp(*u, tz.clone())),
         (Timestamp(ua, za), Timestamp(ub, zb)) => {
-            let unit = if units_per_second(*ua) >= units_per_second(*ub) { *ua } else { *ub };
+            let unit = if units_per_second(*ua) >= units_per_second(*ub) {
+                *ua
+            } else {
+                *ub
+            };
             Some(Timestamp(unit, za.clone().or_else(|| zb.clone())))
         }
         _ => None,
@@ -159,7 +172,9 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
         S::UTinyInt | S::TinyIntUnsigned(_) | S::UInt8 => DataType::UInt8,
         S::USmallInt | S::SmallIntUnsigned(_) | S::UInt16 => DataType::UInt16,
         S::IntUnsigned(_) | S::IntegerUnsigned(_) | S::UInt32 => DataType::UInt32,
-        S::Custom(name, args) if args.is_empty() && name.to_string().eq_ignore_ascii_case("UINTEGER") => {
+        S::Custom(name, args)
+            if args.is_empty() && name.to_string().eq_ignore_ascii_case("UINTEGER") =>
+        {
             DataType::UInt32
         }
         S::UBigInt | S::BigIntUnsigned(_) | S::UInt64 => DataType::UInt64,
@@ -196,6 +211,19 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
     })
 }
 
+/// Whether `CAST(x AS to)` is supported for a non-literal `x` of type `from`.
+///
+/// Literal strings cast to anything their text parses as (folded by the binder).
+pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    from == to
+        || matches!(from, Null)
+        || (is_numeric(from) && is_numeric(to))
+        || (matches!(from, Boolean) && is_integer(to))
+        || (is_integer(from) && matches!(to, Boolean))
+        || (is_temporal(from) && is_temporal(to))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,17 +258,4 @@ mod tests {
         assert_eq!(common_type(&Utf8, &Int32), None);
         assert_eq!(common_type(&Boolean, &Int32), None);
     }
-}
-
-/// Whether `CAST(x AS to)` is supported for a non-literal `x` of type `from`.
-///
-/// Literal strings cast to anything their text parses as (folded by the binder).
-pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
-    use DataType::*;
-    from == to
-        || matches!(from, Null)
-        || (is_numeric(from) && is_numeric(to))
-        || (matches!(from, Boolean) && is_integer(to))
-        || (is_integer(from) && matches!(to, Boolean))
-        || (is_temporal(from) && is_temporal(to))
 }

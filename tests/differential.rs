@@ -9,11 +9,15 @@ use arrow::array::{Array, AsArray, RecordBatch};
 use broadhead::bind::{bind, bind_predicate};
 use broadhead::interpret::interpret;
 use broadhead::optimize::optimize;
-use broadhead::{call, case, col, lit, null, Error, Expr, Filter, Projector, ScalarValue, SelectionMode};
+use broadhead::{
+    call, case, col, lit, null, Error, Expr, Filter, Projector, ScalarValue, SelectionMode,
+};
 use common::{sliced_batch, Rng};
 use proptest::prelude::*;
 
-const NUMERIC: &[&str] = &["a", "b", "f32", "i", "j", "k", "i16", "t8", "u8", "u32", "u64"];
+const NUMERIC: &[&str] = &[
+    "a", "b", "f32", "i", "j", "k", "i16", "t8", "u8", "u32", "u64",
+];
 const TYPES: &[arrow::datatypes::DataType] = &[
     arrow::datatypes::DataType::Int8,
     arrow::datatypes::DataType::Int16,
@@ -24,7 +28,9 @@ const TYPES: &[arrow::datatypes::DataType] = &[
     arrow::datatypes::DataType::Float32,
     arrow::datatypes::DataType::Float64,
 ];
-const PATTERNS: &[&str] = &["a%", "%c", "%b%", "abc", "a_c", "%", "AB%", "h_llo", "%\\%%", "b\\%c", "%É%", ""];
+const PATTERNS: &[&str] = &[
+    "a%", "%c", "%b%", "abc", "a_c", "%", "AB%", "h_llo", "%\\%%", "b\\%c", "%É%", "",
+];
 const WORDS: &[&str] = &["a", "ab", "abc", "AB", "xyz", "héllo", "AIR"];
 
 fn pick<'a, T>(r: &mut Rng, items: &'a [T]) -> &'a T {
@@ -36,7 +42,10 @@ fn num_literal(r: &mut Rng) -> Expr {
         0 => lit(0i64),
         1 => lit(r.below(21) as i64 - 10),
         2 => lit((r.below(400) as f64 - 200.0) / 4.0),
-        3 => lit(ScalarValue::Float64(*pick(r, &[0.0, -0.0, f64::NAN, f64::INFINITY]))),
+        3 => lit(ScalarValue::Float64(*pick(
+            r,
+            &[0.0, -0.0, f64::NAN, f64::INFINITY],
+        ))),
         _ => lit(ScalarValue::Int32(r.below(5) as i32)),
     }
 }
@@ -108,14 +117,24 @@ fn boolean(r: &mut Rng, depth: u32) -> Expr {
         4 => boolean(r, d).or(boolean(r, d)),
         5 => broadhead::and(vec![boolean(r, d), boolean(r, d), boolean(r, d)]),
         6 => boolean(r, d).not(),
-        7 => if r.chance(0.5) { num(r, d).is_null() } else { col(*pick(r, &["s", "flag", "ts"])).is_not_null() },
+        7 => {
+            if r.chance(0.5) {
+                num(r, d).is_null()
+            } else {
+                col(*pick(r, &["s", "flag", "ts"])).is_not_null()
+            }
+        }
         8 => {
             let mut list: Vec<Expr> = (0..1 + r.below(6)).map(|_| num_literal(r)).collect();
             if r.chance(0.3) {
                 list.push(null());
             }
             let x = num(r, d);
-            if r.chance(0.3) { x.not_in_list(list) } else { x.in_list(list) }
+            if r.chance(0.3) {
+                x.not_in_list(list)
+            } else {
+                x.in_list(list)
+            }
         }
         9 => {
             let p = lit(*pick(r, PATTERNS));
@@ -126,7 +145,11 @@ fn boolean(r: &mut Rng, depth: u32) -> Expr {
             }
         }
         10 => {
-            let other = if r.chance(0.5) { lit(*pick(r, WORDS)) } else { col("s") };
+            let other = if r.chance(0.5) {
+                lit(*pick(r, WORDS))
+            } else {
+                col("s")
+            };
             match r.below(4) {
                 0 => col("s").eq(other),
                 1 => col("s").lt(other),
@@ -144,11 +167,18 @@ fn boolean(r: &mut Rng, depth: u32) -> Expr {
         12 => num(r, d).between(num_literal(r), num_literal(r)),
         13 => {
             let b = boolean(r, d);
-            call(*pick(r, &["is_true", "is_not_true", "is_false", "is_not_false"]), vec![b])
+            call(
+                *pick(r, &["is_true", "is_not_true", "is_false", "is_not_false"]),
+                vec![b],
+            )
         }
         14 => {
             let (x, y) = (num(r, d), num(r, d));
-            if r.chance(0.5) { x.is_distinct_from(y) } else { x.is_not_distinct_from(y) }
+            if r.chance(0.5) {
+                x.is_distinct_from(y)
+            } else {
+                x.is_not_distinct_from(y)
+            }
         }
         _ => case(vec![(boolean(r, d), boolean(r, d))], Some(boolean(r, d))),
     }
@@ -164,13 +194,18 @@ fn shape(r: &mut Rng) -> (usize, usize, f64) {
 
 /// A projection's expected outcome: the arrays, or the error of the lowest failing
 /// row (the earlier expression on a tie), as `Projector` reports it.
-fn first_error(results: Vec<Result<arrow::array::ArrayRef, Error>>) -> Result<Vec<arrow::array::ArrayRef>, String> {
+fn first_error(
+    results: Vec<Result<arrow::array::ArrayRef, Error>>,
+) -> Result<Vec<arrow::array::ArrayRef>, String> {
     let row = |e: &Error| match e {
         Error::Eval(broadhead::EvalError::DivisionByZero { row }) => *row,
         Error::Eval(broadhead::EvalError::Overflow { row, .. }) => *row,
         _ => usize::MAX,
     };
-    let first = results.iter().filter_map(|r| r.as_ref().err()).min_by_key(|e| row(e));
+    let first = results
+        .iter()
+        .filter_map(|r| r.as_ref().err())
+        .min_by_key(|e| row(e));
     match first {
         Some(e) => Err(e.to_string()),
         None => Ok(results.into_iter().map(|r| r.expect("no error")).collect()),
@@ -190,21 +225,51 @@ fn check_filter(expr: &Expr, batch: &RecordBatch) -> Result<bool, TestCaseError>
     let sql = expr.to_string();
     let reference = outcome(interpret(&typed, batch)).map(|a| {
         let b = a.as_boolean();
-        (0..b.len()).filter(|&i| b.is_valid(i) && b.value(i)).collect::<Vec<usize>>()
+        (0..b.len())
+            .filter(|&i| b.is_valid(i) && b.value(i))
+            .collect::<Vec<usize>>()
     });
     let optimized = outcome(interpret(&optimize(typed), batch)).map(|a| {
         let b = a.as_boolean();
-        (0..b.len()).filter(|&i| b.is_valid(i) && b.value(i)).collect::<Vec<usize>>()
+        (0..b.len())
+            .filter(|&i| b.is_valid(i) && b.value(i))
+            .collect::<Vec<usize>>()
     });
-    prop_assert_eq!(&optimized, &reference, "optimizer changed the result of {}", sql);
-    if std::env::var("BH_TRACE").is_ok() { eprintln!("FILTER {sql} rows={} nulls={}", batch.num_rows(), batch.columns().iter().map(|c| c.null_count()).sum::<usize>()); }
-    let filter = Filter::from_expr(&schema, expr).map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
-    prop_assert!(filter.is_jit(), "{} is not compiled: {:?}", sql, filter.explain().map(|e| e.to_string()));
-    for mode in [SelectionMode::UInt16, SelectionMode::UInt32, SelectionMode::UInt64] {
+    prop_assert_eq!(
+        &optimized,
+        &reference,
+        "optimizer changed the result of {}",
+        sql
+    );
+    if std::env::var("BH_TRACE").is_ok() {
+        eprintln!(
+            "FILTER {sql} rows={} nulls={}",
+            batch.num_rows(),
+            batch
+                .columns()
+                .iter()
+                .map(|c| c.null_count())
+                .sum::<usize>()
+        );
+    }
+    let filter =
+        Filter::from_expr(&schema, expr).map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
+    prop_assert!(
+        filter.is_jit(),
+        "{} is not compiled: {:?}",
+        sql,
+        filter.explain().map(|e| e.to_string())
+    );
+    for mode in [
+        SelectionMode::UInt16,
+        SelectionMode::UInt32,
+        SelectionMode::UInt64,
+    ] {
         if batch.num_rows() > mode.max_rows() {
             continue;
         }
-        let jit = outcome(filter.evaluate_with_mode(batch, mode)).map(|s| s.iter().collect::<Vec<_>>());
+        let jit =
+            outcome(filter.evaluate_with_mode(batch, mode)).map(|s| s.iter().collect::<Vec<_>>());
         prop_assert_eq!(&jit, &reference, "{} in mode {:?}", sql, mode);
     }
     let mask = outcome(filter.evaluate_mask(batch))
@@ -223,17 +288,28 @@ fn check_projection(exprs: &[Expr], batch: &RecordBatch) -> Result<bool, TestCas
         }
     }
     let sql: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
-    let projector = Projector::from_exprs(&schema, exprs).map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
+    let projector = Projector::from_exprs(&schema, exprs)
+        .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
     let reference = first_error(typed.iter().map(|t| interpret(t, batch)).collect());
     for (i, t) in typed.iter().enumerate() {
         let opt = outcome(interpret(&optimize(t.clone()), batch));
         match (&opt, outcome(interpret(t, batch))) {
-            (Ok(a), Ok(b)) => prop_assert!(common::same_array(a, &b), "optimizer changed {}", sql[i]),
-            (a, b) => prop_assert_eq!(a.as_ref().err(), b.as_ref().err(), "optimizer changed {}", sql[i]),
+            (Ok(a), Ok(b)) => {
+                prop_assert!(common::same_array(a, &b), "optimizer changed {}", sql[i])
+            }
+            (a, b) => prop_assert_eq!(
+                a.as_ref().err(),
+                b.as_ref().err(),
+                "optimizer changed {}",
+                sql[i]
+            ),
         }
     }
     for i in 0..exprs.len() {
-        if !matches!(typed[i].data_type, arrow::datatypes::DataType::Utf8 | arrow::datatypes::DataType::Null) {
+        if !matches!(
+            typed[i].data_type,
+            arrow::datatypes::DataType::Utf8 | arrow::datatypes::DataType::Null
+        ) {
             prop_assert!(projector.is_jit(i), "{} is not compiled", sql[i]);
         }
     }
@@ -241,13 +317,20 @@ fn check_projection(exprs: &[Expr], batch: &RecordBatch) -> Result<bool, TestCas
     match (&jit, &reference) {
         (Ok(j), Ok(r)) => {
             for i in 0..exprs.len() {
-                prop_assert!(common::same_array(&j[i], &r[i]), "{}: jit {:?} vs interpreter {:?}", sql[i], j[i], r[i]);
+                prop_assert!(
+                    common::same_array(&j[i], &r[i]),
+                    "{}: jit {:?} vs interpreter {:?}",
+                    sql[i],
+                    j[i],
+                    r[i]
+                );
             }
         }
         (j, r) => prop_assert_eq!(j.as_ref().err(), r.as_ref().err(), "{:?}", sql),
     }
     // Selected rows: every other row, compacted.
-    let selection = broadhead::SelectionVector::UInt32((0..batch.num_rows() as u32).step_by(2).collect());
+    let selection =
+        broadhead::SelectionVector::UInt32((0..batch.num_rows() as u32).step_by(2).collect());
     let indices = selection.to_array();
     let taken = arrow::compute::take_record_batch(batch, &indices).expect("take");
     let jit_sel = projector.evaluate_selected(batch, &selection);
@@ -255,11 +338,21 @@ fn check_projection(exprs: &[Expr], batch: &RecordBatch) -> Result<bool, TestCas
     match (outcome(jit_sel), reference_sel) {
         (Ok(j), Ok(r)) => {
             for i in 0..exprs.len() {
-                prop_assert!(common::same_array(&j[i], &r[i]), "{} on selected rows", sql[i]);
+                prop_assert!(
+                    common::same_array(&j[i], &r[i]),
+                    "{} on selected rows",
+                    sql[i]
+                );
             }
         }
         (Err(_), Err(_)) => {}
-        (j, r) => prop_assert!(false, "{:?}: selected rows: jit {:?}, interpreter {:?}", sql, j.err(), r.err()),
+        (j, r) => prop_assert!(
+            false,
+            "{:?}: selected rows: jit {:?}, interpreter {:?}",
+            sql,
+            j.err(),
+            r.err()
+        ),
     }
     Ok(true)
 }
@@ -304,8 +397,13 @@ fn large_batches_match_the_interpreter() {
     let schema = common::schema();
     let filter = Filter::from_expr(&schema, &col("a").gt(lit(0.0))).expect("compiles");
     let batch = sliced_batch(1, 70_000, 0, 0.0);
-    let err = filter.evaluate_with_mode(&batch, SelectionMode::UInt16).unwrap_err();
-    assert_eq!(err.to_string(), "a batch of 70000 rows does not fit a UInt16 selection vector (at most 65536 rows)");
+    let err = filter
+        .evaluate_with_mode(&batch, SelectionMode::UInt16)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a batch of 70000 rows does not fit a UInt16 selection vector (at most 65536 rows)"
+    );
 }
 
 /// Most generated expressions must bind, or the properties above test little.
@@ -319,5 +417,8 @@ fn the_generators_produce_mostly_well_typed_expressions() {
         ok += bind_predicate(&boolean(&mut r, 3), &schema).is_ok() as usize;
         ok += bind(&num(&mut r, 3), &schema).is_ok() as usize;
     }
-    assert!(ok * 10 >= total * 7, "only {ok} of {total} generated expressions bind");
+    assert!(
+        ok * 10 >= total * 7,
+        "only {ok} of {total} generated expressions bind"
+    );
 }

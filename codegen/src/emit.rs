@@ -51,9 +51,17 @@ pub const KERNEL_NAME: &str = "broadhead_kernel";
 #[derive(Clone, Copy)]
 enum V<'ctx> {
     /// Values with optional validity (None: all valid) and error rows.
-    Vals { v: VectorValue<'ctx>, valid: Option<IntValue<'ctx>>, err: Option<IntValue<'ctx>> },
+    Vals {
+        v: VectorValue<'ctx>,
+        valid: Option<IntValue<'ctx>>,
+        err: Option<IntValue<'ctx>>,
+    },
     /// Boolean as TRUE and FALSE masks.
-    Bool { t: IntValue<'ctx>, f: IntValue<'ctx>, err: Option<IntValue<'ctx>> },
+    Bool {
+        t: IntValue<'ctx>,
+        f: IntValue<'ctx>,
+        err: Option<IntValue<'ctx>>,
+    },
     /// A string column: only its validity is visible to generated code.
     Str { valid: Option<IntValue<'ctx>> },
 }
@@ -66,6 +74,14 @@ impl<'ctx> V<'ctx> {
         }
     }
 }
+
+/// A comparison's raw mask, the operands' validity, and their errors.
+type CmpParts<'ctx> = (
+    IntValue<'ctx>,
+    Option<IntValue<'ctx>>,
+    Option<IntValue<'ctx>>,
+    Option<IntValue<'ctx>>,
+);
 
 /// The block being emitted.
 struct Block<'ctx> {
@@ -129,7 +145,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         );
         let func = module.add_function(KERNEL_NAME, fn_ty, None);
         for (key, value) in [("target-cpu", cpu), ("target-features", features)] {
-            func.add_attribute(AttributeLoc::Function, ctx.create_string_attribute(key, value));
+            func.add_attribute(
+                AttributeLoc::Function,
+                ctx.create_string_attribute(key, value),
+            );
         }
         let enum_attr = |name: &str| -> Attribute {
             ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(name), 0)
@@ -145,7 +164,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let param = |i: u32| func.get_nth_param(i).expect("kernel parameter");
         let helper_buf = b.build_alloca(i64t.array_type(LANES), "helper_buf")?;
         if let Some(inst) = helper_buf.as_instruction_value() {
-            inst.set_alignment(64).map_err(|e| EmitError(e.to_string()))?;
+            inst.set_alignment(64)
+                .map_err(|e| EmitError(e.to_string()))?;
         }
         let count = b.build_alloca(i64t, "count")?;
         b.build_store(count, i64t.const_zero())?;
@@ -209,7 +229,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .ok_or_else(|| EmitError(format!("intrinsic {name} not available")))
     }
 
-    fn call(&self, f: FunctionValue<'ctx>, args: &[BasicMetadataValueEnum<'ctx>]) -> R<BasicValueEnum<'ctx>> {
+    fn call(
+        &self,
+        f: FunctionValue<'ctx>,
+        args: &[BasicMetadataValueEnum<'ctx>],
+    ) -> R<BasicValueEnum<'ctx>> {
         self.b
             .build_call(f, args, "")?
             .try_as_basic_value()
@@ -227,14 +251,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(self.b.build_not(a, "")?)
     }
 
-    fn and_opt(&self, a: Option<IntValue<'ctx>>, b: Option<IntValue<'ctx>>) -> R<Option<IntValue<'ctx>>> {
+    fn and_opt(
+        &self,
+        a: Option<IntValue<'ctx>>,
+        b: Option<IntValue<'ctx>>,
+    ) -> R<Option<IntValue<'ctx>>> {
         Ok(match (a, b) {
             (Some(a), Some(b)) => Some(self.and(a, b)?),
             (x, None) | (None, x) => x,
         })
     }
 
-    fn or_opt(&self, a: Option<IntValue<'ctx>>, b: Option<IntValue<'ctx>>) -> R<Option<IntValue<'ctx>>> {
+    fn or_opt(
+        &self,
+        a: Option<IntValue<'ctx>>,
+        b: Option<IntValue<'ctx>>,
+    ) -> R<Option<IntValue<'ctx>>> {
         Ok(match (a, b) {
             (Some(a), Some(b)) => Some(self.or(a, b)?),
             (x, None) | (None, x) => x,
@@ -243,12 +275,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// `<64 x i1>` → `i64` bitmask.
     fn to_mask(&self, v: VectorValue<'ctx>) -> R<IntValue<'ctx>> {
-        Ok(self.b.build_bit_cast(v, self.i64t, "mask")?.into_int_value())
+        Ok(self
+            .b
+            .build_bit_cast(v, self.i64t, "mask")?
+            .into_int_value())
     }
 
     /// `i64` bitmask → `<64 x i1>`.
     fn to_lanes(&self, m: IntValue<'ctx>) -> R<VectorValue<'ctx>> {
-        Ok(self.b.build_bit_cast(m, self.ctx.bool_type().vec_type(LANES), "lanes")?.into_vector_value())
+        Ok(self
+            .b
+            .build_bit_cast(m, self.ctx.bool_type().vec_type(LANES), "lanes")?
+            .into_vector_value())
     }
 
     fn splat(&self, x: BasicValueEnum<'ctx>) -> R<VectorValue<'ctx>> {
@@ -258,7 +296,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             other => return Err(EmitError(format!("cannot splat {other:?}"))),
         };
         let undef = ty.get_undef();
-        let one = self.b.build_insert_element(undef, x, self.ctx.i32_type().const_zero(), "")?;
+        let one = self
+            .b
+            .build_insert_element(undef, x, self.ctx.i32_type().const_zero(), "")?;
         let zeros = self.ctx.i32_type().vec_type(LANES).const_zero();
         Ok(self.b.build_shuffle_vector(one, undef, zeros, "splat")?)
     }
@@ -267,7 +307,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let scalar: BasicValueEnum = match self.scalar_ty(t) {
             BasicTypeEnum::IntType(i) => i.const_int(bits, t.is_signed()).into(),
             BasicTypeEnum::FloatType(f) => {
-                let v = if t == PType::F32 { f32::from_bits(bits as u32) as f64 } else { f64::from_bits(bits) };
+                let v = if t == PType::F32 {
+                    f32::from_bits(bits as u32) as f64
+                } else {
+                    f64::from_bits(bits)
+                };
                 f.const_float(v).into()
             }
             _ => return Err(EmitError(format!("no constant of {t:?}"))),
@@ -285,7 +329,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let p = unsafe {
             self.b.build_in_bounds_gep(
                 self.inputs,
-                &[self.c64(slot as u64), self.ctx.i32_type().const_int(field as u64, false)],
+                &[
+                    self.c64(slot as u64),
+                    self.ctx.i32_type().const_int(field as u64, false),
+                ],
                 "",
             )?
         };
@@ -294,7 +341,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn slot_ptr(&self, slot: usize) -> R<PointerValue<'ctx>> {
         // SAFETY (of the generated code): as in `slot_field`.
-        Ok(unsafe { self.b.build_in_bounds_gep(self.inputs, &[self.c64(slot as u64)], "")? })
+        Ok(unsafe {
+            self.b
+                .build_in_bounds_gep(self.inputs, &[self.c64(slot as u64)], "")?
+        })
     }
 
     fn word(&self, words: PointerValue<'ctx>, block: &Block<'ctx>) -> R<IntValue<'ctx>> {
@@ -309,9 +359,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     fn load_params(&mut self, params: PointerValue<'ctx>) -> R<()> {
         for (i, t) in self.prog.params.iter().enumerate() {
             // SAFETY (of the generated code): the caller passes one 8-byte slot per parameter.
-            let p = unsafe { self.b.build_in_bounds_gep(params, &[self.c64(i as u64)], "")? };
+            let p = unsafe {
+                self.b
+                    .build_in_bounds_gep(params, &[self.c64(i as u64)], "")?
+            };
             let ty = self.scalar_ty(*t);
-            let p = self.b.build_pointer_cast(p, ty.ptr_type(AddressSpace::default()), "")?;
+            let p = self
+                .b
+                .build_pointer_cast(p, ty.ptr_type(AddressSpace::default()), "")?;
             let v = self.b.build_load(p, &format!("param{i}"))?;
             self.params[i] = Some(v);
         }
@@ -322,7 +377,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let ctx = self.ctx;
         let b_var = self.b.build_alloca(self.i64t, "b")?;
         self.b.build_store(b_var, self.i64t.const_zero())?;
-        let full_blocks = self.b.build_right_shift(rows, self.c64(6), false, "full_blocks")?;
+        let full_blocks = self
+            .b
+            .build_right_shift(rows, self.c64(6), false, "full_blocks")?;
         let rem = self.b.build_and(rows, self.c64(63), "rem")?;
         let head = ctx.append_basic_block(self.func, "head");
         let full = ctx.append_basic_block(self.func, "full");
@@ -333,26 +390,42 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
         self.b.position_at_end(head);
         let bi = self.b.build_load(b_var, "bi")?.into_int_value();
-        let more = self.b.build_int_compare(IntPredicate::ULT, bi, full_blocks, "")?;
+        let more = self
+            .b
+            .build_int_compare(IntPredicate::ULT, bi, full_blocks, "")?;
         self.b.build_conditional_branch(more, full, tail_check)?;
 
         self.b.position_at_end(full);
         let row0 = self.b.build_left_shift(bi, self.c64(6), "row0")?;
-        let block = Block { index: bi, row0, rows: self.c64(64), active: self.ones(), full: true };
+        let block = Block {
+            index: bi,
+            row0,
+            rows: self.c64(64),
+            active: self.ones(),
+            full: true,
+        };
         self.block(&block)?;
         let next = self.b.build_int_add(bi, self.c64(1), "")?;
         self.b.build_store(b_var, next)?;
         self.b.build_unconditional_branch(head)?;
 
         self.b.position_at_end(tail_check);
-        let has_tail = self.b.build_int_compare(IntPredicate::NE, rem, self.c64(0), "")?;
+        let has_tail = self
+            .b
+            .build_int_compare(IntPredicate::NE, rem, self.c64(0), "")?;
         self.b.build_conditional_branch(has_tail, tail, done)?;
 
         self.b.position_at_end(tail);
         let row0 = self.b.build_left_shift(full_blocks, self.c64(6), "row0")?;
         let bit = self.b.build_left_shift(self.c64(1), rem, "")?;
         let active = self.b.build_int_sub(bit, self.c64(1), "active")?;
-        let block = Block { index: full_blocks, row0, rows: rem, active, full: false };
+        let block = Block {
+            index: full_blocks,
+            row0,
+            rows: rem,
+            active,
+            full: false,
+        };
         self.block(&block)?;
         self.b.build_unconditional_branch(done)?;
 
@@ -378,12 +451,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let err = self.and(err, block.active)?;
             let fail = self.ctx.append_basic_block(self.func, "fail");
             let ok = self.ctx.append_basic_block(self.func, "ok");
-            let any = self.b.build_int_compare(IntPredicate::NE, err, self.c64(0), "")?;
+            let any = self
+                .b
+                .build_int_compare(IntPredicate::NE, err, self.c64(0), "")?;
             self.b.build_conditional_branch(any, fail, ok)?;
             self.b.position_at_end(fail);
             let cttz = self.intrinsic("llvm.cttz", &[self.i64t.into()])?;
-            let lane = self.call(cttz, &[err.into(), self.ctx.bool_type().const_zero().into()])?;
-            let row = self.b.build_int_add(block.row0, lane.into_int_value(), "")?;
+            let lane = self.call(
+                cttz,
+                &[err.into(), self.ctx.bool_type().const_zero().into()],
+            )?;
+            let row = self
+                .b
+                .build_int_add(block.row0, lane.into_int_value(), "")?;
             self.b.build_store(self.err_row, row)?;
             self.b.build_return(Some(&self.i64t.const_all_ones()))?;
             self.b.position_at_end(ok);
@@ -410,7 +490,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let p = unsafe {
             self.b.build_in_bounds_gep(
                 self.outs,
-                &[self.c64(k as u64), self.ctx.i32_type().const_int(field as u64, false)],
+                &[
+                    self.c64(k as u64),
+                    self.ctx.i32_type().const_int(field as u64, false),
+                ],
                 "",
             )?
         };
@@ -424,14 +507,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let words_bb = ctx.append_basic_block(self.func, "write_word");
         let sel_bbs: Vec<_> = [2u64, 4, 8]
             .iter()
-            .map(|w| (w, ctx.append_basic_block(self.func, &format!("write_sel{w}"))))
+            .map(|w| {
+                (
+                    w,
+                    ctx.append_basic_block(self.func, &format!("write_sel{w}")),
+                )
+            })
             .collect();
         let cases: Vec<_> = sel_bbs.iter().map(|(w, bb)| (self.c64(**w), *bb)).collect();
         self.b.build_switch(self.mode, words_bb, &cases)?;
 
         // Mode 0: the result word.
         self.b.position_at_end(words_bb);
-        let words = self.b.build_pointer_cast(out, self.i64t.ptr_type(AddressSpace::default()), "")?;
+        let words =
+            self.b
+                .build_pointer_cast(out, self.i64t.ptr_type(AddressSpace::default()), "")?;
         // SAFETY (of the generated code): the caller sizes the buffer to ceil(rows / 64) words.
         let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
         self.b.build_store(p, selected)?;
@@ -451,7 +541,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 4 => ctx.i32_type(),
                 _ => self.i64t,
             };
-            let base = self.b.build_pointer_cast(out, idx_ty.ptr_type(AddressSpace::default()), "")?;
+            let base =
+                self.b
+                    .build_pointer_cast(out, idx_ty.ptr_type(AddressSpace::default()), "")?;
             let m_var = self.b.build_alloca(self.i64t, "m")?;
             self.b.build_store(m_var, selected)?;
             let lp = ctx.append_basic_block(self.func, "sel_loop");
@@ -459,11 +551,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.b.build_unconditional_branch(lp)?;
             self.b.position_at_end(lp);
             let m = self.b.build_load(m_var, "")?.into_int_value();
-            let nz = self.b.build_int_compare(IntPredicate::NE, m, self.c64(0), "")?;
+            let nz = self
+                .b
+                .build_int_compare(IntPredicate::NE, m, self.c64(0), "")?;
             self.b.build_conditional_branch(nz, lb, after)?;
             self.b.position_at_end(lb);
-            let lane = self.call(cttz, &[m.into(), ctx.bool_type().const_int(1, false).into()])?;
-            let row = self.b.build_int_add(block.row0, lane.into_int_value(), "")?;
+            let lane = self.call(
+                cttz,
+                &[m.into(), ctx.bool_type().const_int(1, false).into()],
+            )?;
+            let row = self
+                .b
+                .build_int_add(block.row0, lane.into_int_value(), "")?;
             let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
             let c = self.b.build_load(self.count, "")?.into_int_value();
             // SAFETY (of the generated code): at most `rows` indices are written and the
@@ -485,7 +584,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let values = self.out_field(k, 0)?;
         let validity = self.out_field(k, 1)?;
         let words_ptr = |e: &Self, p: PointerValue<'ctx>| -> R<PointerValue<'ctx>> {
-            let p = e.b.build_pointer_cast(p, e.i64t.ptr_type(AddressSpace::default()), "")?;
+            let p =
+                e.b.build_pointer_cast(p, e.i64t.ptr_type(AddressSpace::default()), "")?;
             // SAFETY (of the generated code): word buffers hold ceil(rows / 64) words.
             Ok(unsafe { e.b.build_in_bounds_gep(p, &[block.index], "")? })
         };
@@ -501,7 +601,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let align = t.width();
                 if block.full {
                     let st = self.b.build_store(p, v)?;
-                    st.set_alignment(align).map_err(|e| EmitError(e.to_string()))?;
+                    st.set_alignment(align)
+                        .map_err(|e| EmitError(e.to_string()))?;
                 } else {
                     let f = self.intrinsic(
                         "llvm.masked.store",
@@ -509,7 +610,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     )?;
                     let lanes = self.to_lanes(block.active)?;
                     let align = self.ctx.i32_type().const_int(align as u64, false);
-                    self.b.build_call(f, &[v.into(), p.into(), align.into(), lanes.into()], "")?;
+                    self.b
+                        .build_call(f, &[v.into(), p.into(), align.into(), lanes.into()], "")?;
                 }
                 valid.unwrap_or(self.ones())
             }
@@ -521,18 +623,32 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// Pointer to `<64 x T>` at the block's first row of a values buffer.
-    fn elem_ptr(&self, base: PointerValue<'ctx>, t: PType, block: &Block<'ctx>) -> R<PointerValue<'ctx>> {
+    fn elem_ptr(
+        &self,
+        base: PointerValue<'ctx>,
+        t: PType,
+        block: &Block<'ctx>,
+    ) -> R<PointerValue<'ctx>> {
         let elem = self.scalar_ty(t);
-        let p = self.b.build_pointer_cast(base, elem.ptr_type(AddressSpace::default()), "")?;
+        let p = self
+            .b
+            .build_pointer_cast(base, elem.ptr_type(AddressSpace::default()), "")?;
         // SAFETY (of the generated code): row0 + 64 <= rows for full blocks; tail blocks
         // only touch active lanes through masked operations.
         let p = unsafe { self.b.build_in_bounds_gep(p, &[block.row0], "")? };
-        Ok(self.b.build_pointer_cast(p, self.vec_ty(t).ptr_type(AddressSpace::default()), "")?)
+        Ok(self
+            .b
+            .build_pointer_cast(p, self.vec_ty(t).ptr_type(AddressSpace::default()), "")?)
     }
 
     // ----- nodes -----
 
-    fn node(&mut self, id: NodeId, block: &Block<'ctx>, memo: &mut HashMap<NodeId, V<'ctx>>) -> R<V<'ctx>> {
+    fn node(
+        &mut self,
+        id: NodeId,
+        block: &Block<'ctx>,
+        memo: &mut HashMap<NodeId, V<'ctx>>,
+    ) -> R<V<'ctx>> {
         if let Some(v) = memo.get(&id) {
             return Ok(*v);
         }
@@ -540,16 +656,37 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let v = match node {
             Node::Input(slot) => self.input(slot, block)?,
             Node::Param(slot) => {
-                let x = self.params[slot].ok_or_else(|| EmitError(format!("parameter {slot} not loaded")))?;
-                V::Vals { v: self.splat(x)?, valid: None, err: None }
+                let x = self.params[slot]
+                    .ok_or_else(|| EmitError(format!("parameter {slot} not loaded")))?;
+                V::Vals {
+                    v: self.splat(x)?,
+                    valid: None,
+                    err: None,
+                }
             }
-            Node::Const(t, bits) => V::Vals { v: self.const_vec(t, bits)?, valid: None, err: None },
+            Node::Const(t, bits) => V::Vals {
+                v: self.const_vec(t, bits)?,
+                valid: None,
+                err: None,
+            },
             Node::Bool(x) => {
-                let (t, f) = if x { (self.ones(), self.c64(0)) } else { (self.c64(0), self.ones()) };
+                let (t, f) = if x {
+                    (self.ones(), self.c64(0))
+                } else {
+                    (self.c64(0), self.ones())
+                };
                 V::Bool { t, f, err: None }
             }
-            Node::Null(PType::Bool) => V::Bool { t: self.c64(0), f: self.c64(0), err: None },
-            Node::Null(t) => V::Vals { v: self.vec_ty(t).const_zero(), valid: Some(self.c64(0)), err: None },
+            Node::Null(PType::Bool) => V::Bool {
+                t: self.c64(0),
+                f: self.c64(0),
+                err: None,
+            },
+            Node::Null(t) => V::Vals {
+                v: self.vec_ty(t).const_zero(),
+                valid: Some(self.c64(0)),
+                err: None,
+            },
             Node::Arith(op, l, r) => {
                 let t = self.prog.type_of(l);
                 let (l, r) = (self.node(l, block, memo)?, self.node(r, block, memo)?);
@@ -586,8 +723,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let xv = self.node(x, block, memo)?;
                 let valid = self.validity(&xv)?.unwrap_or(self.ones());
                 let null = self.not(valid)?;
-                let (t, f) = if negated { (valid, null) } else { (null, valid) };
-                V::Bool { t, f, err: xv.err() }
+                let (t, f) = if negated {
+                    (valid, null)
+                } else {
+                    (null, valid)
+                };
+                V::Bool {
+                    t,
+                    f,
+                    err: xv.err(),
+                }
             }
             Node::Truth(x, test) => match self.node(x, block, memo)? {
                 V::Bool { t, f, err } => {
@@ -603,7 +748,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             },
             Node::Case(branches, else_expr) => self.case(&branches, else_expr, block, memo)?,
             Node::Coalesce(args) => self.coalesce(&args, block, memo)?,
-            Node::InList { x, values, has_null, negated } => {
+            Node::InList {
+                x,
+                values,
+                has_null,
+                negated,
+            } => {
                 let t = self.prog.type_of(x);
                 let xv = self.node(x, block, memo)?;
                 let mut found = self.c64(0);
@@ -615,16 +765,29 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 }
                 let valid = self.validity(&xv)?.unwrap_or(self.ones());
                 let yes = self.and(found, valid)?;
-                let no = if has_null { self.c64(0) } else { self.and(self.not(found)?, valid)? };
+                let no = if has_null {
+                    self.c64(0)
+                } else {
+                    self.and(self.not(found)?, valid)?
+                };
                 let (t, f) = if negated { (no, yes) } else { (yes, no) };
-                V::Bool { t, f, err: xv.err() }
+                V::Bool {
+                    t,
+                    f,
+                    err: xv.err(),
+                }
             }
             Node::Cast(x, to) => {
                 let from = self.prog.type_of(x);
                 let xv = self.node(x, block, memo)?;
                 self.cast(from, to, xv)?
             }
-            Node::Helper { helper, state, args, out } => self.helper(helper, state, &args, out, block)?,
+            Node::Helper {
+                helper,
+                state,
+                args,
+                out,
+            } => self.helper(helper, state, &args, out, block)?,
         };
         memo.insert(id, v);
         Ok(v)
@@ -649,7 +812,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             PType::Str => Ok(V::Str { valid }),
             PType::Bool => {
                 let words = self.slot_field(slot, 0)?.into_pointer_value();
-                let words = self.b.build_pointer_cast(words, self.i64t.ptr_type(AddressSpace::default()), "")?;
+                let words = self.b.build_pointer_cast(
+                    words,
+                    self.i64t.ptr_type(AddressSpace::default()),
+                    "",
+                )?;
                 let bits = self.word(words, block)?;
                 let valid = valid.unwrap_or(self.ones());
                 let t = self.and(bits, valid)?;
@@ -662,23 +829,38 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let v = if block.full {
                     let load = self.b.build_load(p, "col")?;
                     if let Some(inst) = load.as_instruction_value() {
-                        inst.set_alignment(t.width()).map_err(|e| EmitError(e.to_string()))?;
+                        inst.set_alignment(t.width())
+                            .map_err(|e| EmitError(e.to_string()))?;
                     }
                     load.into_vector_value()
                 } else {
                     let vt = self.vec_ty(t);
-                    let f = self.intrinsic("llvm.masked.load", &[vt.into(), p.get_type().into()])?;
+                    let f =
+                        self.intrinsic("llvm.masked.load", &[vt.into(), p.get_type().into()])?;
                     let lanes = self.to_lanes(block.active)?;
                     let align = self.ctx.i32_type().const_int(t.width() as u64, false);
-                    self.call(f, &[p.into(), align.into(), lanes.into(), vt.const_zero().into()])?
-                        .into_vector_value()
+                    self.call(
+                        f,
+                        &[p.into(), align.into(), lanes.into(), vt.const_zero().into()],
+                    )?
+                    .into_vector_value()
                 };
-                Ok(V::Vals { v, valid, err: None })
+                Ok(V::Vals {
+                    v,
+                    valid,
+                    err: None,
+                })
             }
         }
     }
 
-    fn vals(v: V<'ctx>) -> R<(VectorValue<'ctx>, Option<IntValue<'ctx>>, Option<IntValue<'ctx>>)> {
+    fn vals(
+        v: V<'ctx>,
+    ) -> R<(
+        VectorValue<'ctx>,
+        Option<IntValue<'ctx>>,
+        Option<IntValue<'ctx>>,
+    )> {
         match v {
             V::Vals { v, valid, err } => Ok((v, valid, err)),
             _ => Err(EmitError("expected a value vector".into())),
@@ -686,7 +868,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// Errors raised in valid rows only.
-    fn new_errors(&self, lanes: VectorValue<'ctx>, valid: Option<IntValue<'ctx>>) -> R<IntValue<'ctx>> {
+    fn new_errors(
+        &self,
+        lanes: VectorValue<'ctx>,
+        valid: Option<IntValue<'ctx>>,
+    ) -> R<IntValue<'ctx>> {
         let m = self.to_mask(lanes)?;
         Ok(match valid {
             Some(v) => self.and(m, v)?,
@@ -719,7 +905,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 ArithOp::Sub => b.build_float_sub(lv, rv, "")?,
                 ArithOp::Mul => b.build_float_mul(lv, rv, "")?,
                 ArithOp::Div | ArithOp::Rem | ArithOp::FloorDiv => {
-                    let zero = b.build_float_compare(FloatPredicate::OEQ, rv, rv.get_type().const_zero(), "")?;
+                    let zero = b.build_float_compare(
+                        FloatPredicate::OEQ,
+                        rv,
+                        rv.get_type().const_zero(),
+                        "",
+                    )?;
                     err = self.or_opt(err, Some(self.new_errors(zero, valid)?))?;
                     if op == ArithOp::Rem {
                         self.b.build_float_rem(lv, rv, "")?
@@ -749,20 +940,35 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 }
                 ArithOp::Div | ArithOp::Rem => {
                     let vt = lv.get_type();
-                    let zero = self.b.build_int_compare(IntPredicate::EQ, rv, vt.const_zero(), "")?;
+                    let zero =
+                        self.b
+                            .build_int_compare(IntPredicate::EQ, rv, vt.const_zero(), "")?;
                     let mut bad = zero;
                     err = self.or_opt(err, Some(self.new_errors(zero, valid)?))?;
                     if signed {
                         let (min, _) = Self::min_max(t);
-                        let is_min = self.b.build_int_compare(IntPredicate::EQ, lv, self.int_vec_const(t, min)?, "")?;
-                        let is_m1 = self.b.build_int_compare(IntPredicate::EQ, rv, self.int_vec_const(t, -1)?, "")?;
+                        let is_min = self.b.build_int_compare(
+                            IntPredicate::EQ,
+                            lv,
+                            self.int_vec_const(t, min)?,
+                            "",
+                        )?;
+                        let is_m1 = self.b.build_int_compare(
+                            IntPredicate::EQ,
+                            rv,
+                            self.int_vec_const(t, -1)?,
+                            "",
+                        )?;
                         let ovf = self.b.build_and(is_min, is_m1, "")?;
                         err = self.or_opt(err, Some(self.new_errors(ovf, valid)?))?;
                         bad = self.b.build_or(bad, ovf, "")?;
                     }
                     // Divide by 1 where the divisor is 0 (or MIN / -1): those rows are errors
                     // anyway, and the hardware must not trap.
-                    let safe = self.b.build_select(bad, self.int_vec_const(t, 1)?, rv, "")?.into_vector_value();
+                    let safe = self
+                        .b
+                        .build_select(bad, self.int_vec_const(t, 1)?, rv, "")?
+                        .into_vector_value();
                     match (op, signed) {
                         (ArithOp::Div, true) => self.b.build_int_signed_div(lv, safe, "")?,
                         (ArithOp::Div, false) => self.b.build_int_unsigned_div(lv, safe, "")?,
@@ -774,7 +980,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     // divisor is a positive constant (validated)
                     let q = self.b.build_int_signed_div(lv, rv, "")?;
                     let m = self.b.build_int_signed_rem(lv, rv, "")?;
-                    let neg = self.b.build_int_compare(IntPredicate::SLT, m, lv.get_type().const_zero(), "")?;
+                    let neg = self.b.build_int_compare(
+                        IntPredicate::SLT,
+                        m,
+                        lv.get_type().const_zero(),
+                        "",
+                    )?;
                     let adj = self.b.build_int_s_extend(neg, lv.get_type(), "")?;
                     self.b.build_int_add(q, adj, "")?
                 }
@@ -796,12 +1007,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             xv
         } else {
             let (min, _) = Self::min_max(t);
-            let is_min = self.b.build_int_compare(IntPredicate::EQ, xv, self.int_vec_const(t, min)?, "")?;
+            let is_min =
+                self.b
+                    .build_int_compare(IntPredicate::EQ, xv, self.int_vec_const(t, min)?, "")?;
             err = self.or_opt(err, Some(self.new_errors(is_min, valid)?))?;
             let neg = self.b.build_int_neg(xv, "")?;
             if abs {
-                let is_neg = self.b.build_int_compare(IntPredicate::SLT, xv, xv.get_type().const_zero(), "")?;
-                self.b.build_select(is_neg, neg, xv, "")?.into_vector_value()
+                let is_neg = self.b.build_int_compare(
+                    IntPredicate::SLT,
+                    xv,
+                    xv.get_type().const_zero(),
+                    "",
+                )?;
+                self.b
+                    .build_select(is_neg, neg, xv, "")?
+                    .into_vector_value()
             } else {
                 neg
             }
@@ -810,7 +1030,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// Comparison mask of two value vectors, SQL float semantics.
-    fn cmp_lanes(&self, op: CmpOp, t: PType, l: VectorValue<'ctx>, r: VectorValue<'ctx>) -> R<IntValue<'ctx>> {
+    fn cmp_lanes(
+        &self,
+        op: CmpOp,
+        t: PType,
+        l: VectorValue<'ctx>,
+        r: VectorValue<'ctx>,
+    ) -> R<IntValue<'ctx>> {
         let b = &self.b;
         let lanes = if t.is_float() {
             let uno = |x: VectorValue<'ctx>| b.build_float_compare(FloatPredicate::UNO, x, x, "");
@@ -820,11 +1046,23 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 CmpOp::Eq | CmpOp::Ne => {
                     let both_nan = b.build_and(uno(l)?, uno(r)?, "")?;
                     let eq = b.build_or(fc(FloatPredicate::OEQ)?, both_nan, "")?;
-                    if op == CmpOp::Eq { eq } else { b.build_not(eq, "")? }
+                    if op == CmpOp::Eq {
+                        eq
+                    } else {
+                        b.build_not(eq, "")?
+                    }
                 }
-                CmpOp::Lt => b.build_or(fc(FloatPredicate::OLT)?, b.build_and(ord(l)?, uno(r)?, "")?, "")?,
+                CmpOp::Lt => b.build_or(
+                    fc(FloatPredicate::OLT)?,
+                    b.build_and(ord(l)?, uno(r)?, "")?,
+                    "",
+                )?,
                 CmpOp::Le => b.build_or(fc(FloatPredicate::OLE)?, uno(r)?, "")?,
-                CmpOp::Gt => b.build_or(fc(FloatPredicate::OGT)?, b.build_and(uno(l)?, ord(r)?, "")?, "")?,
+                CmpOp::Gt => b.build_or(
+                    fc(FloatPredicate::OGT)?,
+                    b.build_and(uno(l)?, ord(r)?, "")?,
+                    "",
+                )?,
                 CmpOp::Ge => b.build_or(fc(FloatPredicate::OGE)?, uno(l)?, "")?,
             }
         } else {
@@ -859,18 +1097,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// The raw comparison mask and the operands' validity and errors.
-    fn compare_parts(
-        &self,
-        op: CmpOp,
-        t: PType,
-        l: V<'ctx>,
-        r: V<'ctx>,
-    ) -> R<(IntValue<'ctx>, Option<IntValue<'ctx>>, Option<IntValue<'ctx>>, Option<IntValue<'ctx>>)> {
+    fn compare_parts(&self, op: CmpOp, t: PType, l: V<'ctx>, r: V<'ctx>) -> R<CmpParts<'ctx>> {
         let (m, lvalid, rvalid) = if t == PType::Bool {
             let (V::Bool { t: lt, .. }, V::Bool { t: rt, .. }) = (l, r) else {
                 return Err(EmitError("boolean comparison of non-booleans".into()));
             };
-            (self.cmp_bool(op, lt, rt)?, self.validity(&l)?, self.validity(&r)?)
+            (
+                self.cmp_bool(op, lt, rt)?,
+                self.validity(&l)?,
+                self.validity(&r)?,
+            )
         } else {
             let (lv, lvalid, _) = Self::vals(l)?;
             let (rv, rvalid, _) = Self::vals(r)?;
@@ -883,7 +1119,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     fn compare(&self, op: CmpOp, t: PType, l: V<'ctx>, r: V<'ctx>) -> R<V<'ctx>> {
         let (m, lvalid, rvalid, err) = self.compare_parts(op, t, l, r)?;
         let valid = self.and_opt(lvalid, rvalid)?.unwrap_or(self.ones());
-        Ok(V::Bool { t: self.and(m, valid)?, f: self.and(self.not(m)?, valid)?, err })
+        Ok(V::Bool {
+            t: self.and(m, valid)?,
+            f: self.and(self.not(m)?, valid)?,
+            err,
+        })
     }
 
     fn distinct(&self, t: PType, l: V<'ctx>, r: V<'ctx>, negated: bool) -> R<V<'ctx>> {
@@ -941,7 +1181,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let mut err: Option<IntValue<'ctx>> = None;
         let mut taken = Vec::with_capacity(branches.len());
         for &(c, v) in branches {
-            let V::Bool { t: ct, err: cerr, .. } = self.node(c, block, memo)? else {
+            let V::Bool {
+                t: ct, err: cerr, ..
+            } = self.node(c, block, memo)?
+            else {
                 return Err(EmitError("CASE condition is not boolean".into()));
             };
             let mut take = self.and(remaining, ct)?;
@@ -987,7 +1230,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             V::Vals { v, valid, .. } => {
                 let mut out = v;
-                let all_valid = valid.is_none() && taken.iter().all(|(_, v)| matches!(v, V::Vals { valid: None, .. }));
+                let all_valid = valid.is_none()
+                    && taken
+                        .iter()
+                        .all(|(_, v)| matches!(v, V::Vals { valid: None, .. }));
                 let mut rvalid = self.and(valid.unwrap_or(self.ones()), rest)?;
                 for (take, tv) in taken {
                     let (x, xvalid, _) = Self::vals(tv)?;
@@ -995,17 +1241,28 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     out = self.b.build_select(lanes, x, out, "")?.into_vector_value();
                     rvalid = self.or(rvalid, self.and(take, xvalid.unwrap_or(self.ones()))?)?;
                 }
-                Ok(V::Vals { v: out, valid: if all_valid { None } else { Some(rvalid) }, err })
+                Ok(V::Vals {
+                    v: out,
+                    valid: if all_valid { None } else { Some(rvalid) },
+                    err,
+                })
             }
             V::Str { .. } => Err(EmitError("CASE of strings".into())),
         }
     }
 
-    fn coalesce(&mut self, args: &[NodeId], block: &Block<'ctx>, memo: &mut HashMap<NodeId, V<'ctx>>) -> R<V<'ctx>> {
+    fn coalesce(
+        &mut self,
+        args: &[NodeId],
+        block: &Block<'ctx>,
+        memo: &mut HashMap<NodeId, V<'ctx>>,
+    ) -> R<V<'ctx>> {
         let mut remaining = self.ones();
         let mut err = None;
         let mut taken = Vec::with_capacity(args.len());
-        let (last_id, firsts) = args.split_last().ok_or_else(|| EmitError("empty COALESCE".into()))?;
+        let (last_id, firsts) = args
+            .split_last()
+            .ok_or_else(|| EmitError("empty COALESCE".into()))?;
         for &a in firsts {
             let v = self.node(a, block, memo)?;
             let valid = self.validity(&v)?.unwrap_or(self.ones());
@@ -1033,15 +1290,27 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 return Err(EmitError("cast of a non-boolean".into()));
             };
             let lanes = self.to_lanes(t)?;
-            let v = self.b.build_int_z_extend(lanes, self.vec_ty(to).into_vector_type_int()?, "")?;
-            return Ok(V::Vals { v, valid: Some(self.or(t, f)?), err });
+            let v =
+                self.b
+                    .build_int_z_extend(lanes, self.vec_ty(to).into_vector_type_int()?, "")?;
+            return Ok(V::Vals {
+                v,
+                valid: Some(self.or(t, f)?),
+                err,
+            });
         }
         let (xv, valid, mut err) = Self::vals(x)?;
         if to == PType::Bool {
-            let nz = self.b.build_int_compare(IntPredicate::NE, xv, xv.get_type().const_zero(), "")?;
+            let nz =
+                self.b
+                    .build_int_compare(IntPredicate::NE, xv, xv.get_type().const_zero(), "")?;
             let m = self.to_mask(nz)?;
             let valid = valid.unwrap_or(self.ones());
-            return Ok(V::Bool { t: self.and(m, valid)?, f: self.and(self.not(m)?, valid)?, err });
+            return Ok(V::Bool {
+                t: self.and(m, valid)?,
+                f: self.and(self.not(m)?, valid)?,
+                err,
+            });
         }
         let target = self.vec_ty(to);
         let v = if from.is_float() && to.is_float() {
@@ -1068,7 +1337,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let ok = self.b.build_and(ge, lt, "")?;
             let bad = self.b.build_not(ok, "")?;
             err = self.or_opt(err, Some(self.new_errors(bad, valid)?))?;
-            let safe = self.b.build_select(ok, r, xv.get_type().const_zero(), "")?.into_vector_value();
+            let safe = self
+                .b
+                .build_select(ok, r, xv.get_type().const_zero(), "")?
+                .into_vector_value();
             if to.is_signed() {
                 self.b.build_float_to_signed_int(safe, target, "")?
             } else {
@@ -1081,7 +1353,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let mut bad: Option<VectorValue<'ctx>> = None;
             if tmin > smin {
                 let below = self.b.build_int_compare(
-                    if from.is_signed() { IntPredicate::SLT } else { IntPredicate::ULT },
+                    if from.is_signed() {
+                        IntPredicate::SLT
+                    } else {
+                        IntPredicate::ULT
+                    },
                     xv,
                     self.int_vec_const(from, tmin)?,
                     "",
@@ -1090,7 +1366,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             if tmax < smax {
                 let above = self.b.build_int_compare(
-                    if from.is_signed() { IntPredicate::SGT } else { IntPredicate::UGT },
+                    if from.is_signed() {
+                        IntPredicate::SGT
+                    } else {
+                        IntPredicate::UGT
+                    },
                     xv,
                     self.int_vec_const(from, tmax)?,
                     "",
@@ -1120,34 +1400,69 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     fn float_splat(&self, t: PType, v: f64) -> R<VectorValue<'ctx>> {
-        let bits = if t == PType::F32 { (v as f32).to_bits() as u64 } else { v.to_bits() };
+        let bits = if t == PType::F32 {
+            (v as f32).to_bits() as u64
+        } else {
+            v.to_bits()
+        };
         self.const_vec(t, bits)
     }
 
-    fn helper(&mut self, helper: Helper, state: usize, args: &[usize], out: PType, block: &Block<'ctx>) -> R<V<'ctx>> {
+    fn helper(
+        &mut self,
+        helper: Helper,
+        state: usize,
+        args: &[usize],
+        out: PType,
+        block: &Block<'ctx>,
+    ) -> R<V<'ctx>> {
         let f = match self.module.get_function(helper.name) {
             Some(f) => f,
             None => {
                 let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
                 let sp = self.slot_ty.ptr_type(AddressSpace::default());
                 let ty = self.i64t.fn_type(
-                    &[i8p.into(), sp.into(), sp.into(), self.i64t.into(), self.i64t.into(), i8p.into()],
+                    &[
+                        i8p.into(),
+                        sp.into(),
+                        sp.into(),
+                        self.i64t.into(),
+                        self.i64t.into(),
+                        i8p.into(),
+                    ],
                     false,
                 );
-                let f = self.module.add_function(helper.name, ty, Some(Linkage::External));
+                let f = self
+                    .module
+                    .add_function(helper.name, ty, Some(Linkage::External));
                 self.helpers.push((f, helper.addr));
                 f
             }
         };
-        let state = self.params[state].ok_or_else(|| EmitError("helper state not loaded".into()))?;
+        let state =
+            self.params[state].ok_or_else(|| EmitError("helper state not loaded".into()))?;
         let a = self.slot_ptr(args[0])?;
         let b = match args.get(1) {
             Some(s) => self.slot_ptr(*s)?,
             None => self.slot_ty.ptr_type(AddressSpace::default()).const_null(),
         };
-        let buf = self.b.build_pointer_cast(self.helper_buf, self.ctx.i8_type().ptr_type(AddressSpace::default()), "")?;
+        let buf = self.b.build_pointer_cast(
+            self.helper_buf,
+            self.ctx.i8_type().ptr_type(AddressSpace::default()),
+            "",
+        )?;
         let m = self
-            .call(f, &[state.into(), a.into(), b.into(), block.row0.into(), block.rows.into(), buf.into()])?
+            .call(
+                f,
+                &[
+                    state.into(),
+                    a.into(),
+                    b.into(),
+                    block.row0.into(),
+                    block.rows.into(),
+                    buf.into(),
+                ],
+            )?
             .into_int_value();
         let mut valid = None;
         for s in args {
@@ -1158,15 +1473,26 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         if out == PType::Bool {
             let valid = valid.unwrap_or(self.ones());
-            return Ok(V::Bool { t: self.and(m, valid)?, f: self.and(self.not(m)?, valid)?, err: None });
+            return Ok(V::Bool {
+                t: self.and(m, valid)?,
+                f: self.and(self.not(m)?, valid)?,
+                err: None,
+            });
         }
         let vt = self.vec_ty(out);
-        let p = self.b.build_pointer_cast(self.helper_buf, vt.ptr_type(AddressSpace::default()), "")?;
+        let p =
+            self.b
+                .build_pointer_cast(self.helper_buf, vt.ptr_type(AddressSpace::default()), "")?;
         let load = self.b.build_load(p, "")?;
         if let Some(inst) = load.as_instruction_value() {
-            inst.set_alignment(8).map_err(|e| EmitError(e.to_string()))?;
+            inst.set_alignment(8)
+                .map_err(|e| EmitError(e.to_string()))?;
         }
-        Ok(V::Vals { v: load.into_vector_value(), valid, err: None })
+        Ok(V::Vals {
+            v: load.into_vector_value(),
+            valid,
+            err: None,
+        })
     }
 }
 
@@ -1183,4 +1509,3 @@ impl<'ctx> IntVec<'ctx> for VectorType<'ctx> {
         }
     }
 }
-

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
+};
 use inkwell::OptimizationLevel;
 
 use crate::emit::{Emitter, KERNEL_NAME};
@@ -25,7 +27,8 @@ use crate::program::{OutSlot, Program, Slot};
 pub struct CodegenError(pub String);
 
 /// The generated function's type (see [`crate::emit`] for the ABI).
-pub type KernelFn = unsafe extern "C" fn(*const Slot, *const u64, u64, *const OutSlot, u64, *mut u64) -> i64;
+pub type KernelFn =
+    unsafe extern "C" fn(*const Slot, *const u64, u64, *const OutSlot, u64, *mut u64) -> i64;
 
 /// Compilation settings.
 #[derive(Debug, Clone, Copy, Default)]
@@ -94,7 +97,9 @@ pub struct Kernel {
 
 impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kernel").field("timings", &self.timings).finish_non_exhaustive()
+        f.debug_struct("Kernel")
+            .field("timings", &self.timings)
+            .finish_non_exhaustive()
     }
 }
 
@@ -125,7 +130,14 @@ impl Kernel {
         // SAFETY: the caller upholds the contract above, which is what the generated
         // code relies on; the code was generated for this signature.
         let n = unsafe {
-            (self.func)(inputs.as_ptr(), params.as_ptr(), rows as u64, outs.as_ptr(), mode, &mut err_row)
+            (self.func)(
+                inputs.as_ptr(),
+                params.as_ptr(),
+                rows as u64,
+                outs.as_ptr(),
+                mode,
+                &mut err_row,
+            )
         };
         if n < 0 {
             Err(err_row as usize)
@@ -181,8 +193,12 @@ pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, Cod
     let (cpu, features) = host_cpu();
     let helpers =
         Emitter::emit(ctx, &module, program, &cpu, &features).map_err(|e| CodegenError(e.0))?;
-    module.verify().map_err(|e| CodegenError(format!("invalid IR: {e}")))?;
-    let ir = options.explain.then(|| module.print_to_string().to_string());
+    module
+        .verify()
+        .map_err(|e| CodegenError(format!("invalid IR: {e}")))?;
+    let ir = options
+        .explain
+        .then(|| module.print_to_string().to_string());
     let t_ir = start.elapsed();
 
     let start = Instant::now();
@@ -202,7 +218,11 @@ pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, Cod
                 .write_to_memory_buffer(&module, FileType::Assembly)
                 .map_err(|e| CodegenError(format!("assembly: {e}")))?;
             let assembly = String::from_utf8_lossy(asm.as_slice()).into_owned();
-            Some(Explain { ir, optimized_ir, assembly })
+            Some(Explain {
+                ir,
+                optimized_ir,
+                assembly,
+            })
         }
         None => None,
     };
@@ -224,8 +244,15 @@ pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, Cod
     let func: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(addr) };
     Ok(Kernel {
         func,
-        _owner: JitOwner { engine: ManuallyDrop::new(engine), context: ManuallyDrop::new(context) },
-        timings: CompileTimings { ir: t_ir, optimize: t_opt, codegen: t_codegen },
+        _owner: JitOwner {
+            engine: ManuallyDrop::new(engine),
+            context: ManuallyDrop::new(context),
+        },
+        timings: CompileTimings {
+            ir: t_ir,
+            optimize: t_opt,
+            codegen: t_codegen,
+        },
         explain,
     })
 }

@@ -12,7 +12,9 @@ mod jit;
 mod program;
 
 pub use emit::LANES;
-pub use jit::{compile, host_cpu, CodegenError, CompileOptions, CompileTimings, Explain, Kernel, KernelFn};
+pub use jit::{
+    compile, host_cpu, CodegenError, CompileOptions, CompileTimings, Explain, Kernel, KernelFn,
+};
 pub use program::{
     ArithOp, CmpOp, Helper, HelperFn, InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, Slot,
     TruthTest,

@@ -150,13 +150,31 @@ pub enum Node {
     Coalesce(Vec<NodeId>),
     /// `x IN (values)`: values are parameters or constants of x's type;
     /// `has_null`: the list also had a NULL; `negated`: NOT IN.
-    InList { x: NodeId, values: Vec<NodeId>, has_null: bool, negated: bool },
+    InList {
+        /// The probe.
+        x: NodeId,
+        /// The non-NULL list values (parameters or constants of the probe's type).
+        values: Vec<NodeId>,
+        /// Whether the list also had a NULL.
+        has_null: bool,
+        /// `NOT IN`.
+        negated: bool,
+    },
     /// Conversion between numeric types and booleans (range-checked; floats to
     /// integers round half to even).
     Cast(NodeId, PType),
     /// A helper over string inputs giving a BOOLEAN (`out` = `Bool`) or values of `out`.
     /// NULL if any string argument is NULL.
-    Helper { helper: Helper, state: usize, args: Vec<usize>, out: PType },
+    Helper {
+        /// The function called.
+        helper: Helper,
+        /// The parameter slot holding the helper's state pointer.
+        state: usize,
+        /// The string input slots it reads (one or two).
+        args: Vec<usize>,
+        /// `Bool` for a predicate, else the type of the values it writes.
+        out: PType,
+    },
 }
 
 /// What the kernel produces.
@@ -223,7 +241,9 @@ impl Program {
         for (id, node) in self.nodes.iter().enumerate() {
             let child = |c: NodeId| -> Result<PType, String> {
                 if c >= id {
-                    return Err(format!("node {id} refers to node {c}, which does not precede it"));
+                    return Err(format!(
+                        "node {id} refers to node {c}, which does not precede it"
+                    ));
                 }
                 Ok(self.type_of(c))
             };
@@ -241,9 +261,17 @@ impl Program {
                 }
             };
             match node {
-                Node::Input(s) if *s >= self.inputs.len() => return Err(format!("node {id}: no input slot {s}")),
-                Node::Param(s) if *s >= self.params.len() => return Err(format!("node {id}: no parameter slot {s}")),
-                Node::Input(_) | Node::Param(_) | Node::Const(..) | Node::Bool(_) | Node::Null(_) => {}
+                Node::Input(s) if *s >= self.inputs.len() => {
+                    return Err(format!("node {id}: no input slot {s}"))
+                }
+                Node::Param(s) if *s >= self.params.len() => {
+                    return Err(format!("node {id}: no parameter slot {s}"))
+                }
+                Node::Input(_)
+                | Node::Param(_)
+                | Node::Const(..)
+                | Node::Bool(_)
+                | Node::Null(_) => {}
                 Node::Arith(_, l, r) => {
                     let t = same(*l, *r)?;
                     if !(t.is_int() || t.is_float()) {
@@ -308,11 +336,17 @@ impl Program {
                 Node::Cast(x, to) => {
                     let t = child(*x)?;
                     let ok = |t: PType| t.is_int() || t.is_float() || t == PType::Bool;
-                    if !ok(t) || !ok(*to) || (t == PType::Bool && to.is_float()) || (t.is_float() && *to == PType::Bool) {
+                    if !ok(t)
+                        || !ok(*to)
+                        || (t == PType::Bool && to.is_float())
+                        || (t.is_float() && *to == PType::Bool)
+                    {
                         return Err(format!("node {id}: no cast from {t:?} to {to:?}"));
                     }
                 }
-                Node::Helper { state, args, out, .. } => {
+                Node::Helper {
+                    state, args, out, ..
+                } => {
                     if *state >= self.params.len() || self.params[*state] != PType::Ptr {
                         return Err(format!("node {id}: helper state must be a Ptr parameter"));
                     }
@@ -321,7 +355,9 @@ impl Program {
                     }
                     for s in args {
                         if *s >= self.inputs.len() || self.inputs[*s].ty != PType::Str {
-                            return Err(format!("node {id}: helper argument {s} is not a string input"));
+                            return Err(format!(
+                                "node {id}: helper argument {s} is not a string input"
+                            ));
                         }
                     }
                     if matches!(out, PType::Str | PType::Ptr) {
@@ -331,7 +367,9 @@ impl Program {
             }
             if let Node::Arith(ArithOp::FloorDiv, _, r) = node {
                 if !matches!(self.nodes[*r], Node::Const(_, v) if (v as i64) > 0) {
-                    return Err(format!("node {id}: FloorDiv needs a positive constant divisor"));
+                    return Err(format!(
+                        "node {id}: FloorDiv needs a positive constant divisor"
+                    ));
                 }
             }
         }
@@ -346,7 +384,9 @@ impl Program {
                 return Err(format!("output {o} has a type kernels cannot write"));
             }
         }
-        if self.mode == Mode::Filter && (self.outputs.len() != 1 || self.type_of(self.outputs[0]) != PType::Bool) {
+        if self.mode == Mode::Filter
+            && (self.outputs.len() != 1 || self.type_of(self.outputs[0]) != PType::Bool)
+        {
             return Err("a filter has exactly one Bool output".into());
         }
         for (s, i) in self.inputs.iter().enumerate() {

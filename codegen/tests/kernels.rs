@@ -1,9 +1,15 @@
 //! Direct tests of the back end on hand-built programs, checked against plain Rust.
 
-use broadhead_codegen::{compile, ArithOp, CmpOp, CompileOptions, InputSpec, Mode, Node, OutSlot, PType, Program, Slot};
+use broadhead_codegen::{
+    compile, ArithOp, CmpOp, CompileOptions, InputSpec, Mode, Node, OutSlot, PType, Program, Slot,
+};
 
 fn slot(values: *const u8, validity: *const u64) -> Slot {
-    Slot { values, validity, data: std::ptr::null() }
+    Slot {
+        values,
+        validity,
+        data: std::ptr::null(),
+    }
 }
 
 /// `x > p0` over f64, every batch length around the block edges, in all output modes.
@@ -11,7 +17,10 @@ fn slot(values: *const u8, validity: *const u64) -> Slot {
 fn float_filter_selects_the_same_rows_as_a_loop_in_every_mode() {
     let prog = Program {
         nodes: vec![Node::Input(0), Node::Param(0), Node::Cmp(CmpOp::Gt, 0, 1)],
-        inputs: vec![InputSpec { ty: PType::F64, nullable: false }],
+        inputs: vec![InputSpec {
+            ty: PType::F64,
+            nullable: false,
+        }],
         params: vec![PType::F64],
         outputs: vec![2],
         mode: Mode::Filter,
@@ -23,17 +32,29 @@ fn float_filter_selects_the_same_rows_as_a_loop_in_every_mode() {
         let params = [50.0f64.to_bits()];
         let inputs = [slot(x.as_ptr() as *const u8, std::ptr::null())];
         let mut sel = vec![0u32; rows];
-        let outs = [OutSlot { values: sel.as_mut_ptr() as *mut u8, validity: std::ptr::null_mut() }];
+        let outs = [OutSlot {
+            values: sel.as_mut_ptr() as *mut u8,
+            validity: std::ptr::null_mut(),
+        }];
         // SAFETY: buffers sized as Kernel::run requires.
         let n = unsafe { k.run(&inputs, &params, rows, &outs, 4) }.unwrap();
         assert_eq!(&sel[..n], &expect[..], "rows = {rows}");
         let mut sel64 = vec![0u64; rows];
-        let outs = [OutSlot { values: sel64.as_mut_ptr() as *mut u8, validity: std::ptr::null_mut() }];
+        let outs = [OutSlot {
+            values: sel64.as_mut_ptr() as *mut u8,
+            validity: std::ptr::null_mut(),
+        }];
         // SAFETY: as above.
         let n = unsafe { k.run(&inputs, &params, rows, &outs, 8) }.unwrap();
-        assert_eq!(sel64[..n].iter().map(|&v| v as u32).collect::<Vec<_>>(), expect);
+        assert_eq!(
+            sel64[..n].iter().map(|&v| v as u32).collect::<Vec<_>>(),
+            expect
+        );
         let mut words = vec![0u64; rows.div_ceil(64)];
-        let outs = [OutSlot { values: words.as_mut_ptr() as *mut u8, validity: std::ptr::null_mut() }];
+        let outs = [OutSlot {
+            values: words.as_mut_ptr() as *mut u8,
+            validity: std::ptr::null_mut(),
+        }];
         // SAFETY: as above.
         let n = unsafe { k.run(&inputs, &params, rows, &outs, 0) }.unwrap();
         assert_eq!(n, expect.len());
@@ -47,24 +68,48 @@ fn float_filter_selects_the_same_rows_as_a_loop_in_every_mode() {
 #[test]
 fn integer_division_projects_values_and_reports_the_first_zero_divisor() {
     let prog = Program {
-        nodes: vec![Node::Input(0), Node::Input(1), Node::Arith(ArithOp::Div, 0, 1)],
-        inputs: vec![InputSpec { ty: PType::I32, nullable: false }, InputSpec { ty: PType::I32, nullable: true }],
+        nodes: vec![
+            Node::Input(0),
+            Node::Input(1),
+            Node::Arith(ArithOp::Div, 0, 1),
+        ],
+        inputs: vec![
+            InputSpec {
+                ty: PType::I32,
+                nullable: false,
+            },
+            InputSpec {
+                ty: PType::I32,
+                nullable: true,
+            },
+        ],
         params: vec![],
         outputs: vec![2],
         mode: Mode::Project,
     };
     let k = compile(&prog, CompileOptions { explain: true }).unwrap();
-    assert!(k.explain.as_ref().unwrap().optimized_ir.contains("broadhead_kernel"));
+    assert!(k
+        .explain
+        .as_ref()
+        .unwrap()
+        .optimized_ir
+        .contains("broadhead_kernel"));
     let rows = 70;
     let a: Vec<i32> = (0..rows as i32).map(|i| i * 7 - 100).collect();
     let mut b: Vec<i32> = (0..rows as i32).map(|i| (i % 5) + 1).collect();
     // Row 66 has b = 0 but is NULL: no error.
     b[66] = 0;
-    let validity = vec![u64::MAX, !(1u64 << 2)];
+    let validity = [u64::MAX, !(1u64 << 2)];
     let mut out = vec![0i32; rows];
     let mut out_valid = vec![0u64; 2];
-    let inputs = [slot(a.as_ptr() as *const u8, std::ptr::null()), slot(b.as_ptr() as *const u8, validity.as_ptr())];
-    let outs = [OutSlot { values: out.as_mut_ptr() as *mut u8, validity: out_valid.as_mut_ptr() }];
+    let inputs = [
+        slot(a.as_ptr() as *const u8, std::ptr::null()),
+        slot(b.as_ptr() as *const u8, validity.as_ptr()),
+    ];
+    let outs = [OutSlot {
+        values: out.as_mut_ptr() as *mut u8,
+        validity: out_valid.as_mut_ptr(),
+    }];
     // SAFETY: buffers sized as Kernel::run requires.
     unsafe { k.run(&inputs, &[], rows, &outs, 0) }.unwrap();
     for i in 0..rows {

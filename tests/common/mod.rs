@@ -5,13 +5,17 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array,
-    Int8Array, RecordBatch, StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array, UInt8Array,
+    Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int16Array, Int32Array,
+    Int64Array, Int8Array, RecordBatch, StringArray, TimestampMillisecondArray, UInt32Array,
+    UInt64Array, UInt8Array,
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
 /// Columns: name and type.
-pub const COLUMNS: &[(&str, fn() -> DataType)] = &[
+/// A column's name and a constructor of its type.
+type Column = (&'static str, fn() -> DataType);
+
+pub const COLUMNS: &[Column] = &[
     ("a", || DataType::Float64),
     ("b", || DataType::Float64),
     ("f32", || DataType::Float32),
@@ -26,11 +30,18 @@ pub const COLUMNS: &[(&str, fn() -> DataType)] = &[
     ("flag", || DataType::Boolean),
     ("s", || DataType::Utf8),
     ("d", || DataType::Date32),
-    ("ts", || DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))),
+    ("ts", || {
+        DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
+    }),
 ];
 
 pub fn schema() -> SchemaRef {
-    Arc::new(Schema::new(COLUMNS.iter().map(|(n, t)| Field::new(*n, t(), true)).collect::<Vec<_>>()))
+    Arc::new(Schema::new(
+        COLUMNS
+            .iter()
+            .map(|(n, t)| Field::new(*n, t(), true))
+            .collect::<Vec<_>>(),
+    ))
 }
 
 /// A small deterministic generator (xorshift), so data depends only on the seed.
@@ -57,10 +68,23 @@ impl Rng {
 }
 
 fn special_float(r: &mut Rng) -> f64 {
-    [0.0, -0.0, f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1.0, -1.0, 50.0][r.below(9) as usize]
+    [
+        0.0,
+        -0.0,
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1.0,
+        -1.0,
+        50.0,
+    ][r.below(9) as usize]
 }
 
-const WORDS: &[&str] = &["", "a", "ab", "abc", "abd", "AB", "Abc", "xyz", "b%c", "a_c", "héllo", "HÉLLO", "AIR", "AIR REG", "MAIL", "ab\ncd"];
+const WORDS: &[&str] = &[
+    "", "a", "ab", "abc", "abd", "AB", "Abc", "xyz", "b%c", "a_c", "héllo", "HÉLLO", "AIR",
+    "AIR REG", "MAIL", "ab\ncd",
+];
 
 /// A batch of `len` rows: values from small ranges so that comparisons, equalities
 /// and zero divisors all happen; `null_p` of each column's values NULL.
@@ -71,37 +95,91 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
     let n = len;
     let f64s = |r: &mut Rng, valid: &mut dyn FnMut(&mut Rng) -> bool| -> ArrayRef {
         Arc::new(Float64Array::from_iter((0..n).map(|_| {
-            let v = if r.chance(0.05) { special_float(r) } else { (r.below(2000) as f64 - 1000.0) / 10.0 };
+            let v = if r.chance(0.05) {
+                special_float(r)
+            } else {
+                (r.below(2000) as f64 - 1000.0) / 10.0
+            };
             valid(r).then_some(v)
         })))
     };
     cols.push(f64s(&mut r, &mut valid));
     cols.push(f64s(&mut r, &mut valid));
     cols.push(Arc::new(Float32Array::from_iter((0..n).map(|_| {
-        let v = if r.chance(0.05) { special_float(&mut r) as f32 } else { (r.below(200) as f32 - 100.0) / 4.0 };
+        let v = if r.chance(0.05) {
+            special_float(&mut r) as f32
+        } else {
+            (r.below(200) as f32 - 100.0) / 4.0
+        };
         valid(&mut r).then_some(v)
     }))));
     let int = |r: &mut Rng, lo: i64, hi: i64| -> i64 {
         if r.chance(0.03) {
-            if r.chance(0.5) { lo } else { hi }
+            if r.chance(0.5) {
+                lo
+            } else {
+                hi
+            }
         } else {
             (r.below(21) as i64) - 10
         }
     };
-    cols.push(Arc::new(Int64Array::from_iter((0..n).map(|_| { let v = int(&mut r, i64::MIN, i64::MAX); valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(Int64Array::from_iter((0..n).map(|_| { let v = (r.below(2000) as i64) - 1000; valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(Int32Array::from_iter((0..n).map(|_| { let v = int(&mut r, i32::MIN as i64, i32::MAX as i64) as i32; valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(Int16Array::from_iter((0..n).map(|_| { let v = int(&mut r, i16::MIN as i64, i16::MAX as i64) as i16; valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(Int8Array::from_iter((0..n).map(|_| { let v = int(&mut r, i8::MIN as i64, i8::MAX as i64) as i8; valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(UInt8Array::from_iter((0..n).map(|_| { let v = if r.chance(0.05) { 255 } else { r.below(12) as u8 }; valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(UInt32Array::from_iter((0..n).map(|_| { let v = if r.chance(0.05) { u32::MAX } else { r.below(12) as u32 }; valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(UInt64Array::from_iter((0..n).map(|_| { let v = if r.chance(0.05) { u64::MAX } else { r.below(12) }; valid(&mut r).then_some(v) }))));
-    cols.push(Arc::new(BooleanArray::from_iter((0..n).map(|_| { let v = r.chance(0.5); valid(&mut r).then_some(v) }))));
+    cols.push(Arc::new(Int64Array::from_iter((0..n).map(|_| {
+        let v = int(&mut r, i64::MIN, i64::MAX);
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(Int64Array::from_iter((0..n).map(|_| {
+        let v = (r.below(2000) as i64) - 1000;
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(Int32Array::from_iter((0..n).map(|_| {
+        let v = int(&mut r, i32::MIN as i64, i32::MAX as i64) as i32;
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(Int16Array::from_iter((0..n).map(|_| {
+        let v = int(&mut r, i16::MIN as i64, i16::MAX as i64) as i16;
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(Int8Array::from_iter((0..n).map(|_| {
+        let v = int(&mut r, i8::MIN as i64, i8::MAX as i64) as i8;
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(UInt8Array::from_iter((0..n).map(|_| {
+        let v = if r.chance(0.05) {
+            255
+        } else {
+            r.below(12) as u8
+        };
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(UInt32Array::from_iter((0..n).map(|_| {
+        let v = if r.chance(0.05) {
+            u32::MAX
+        } else {
+            r.below(12) as u32
+        };
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(UInt64Array::from_iter((0..n).map(|_| {
+        let v = if r.chance(0.05) {
+            u64::MAX
+        } else {
+            r.below(12)
+        };
+        valid(&mut r).then_some(v)
+    }))));
+    cols.push(Arc::new(BooleanArray::from_iter((0..n).map(|_| {
+        let v = r.chance(0.5);
+        valid(&mut r).then_some(v)
+    }))));
     cols.push(Arc::new(StringArray::from_iter((0..n).map(|_| {
         let v = WORDS[r.below(WORDS.len() as u64) as usize];
         valid(&mut r).then_some(v)
     }))));
-    cols.push(Arc::new(Date32Array::from_iter((0..n).map(|_| { let v = 8700 + r.below(800) as i32; valid(&mut r).then_some(v) }))));
+    cols.push(Arc::new(Date32Array::from_iter((0..n).map(|_| {
+        let v = 8700 + r.below(800) as i32;
+        valid(&mut r).then_some(v)
+    }))));
     cols.push(Arc::new(
         TimestampMillisecondArray::from_iter((0..n).map(|_| {
             let v = 751_680_000_000 + (r.below(800) as i64) * 43_200_000;
@@ -132,12 +210,26 @@ pub fn same_array(x: &dyn Array, y: &dyn Array) -> bool {
     }
     match x.data_type() {
         DataType::Float64 => {
-            let (a, b) = (x.as_primitive::<Float64Type>(), y.as_primitive::<Float64Type>());
-            (0..x.len()).all(|i| x.is_null(i) || (a.value(i).is_nan() && b.value(i).is_nan()) || a.value(i).to_bits() == b.value(i).to_bits())
+            let (a, b) = (
+                x.as_primitive::<Float64Type>(),
+                y.as_primitive::<Float64Type>(),
+            );
+            (0..x.len()).all(|i| {
+                x.is_null(i)
+                    || (a.value(i).is_nan() && b.value(i).is_nan())
+                    || a.value(i).to_bits() == b.value(i).to_bits()
+            })
         }
         DataType::Float32 => {
-            let (a, b) = (x.as_primitive::<Float32Type>(), y.as_primitive::<Float32Type>());
-            (0..x.len()).all(|i| x.is_null(i) || (a.value(i).is_nan() && b.value(i).is_nan()) || a.value(i).to_bits() == b.value(i).to_bits())
+            let (a, b) = (
+                x.as_primitive::<Float32Type>(),
+                y.as_primitive::<Float32Type>(),
+            );
+            (0..x.len()).all(|i| {
+                x.is_null(i)
+                    || (a.value(i).is_nan() && b.value(i).is_nan())
+                    || a.value(i).to_bits() == b.value(i).to_bits()
+            })
         }
         // arrow's equality ignores values under NULLs
         _ => x.to_data() == y.to_data(),
