@@ -98,6 +98,11 @@ impl Filter {
         &self.inner.expr
     }
 
+    /// The bound and optimized predicate (for pruning with statistics, say).
+    pub fn typed_expr(&self) -> &TypedExpr {
+        &self.inner.optimized
+    }
+
     /// Whether the predicate runs as compiled code (else: the interpreter, for
     /// constructs the JIT does not support; see [`Filter::explain`]).
     pub fn is_jit(&self) -> bool {
