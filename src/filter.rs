@@ -8,6 +8,7 @@ use arrow::datatypes::{Schema, SchemaRef};
 use broadhead_codegen::{Mode, OutSlot};
 
 use crate::bind::bind_predicate;
+use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
 use crate::explain::{Backend, Explanation, Stages};
 use crate::expr::Expr;
@@ -64,18 +65,29 @@ impl Filter {
     /// Parses, binds, optimizes and compiles a SQL predicate.
     pub fn new(schema: &Schema, sql: &str) -> Result<Filter> {
         let expr = parse_expr(sql)?;
-        Self::build(schema, expr, Some(sql.to_string()))
+        Self::build(schema, expr, Some(sql.to_string()), KernelCache::global())
     }
 
     /// Compiles a predicate built with the [`Expr`] API.
     pub fn from_expr(schema: &Schema, expr: &Expr) -> Result<Filter> {
-        Self::build(schema, expr.clone(), None)
+        Self::build(schema, expr.clone(), None, KernelCache::global())
     }
 
-    fn build(schema: &Schema, expr: Expr, source: Option<String>) -> Result<Filter> {
+    /// Compiles a predicate using `cache` instead of the process-wide cache.
+    pub fn with_cache(schema: &Schema, expr: &Expr, cache: &Arc<KernelCache>) -> Result<Filter> {
+        Self::build(schema, expr.clone(), None, cache)
+    }
+
+    fn build(
+        schema: &Schema,
+        expr: Expr,
+        source: Option<String>,
+        cache: &Arc<KernelCache>,
+    ) -> Result<Filter> {
         let typed = bind_predicate(&expr, schema)?;
         let optimized = optimize(typed.clone());
-        let backend = Jit::new(vec![optimized.clone()], Mode::Filter, schema)?.map_err(|u| u.0);
+        let backend =
+            Jit::new(vec![optimized.clone()], Mode::Filter, schema, cache)?.map_err(|u| u.0);
         Ok(Filter {
             inner: Arc::new(Inner {
                 schema: Arc::new(schema.clone()),
@@ -101,6 +113,14 @@ impl Filter {
     /// The bound and optimized predicate (for pruning with statistics, say).
     pub fn typed_expr(&self) -> &TypedExpr {
         &self.inner.optimized
+    }
+
+    /// How long compiling the kernel took, by phase (zero when interpreted).
+    pub fn compile_timings(&self) -> broadhead_codegen::CompileTimings {
+        match &self.inner.backend {
+            Ok(jit) => jit.compile_timings(),
+            Err(_) => Default::default(),
+        }
     }
 
     /// Whether the predicate runs as compiled code (else: the interpreter, for

@@ -14,6 +14,8 @@ use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::{DataType, Schema};
 use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, Mode, OutSlot, PType, Slot};
 
+use crate::cache::KernelCache;
+
 use crate::error::{Error, EvalError, Result};
 use crate::interpret::interpret;
 use crate::lower::{lower, Lowered, Unsupported};
@@ -23,6 +25,7 @@ use crate::typed::TypedExpr;
 pub(crate) struct Jit {
     lowered: Lowered,
     exprs: Vec<TypedExpr>,
+    cache: Arc<KernelCache>,
     variants: RwLock<HashMap<Vec<bool>, Arc<Kernel>>>,
 }
 
@@ -61,6 +64,7 @@ impl Jit {
         exprs: Vec<TypedExpr>,
         mode: Mode,
         schema: &Schema,
+        cache: &Arc<KernelCache>,
     ) -> Result<Result<Jit, Unsupported>> {
         let lowered = match lower(&exprs.iter().collect::<Vec<_>>(), mode) {
             Ok(l) => l,
@@ -69,6 +73,7 @@ impl Jit {
         let jit = Jit {
             lowered,
             exprs,
+            cache: cache.clone(),
             variants: RwLock::new(HashMap::new()),
         };
         let nullable: Vec<bool> = jit
@@ -98,11 +103,22 @@ impl Jit {
         {
             return Ok(k.clone());
         }
-        let kernel = compile(&self.program_for(nullable), CompileOptions::default())
+        let kernel = self
+            .cache
+            .get_or_compile(&self.program_for(nullable))
             .map_err(|e| Error::Compile(e.to_string()))?;
-        let kernel = Arc::new(kernel);
         let mut variants = self.variants.write().unwrap_or_else(|p| p.into_inner());
         Ok(variants.entry(nullable.to_vec()).or_insert(kernel).clone())
+    }
+
+    /// Compile timings of the first variant compiled.
+    pub(crate) fn compile_timings(&self) -> broadhead_codegen::CompileTimings {
+        let variants = self.variants.read().unwrap_or_else(|p| p.into_inner());
+        variants
+            .values()
+            .next()
+            .map(|k| k.timings)
+            .unwrap_or_default()
     }
 
     /// The IR and assembly of the variant for `schema`'s nullability.
@@ -115,7 +131,10 @@ impl Jit {
             .collect();
         let kernel = compile(
             &self.program_for(&nullable),
-            CompileOptions { explain: true },
+            CompileOptions {
+                explain: true,
+                pipeline: self.cache.pipeline(),
+            },
         )
         .map_err(|e| Error::Compile(e.to_string()))?;
         Ok(kernel.explain.unwrap_or_default())

@@ -35,6 +35,7 @@
 pub struct ReadmeDoctests;
 
 pub mod bind;
+pub mod cache;
 pub mod error;
 pub mod explain;
 pub mod expr;
@@ -52,6 +53,8 @@ mod strings;
 pub mod typed;
 pub mod types;
 
+pub use broadhead_codegen::Pipeline;
+pub use cache::{CacheStats, KernelCache};
 pub use error::{BindError, Error, EvalError, ParseError, Result};
 pub use explain::{Backend, Explanation};
 pub use expr::{and, call, case, col, lit, null, or, Expr, ExprKind, Span};

@@ -94,6 +94,7 @@ struct Lowerer {
     params: Vec<PType>,
     values: Vec<u64>,
     states: Vec<Box<dyn Any + Send + Sync>>,
+    state_slots: HashMap<(&'static str, String), usize>,
 }
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
@@ -184,14 +185,24 @@ impl Lowerer {
         self.params.len() - 1
     }
 
+    /// A helper call; helpers with equal states (by `key`) share one state, so equal
+    /// calls become one node.
     fn helper<T: Any + Send + Sync>(
         &mut self,
         helper: Helper,
+        key: String,
         state: T,
         args: Vec<usize>,
         out: PType,
     ) -> NodeId {
-        let state = self.state(state);
+        let state = match self.state_slots.get(&(helper.name, key.clone())) {
+            Some(&slot) => slot,
+            None => {
+                let slot = self.state(state);
+                self.state_slots.insert((helper.name, key), slot);
+                slot
+            }
+        };
         self.add(Node::Helper {
             helper,
             state,
@@ -299,8 +310,12 @@ impl Lowerer {
                     _ => None,
                 })
                 .collect();
+            let mut key: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
+            key.sort();
+            let key = format!("{key:?}");
             let found = self.helper(
                 helpers::IN_SET(),
+                key,
                 strings::InSet { values },
                 vec![slot],
                 PType::Bool,
@@ -394,14 +409,25 @@ impl Lowerer {
                 let node = if func == Like {
                     let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
                     let helper = helpers::for_pattern(&pattern);
-                    self.helper(helper, pattern, vec![slot], PType::Bool)
+                    self.helper(
+                        helper,
+                        format!("like:{p}"),
+                        pattern,
+                        vec![slot],
+                        PType::Bool,
+                    )
                 } else {
                     match strings::ilike_pattern(&p).map_err(Unsupported)? {
-                        Ok(ascii) => {
-                            self.helper(helpers::ILIKE_ASCII(), ascii, vec![slot], PType::Bool)
-                        }
+                        Ok(ascii) => self.helper(
+                            helpers::ILIKE_ASCII(),
+                            format!("ilike:{p}"),
+                            ascii,
+                            vec![slot],
+                            PType::Bool,
+                        ),
                         Err(regex) => self.helper(
                             helpers::LIKE_REGEX(),
+                            format!("ilike:{p}"),
                             strings::Pattern::Regex(Box::new(regex)),
                             vec![slot],
                             PType::Bool,
@@ -414,7 +440,13 @@ impl Lowerer {
                 let Some(slot) = self.string_column(&args[0]) else {
                     return unsupported("length of a computed string");
                 };
-                Ok(self.helper(helpers::LENGTH(), strings::Length, vec![slot], PType::I32))
+                Ok(self.helper(
+                    helpers::LENGTH(),
+                    String::new(),
+                    strings::Length,
+                    vec![slot],
+                    PType::I32,
+                ))
             }
         }
     }
@@ -429,23 +461,26 @@ impl Lowerer {
         match (sa, sb, a.as_literal(), b.as_literal()) {
             (Some(x), Some(y), _, _) => Ok(self.helper(
                 helpers::CMP_COLUMNS(),
+                format!("{op:?}"),
                 strings::CompareColumns { op },
                 vec![x, y],
                 PType::Bool,
             )),
             (Some(x), None, _, Some(ScalarValue::Utf8(lit))) => {
+                let key = format!("{op:?}:{lit}");
                 let state = strings::CompareLiteral {
                     op,
                     literal: lit.as_bytes().to_vec(),
                 };
-                Ok(self.helper(helpers::CMP_LITERAL(), state, vec![x], PType::Bool))
+                Ok(self.helper(helpers::CMP_LITERAL(), key, state, vec![x], PType::Bool))
             }
             (None, Some(y), Some(ScalarValue::Utf8(lit)), _) => {
+                let key = format!("{:?}:{lit}", flipped(op));
                 let state = strings::CompareLiteral {
                     op: flipped(op),
                     literal: lit.as_bytes().to_vec(),
                 };
-                Ok(self.helper(helpers::CMP_LITERAL(), state, vec![y], PType::Bool))
+                Ok(self.helper(helpers::CMP_LITERAL(), key, state, vec![y], PType::Bool))
             }
             _ => unsupported("a comparison of computed strings"),
         }

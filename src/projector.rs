@@ -8,6 +8,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use broadhead_codegen::{Mode, OutSlot};
 
 use crate::bind::bind;
+use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
 use crate::explain::{Backend, Explanation, Stages};
 use crate::expr::Expr;
@@ -85,15 +86,23 @@ impl Projector {
             .iter()
             .map(|s| Ok((parse_expr(s)?, Some(s.to_string()))))
             .collect::<Result<Vec<_>>>()?;
-        Self::build(schema, exprs)
+        Self::build(schema, exprs, KernelCache::global())
     }
 
     /// Compiles expressions built with the [`Expr`] API.
     pub fn from_exprs(schema: &Schema, exprs: &[Expr]) -> Result<Projector> {
-        Self::build(schema, exprs.iter().map(|e| (e.clone(), None)).collect())
+        Self::build(
+            schema,
+            exprs.iter().map(|e| (e.clone(), None)).collect(),
+            KernelCache::global(),
+        )
     }
 
-    fn build(schema: &Schema, exprs: Vec<(Expr, Option<String>)>) -> Result<Projector> {
+    fn build(
+        schema: &Schema,
+        exprs: Vec<(Expr, Option<String>)>,
+        cache: &Arc<KernelCache>,
+    ) -> Result<Projector> {
         let mut outputs = Vec::with_capacity(exprs.len());
         let mut compiled = Vec::new();
         let mut reason = None;
@@ -121,7 +130,7 @@ impl Projector {
         let jit = if compiled.is_empty() {
             None
         } else {
-            match Jit::new(compiled, Mode::Project, schema)? {
+            match Jit::new(compiled, Mode::Project, schema, cache)? {
                 Ok(jit) => Some(jit),
                 Err(u) => {
                     // Each output lowers alone; together they always do too.
@@ -141,6 +150,19 @@ impl Projector {
                 interpreted_reason: reason,
             }),
         })
+    }
+
+    /// Compiles expressions using `cache` instead of the process-wide cache.
+    pub fn with_cache(
+        schema: &Schema,
+        exprs: &[Expr],
+        cache: &Arc<KernelCache>,
+    ) -> Result<Projector> {
+        Self::build(
+            schema,
+            exprs.iter().map(|e| (e.clone(), None)).collect(),
+            cache,
+        )
     }
 
     /// The schema batches must have.

@@ -29,8 +29,13 @@ use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
 use crate::program::{ArithOp, CmpOp, Helper, Mode, Node, NodeId, PType, Program, TruthTest};
 
-/// Rows per block.
-pub const LANES: u32 = 64;
+/// Rows per block: the width of the vectors and of the masks.
+///
+/// 16 rows keep each vector operation to a few registers (4 AVX2 registers or 2
+/// AVX-512 registers for doubles), which keeps machine-code emission fast and avoids
+/// spills; Arrow's 64-bit bitmap words are read and written 16 bits at a time.
+pub const LANES: u32 = 16;
+const LOG2_LANES: u64 = LANES.trailing_zeros() as u64;
 
 /// An IR-building failure (a bug: programs are validated first).
 #[derive(Debug)]
@@ -104,6 +109,8 @@ pub(crate) struct Emitter<'a, 'ctx> {
     prog: &'a Program,
     func: FunctionValue<'ctx>,
     i64t: IntType<'ctx>,
+    /// The mask type: one bit per row of a block.
+    mt: IntType<'ctx>,
     slot_ty: StructType<'ctx>,
     inputs: PointerValue<'ctx>,
     outs: PointerValue<'ctx>,
@@ -176,6 +183,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             prog,
             func,
             i64t,
+            mt: mask_type(ctx),
             slot_ty,
             inputs: param(0).into_pointer_value(),
             outs: param(3).into_pointer_value(),
@@ -219,8 +227,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.i64t.const_int(v, false)
     }
 
+    /// The mask with every row set.
     fn ones(&self) -> IntValue<'ctx> {
-        self.i64t.const_all_ones()
+        self.mt.const_all_ones()
+    }
+
+    /// The empty mask.
+    fn mzero(&self) -> IntValue<'ctx> {
+        self.mt.const_zero()
     }
 
     fn intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>]) -> R<FunctionValue<'ctx>> {
@@ -275,10 +289,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// `<64 x i1>` → `i64` bitmask.
     fn to_mask(&self, v: VectorValue<'ctx>) -> R<IntValue<'ctx>> {
-        Ok(self
-            .b
-            .build_bit_cast(v, self.i64t, "mask")?
-            .into_int_value())
+        Ok(self.b.build_bit_cast(v, self.mt, "mask")?.into_int_value())
     }
 
     /// `i64` bitmask → `<64 x i1>`.
@@ -347,11 +358,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         })
     }
 
+    /// The block's rows of a bitmap of 64-bit words (bit 0 of word 0 is row 0).
     fn word(&self, words: PointerValue<'ctx>, block: &Block<'ctx>) -> R<IntValue<'ctx>> {
+        let index = self
+            .b
+            .build_right_shift(block.row0, self.c64(6), false, "")?;
         // SAFETY (of the generated code): word buffers hold ceil(rows / 64) words and
-        // `block.index` < that.
-        let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
-        Ok(self.b.build_load(p, "word")?.into_int_value())
+        // row0 < rows.
+        let p = unsafe { self.b.build_in_bounds_gep(words, &[index], "")? };
+        let w = self.b.build_load(p, "word")?.into_int_value();
+        if LANES == 64 {
+            return Ok(w);
+        }
+        let shift = self.b.build_and(block.row0, self.c64(63), "")?;
+        let chunk = self.b.build_right_shift(w, shift, false, "")?;
+        Ok(self.b.build_int_truncate(chunk, self.mt, "")?)
     }
 
     // ----- the kernel -----
@@ -377,10 +398,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let ctx = self.ctx;
         let b_var = self.b.build_alloca(self.i64t, "b")?;
         self.b.build_store(b_var, self.i64t.const_zero())?;
-        let full_blocks = self
-            .b
-            .build_right_shift(rows, self.c64(6), false, "full_blocks")?;
-        let rem = self.b.build_and(rows, self.c64(63), "rem")?;
+        let full_blocks =
+            self.b
+                .build_right_shift(rows, self.c64(LOG2_LANES), false, "full_blocks")?;
+        let rem = self.b.build_and(rows, self.c64(LANES as u64 - 1), "rem")?;
         let head = ctx.append_basic_block(self.func, "head");
         let full = ctx.append_basic_block(self.func, "full");
         let tail_check = ctx.append_basic_block(self.func, "tail_check");
@@ -396,11 +417,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.b.build_conditional_branch(more, full, tail_check)?;
 
         self.b.position_at_end(full);
-        let row0 = self.b.build_left_shift(bi, self.c64(6), "row0")?;
+        let row0 = self.b.build_left_shift(bi, self.c64(LOG2_LANES), "row0")?;
         let block = Block {
             index: bi,
             row0,
-            rows: self.c64(64),
+            rows: self.c64(LANES as u64),
             active: self.ones(),
             full: true,
         };
@@ -416,9 +437,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.b.build_conditional_branch(has_tail, tail, done)?;
 
         self.b.position_at_end(tail);
-        let row0 = self.b.build_left_shift(full_blocks, self.c64(6), "row0")?;
+        let row0 = self
+            .b
+            .build_left_shift(full_blocks, self.c64(LOG2_LANES), "row0")?;
         let bit = self.b.build_left_shift(self.c64(1), rem, "")?;
-        let active = self.b.build_int_sub(bit, self.c64(1), "active")?;
+        let active = self.b.build_int_sub(bit, self.c64(1), "")?;
+        let active = self
+            .b
+            .build_int_truncate_or_bit_cast(active, self.mt, "active")?;
         let block = Block {
             index: full_blocks,
             row0,
@@ -453,17 +479,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let ok = self.ctx.append_basic_block(self.func, "ok");
             let any = self
                 .b
-                .build_int_compare(IntPredicate::NE, err, self.c64(0), "")?;
+                .build_int_compare(IntPredicate::NE, err, self.mzero(), "")?;
             self.b.build_conditional_branch(any, fail, ok)?;
             self.b.position_at_end(fail);
-            let cttz = self.intrinsic("llvm.cttz", &[self.i64t.into()])?;
+            let cttz = self.intrinsic("llvm.cttz", &[self.mt.into()])?;
             let lane = self.call(
                 cttz,
                 &[err.into(), self.ctx.bool_type().const_zero().into()],
             )?;
-            let row = self
+            let lane = self
                 .b
-                .build_int_add(block.row0, lane.into_int_value(), "")?;
+                .build_int_z_extend(lane.into_int_value(), self.i64t, "")?;
+            let row = self.b.build_int_add(block.row0, lane, "")?;
             self.b.build_store(self.err_row, row)?;
             self.b.build_return(Some(&self.i64t.const_all_ones()))?;
             self.b.position_at_end(ok);
@@ -521,19 +548,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.b.position_at_end(words_bb);
         let words =
             self.b
-                .build_pointer_cast(out, self.i64t.ptr_type(AddressSpace::default()), "")?;
-        // SAFETY (of the generated code): the caller sizes the buffer to ceil(rows / 64) words.
+                .build_pointer_cast(out, self.mt.ptr_type(AddressSpace::default()), "")?;
+        // SAFETY (of the generated code): the caller sizes the buffer to ceil(rows / 64)
+        // 64-bit words, which hold every block's chunk.
         let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
         self.b.build_store(p, selected)?;
-        let ctpop = self.intrinsic("llvm.ctpop", &[self.i64t.into()])?;
+        let ctpop = self.intrinsic("llvm.ctpop", &[self.mt.into()])?;
         let n = self.call(ctpop, &[selected.into()])?.into_int_value();
+        let n = self.b.build_int_z_extend(n, self.i64t, "")?;
         let c = self.b.build_load(self.count, "")?.into_int_value();
         let c = self.b.build_int_add(c, n, "")?;
         self.b.build_store(self.count, c)?;
         self.b.build_unconditional_branch(after)?;
 
         // Modes 2/4/8: row indices, one trailing-zero count per selected row.
-        let cttz = self.intrinsic("llvm.cttz", &[self.i64t.into()])?;
+        let cttz = self.intrinsic("llvm.cttz", &[self.mt.into()])?;
         for (width, bb) in sel_bbs {
             self.b.position_at_end(bb);
             let idx_ty = match width {
@@ -544,7 +573,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let base =
                 self.b
                     .build_pointer_cast(out, idx_ty.ptr_type(AddressSpace::default()), "")?;
-            let m_var = self.b.build_alloca(self.i64t, "m")?;
+            let m_var = self.b.build_alloca(self.mt, "m")?;
             self.b.build_store(m_var, selected)?;
             let lp = ctx.append_basic_block(self.func, "sel_loop");
             let lb = ctx.append_basic_block(self.func, "sel_body");
@@ -553,16 +582,17 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let m = self.b.build_load(m_var, "")?.into_int_value();
             let nz = self
                 .b
-                .build_int_compare(IntPredicate::NE, m, self.c64(0), "")?;
+                .build_int_compare(IntPredicate::NE, m, self.mzero(), "")?;
             self.b.build_conditional_branch(nz, lb, after)?;
             self.b.position_at_end(lb);
             let lane = self.call(
                 cttz,
                 &[m.into(), ctx.bool_type().const_int(1, false).into()],
             )?;
-            let row = self
+            let lane = self
                 .b
-                .build_int_add(block.row0, lane.into_int_value(), "")?;
+                .build_int_z_extend(lane.into_int_value(), self.i64t, "")?;
+            let row = self.b.build_int_add(block.row0, lane, "")?;
             let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
             let c = self.b.build_load(self.count, "")?.into_int_value();
             // SAFETY (of the generated code): at most `rows` indices are written and the
@@ -571,7 +601,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.b.build_store(p, row)?;
             let c = self.b.build_int_add(c, self.c64(1), "")?;
             self.b.build_store(self.count, c)?;
-            let m1 = self.b.build_int_sub(m, self.c64(1), "")?;
+            let m1 = self.b.build_int_sub(m, self.mt.const_int(1, false), "")?;
             let m = self.b.build_and(m, m1, "")?;
             self.b.build_store(m_var, m)?;
             self.b.build_unconditional_branch(lp)?;
@@ -585,8 +615,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let validity = self.out_field(k, 1)?;
         let words_ptr = |e: &Self, p: PointerValue<'ctx>| -> R<PointerValue<'ctx>> {
             let p =
-                e.b.build_pointer_cast(p, e.i64t.ptr_type(AddressSpace::default()), "")?;
-            // SAFETY (of the generated code): word buffers hold ceil(rows / 64) words.
+                e.b.build_pointer_cast(p, e.mt.ptr_type(AddressSpace::default()), "")?;
+            // SAFETY (of the generated code): word buffers hold ceil(rows / 64) 64-bit
+            // words, which hold every block's chunk.
             Ok(unsafe { e.b.build_in_bounds_gep(p, &[block.index], "")? })
         };
         let valid = match v {
@@ -671,20 +702,20 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             },
             Node::Bool(x) => {
                 let (t, f) = if x {
-                    (self.ones(), self.c64(0))
+                    (self.ones(), self.mzero())
                 } else {
-                    (self.c64(0), self.ones())
+                    (self.mzero(), self.ones())
                 };
                 V::Bool { t, f, err: None }
             }
             Node::Null(PType::Bool) => V::Bool {
-                t: self.c64(0),
-                f: self.c64(0),
+                t: self.mzero(),
+                f: self.mzero(),
                 err: None,
             },
             Node::Null(t) => V::Vals {
                 v: self.vec_ty(t).const_zero(),
-                valid: Some(self.c64(0)),
+                valid: Some(self.mzero()),
                 err: None,
             },
             Node::Arith(op, l, r) => {
@@ -756,7 +787,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             } => {
                 let t = self.prog.type_of(x);
                 let xv = self.node(x, block, memo)?;
-                let mut found = self.c64(0);
+                let mut found = self.mzero();
                 for v in values {
                     let vv = self.node(v, block, memo)?;
                     if let V::Bool { t: eq, .. } = self.compare(CmpOp::Eq, t, xv, vv)? {
@@ -766,7 +797,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let valid = self.validity(&xv)?.unwrap_or(self.ones());
                 let yes = self.and(found, valid)?;
                 let no = if has_null {
-                    self.c64(0)
+                    self.mzero()
                 } else {
                     self.and(self.not(found)?, valid)?
                 };
@@ -1140,10 +1171,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// Kleene AND/OR; errors in rows another child decides are dropped.
     fn logic(&self, is_and: bool, vals: &[V<'ctx>]) -> R<V<'ctx>> {
-        let mut t = if is_and { self.ones() } else { self.c64(0) };
-        let mut f = if is_and { self.c64(0) } else { self.ones() };
+        let mut t = if is_and { self.ones() } else { self.mzero() };
+        let mut f = if is_and { self.mzero() } else { self.ones() };
         let mut errs = None;
-        let mut deciding = self.c64(0);
+        let mut deciding = self.mzero();
         for v in vals {
             let V::Bool { t: vt, f: vf, err } = *v else {
                 return Err(EmitError("AND/OR of a non-boolean".into()));
@@ -1464,6 +1495,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 ],
             )?
             .into_int_value();
+        let m = self.b.build_int_truncate_or_bit_cast(m, self.mt, "")?;
         let mut valid = None;
         for s in args {
             if self.prog.inputs[*s].nullable {
@@ -1507,5 +1539,15 @@ impl<'ctx> IntVec<'ctx> for VectorType<'ctx> {
         } else {
             Err(EmitError("cast of a boolean to a float".into()))
         }
+    }
+}
+
+/// The integer type of a block's masks.
+fn mask_type(ctx: &Context) -> IntType<'_> {
+    match LANES {
+        8 => ctx.i8_type(),
+        16 => ctx.i16_type(),
+        32 => ctx.i32_type(),
+        _ => ctx.i64_type(),
     }
 }

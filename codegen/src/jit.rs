@@ -30,11 +30,44 @@ pub struct CodegenError(pub String);
 pub type KernelFn =
     unsafe extern "C" fn(*const Slot, *const u64, u64, *const OutSlot, u64, *mut u64) -> i64;
 
+/// Which optimization pipeline compiles a kernel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Pipeline {
+    /// The new pass manager's `default<O3>` and aggressive code generation.
+    #[default]
+    O3,
+    /// The passes that matter for already-vectorized kernels (SROA, early CSE,
+    /// instcombine, LICM, GVN, CFG simplification) and code generation at `-O1`:
+    /// several times cheaper to compile.
+    Fast,
+}
+
+impl Pipeline {
+    fn passes(self) -> &'static str {
+        match self {
+            Pipeline::O3 => "default<O3>",
+            Pipeline::Fast => concat!(
+                "function(sroa,early-cse<memssa>,instcombine,simplifycfg,",
+                "loop-mssa(licm),gvn,instcombine,simplifycfg)"
+            ),
+        }
+    }
+
+    fn codegen_level(self) -> OptimizationLevel {
+        match self {
+            Pipeline::O3 => OptimizationLevel::Aggressive,
+            Pipeline::Fast => OptimizationLevel::Less,
+        }
+    }
+}
+
 /// Compilation settings.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct CompileOptions {
     /// Keep the IR before and after optimization and the native assembly.
     pub explain: bool,
+    /// The optimization pipeline.
+    pub pipeline: Pipeline,
 }
 
 /// Time spent in each compilation phase.
@@ -207,7 +240,7 @@ pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, Cod
     pass_options.set_loop_slp_vectorization(true);
     pass_options.set_loop_unrolling(true);
     module
-        .run_passes("default<O3>", &machine, pass_options)
+        .run_passes(options.pipeline.passes(), &machine, pass_options)
         .map_err(|e| CodegenError(format!("optimization: {e}")))?;
     let t_opt = start.elapsed();
 
@@ -229,7 +262,7 @@ pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, Cod
 
     let start = Instant::now();
     let engine = module
-        .create_jit_execution_engine(OptimizationLevel::Aggressive)
+        .create_jit_execution_engine(options.pipeline.codegen_level())
         .map_err(|e| CodegenError(format!("execution engine: {e}")))?;
     for (f, addr) in helpers {
         engine.add_global_mapping(&f, addr);

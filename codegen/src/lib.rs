@@ -14,6 +14,7 @@ mod program;
 pub use emit::LANES;
 pub use jit::{
     compile, host_cpu, CodegenError, CompileOptions, CompileTimings, Explain, Kernel, KernelFn,
+    Pipeline,
 };
 pub use program::{
     ArithOp, CmpOp, Helper, HelperFn, InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, Slot,

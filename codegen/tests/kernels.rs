@@ -87,7 +87,14 @@ fn integer_division_projects_values_and_reports_the_first_zero_divisor() {
         outputs: vec![2],
         mode: Mode::Project,
     };
-    let k = compile(&prog, CompileOptions { explain: true }).unwrap();
+    let k = compile(
+        &prog,
+        CompileOptions {
+            explain: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(k
         .explain
         .as_ref()
