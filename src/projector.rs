@@ -182,6 +182,15 @@ impl Projector {
             .collect()
     }
 
+    /// How long compiling the kernel took, by phase (zero when nothing is compiled).
+    pub fn compile_timings(&self) -> broadhead_codegen::CompileTimings {
+        self.inner
+            .jit
+            .as_ref()
+            .map(|j| j.compile_timings())
+            .unwrap_or_default()
+    }
+
     /// Whether output `i` runs as compiled code (else: the interpreter).
     pub fn is_jit(&self, i: usize) -> bool {
         self.inner

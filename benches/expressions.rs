@@ -1,0 +1,715 @@
+//! The benchmark suite: every expression of the table in `docs/benchmarks.md`, with
+//! the JIT, the interpreter and a hand-written fused loop, in two regimes:
+//!
+//! * streaming: 10,000,000 rows in memory, evaluated batch by batch (8,192 rows);
+//! * in-cache: one batch of 1,024 / 8,192 / 65,536 rows evaluated again and again.
+//!
+//! Plus a memory-bandwidth probe per expression (summing the columns it reads),
+//! compile cost by phase, and the cost of a cache hit. Regenerate the report with
+//! `scripts/bench.sh`.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch,
+    StringArray,
+};
+use arrow::compute::{cast, concat_batches};
+use arrow::datatypes::{
+    DataType, Date32Type, Field, Float64Type, Int32Type, Int64Type, Schema, SchemaRef,
+};
+use broadhead::bind::{bind, bind_predicate};
+use broadhead::interpret::interpret;
+use broadhead::optimize::optimize;
+use broadhead::sql::parse_expr;
+use broadhead::typed::TypedExpr;
+use broadhead::{Filter, KernelCache, Projector, SelectionMode, SelectionVector};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+const ROWS: usize = 10_000_000;
+const BATCH: usize = 8_192;
+const IN_CACHE: [usize; 3] = [1_024, 8_192, 65_536];
+
+// ---------------------------------------------------------------- data
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `a, b, c` DOUBLE in [0, 100); `i` BIGINT in [0, 1000) with 10 % NULLs; `j` BIGINT in
+/// [0, 1000); `k` INTEGER in [0, 20); `s` 8 random lowercase letters. Seed 42.
+fn synthetic() -> (SchemaRef, Vec<RecordBatch>) {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Float64, false),
+        Field::new("b", DataType::Float64, false),
+        Field::new("c", DataType::Float64, false),
+        Field::new("i", DataType::Int64, true),
+        Field::new("j", DataType::Int64, false),
+        Field::new("k", DataType::Int32, false),
+        Field::new("s", DataType::Utf8, false),
+    ]));
+    let mut r = Rng(42);
+    let mut batches = Vec::new();
+    let mut start = 0;
+    while start < ROWS {
+        let n = BATCH.min(ROWS - start);
+        let f = |r: &mut Rng| -> ArrayRef {
+            Arc::new(Float64Array::from_iter_values(
+                (0..n).map(|_| r.unit() * 100.0),
+            ))
+        };
+        let (a, b, c) = (f(&mut r), f(&mut r), f(&mut r));
+        let i: ArrayRef = Arc::new(Int64Array::from_iter((0..n).map(|_| {
+            let v = (r.next() % 1000) as i64;
+            (r.next() % 10 != 0).then_some(v)
+        })));
+        let j: ArrayRef = Arc::new(Int64Array::from_iter_values(
+            (0..n).map(|_| (r.next() % 1000) as i64),
+        ));
+        let k: ArrayRef = Arc::new(Int32Array::from_iter_values(
+            (0..n).map(|_| (r.next() % 20) as i32),
+        ));
+        let s: ArrayRef = Arc::new(StringArray::from_iter_values((0..n).map(|_| {
+            (0..8)
+                .map(|_| (b'a' + (r.next() % 26) as u8) as char)
+                .collect::<String>()
+        })));
+        batches.push(RecordBatch::try_new(schema.clone(), vec![a, b, c, i, j, k, s]).unwrap());
+        start += n;
+    }
+    (schema, batches)
+}
+
+/// TPC-H lineitem from tpchgen-arrow, with decimals as DOUBLE and strings as VARCHAR
+/// (the types Broadhead supports), re-batched to 8,192 rows, `ROWS` rows at most.
+fn lineitem() -> (SchemaRef, Vec<RecordBatch>) {
+    use tpchgen::generators::LineItemGenerator;
+    use tpchgen_arrow::LineItemArrow;
+    let scale = (ROWS as f64 / 6_000_000.0).ceil();
+    let source = LineItemArrow::new(LineItemGenerator::new(scale, 1, 1)).with_batch_size(BATCH);
+    let mut schema: Option<SchemaRef> = None;
+    let mut batches = Vec::new();
+    let mut rows = 0;
+    for batch in source {
+        let batch = batch.expect("tpchgen-arrow batch");
+        let columns: Vec<ArrayRef> = batch
+            .columns()
+            .iter()
+            .map(|c| match c.data_type() {
+                DataType::Decimal128(_, _) => cast(c, &DataType::Float64).unwrap(),
+                DataType::Utf8View | DataType::LargeUtf8 => cast(c, &DataType::Utf8).unwrap(),
+                _ => c.clone(),
+            })
+            .collect();
+        let s = schema.get_or_insert_with(|| {
+            let fields: Vec<Field> = batch
+                .schema()
+                .fields()
+                .iter()
+                .zip(&columns)
+                .map(|(f, c)| Field::new(f.name(), c.data_type().clone(), f.is_nullable()))
+                .collect();
+            Arc::new(Schema::new(fields))
+        });
+        let b = RecordBatch::try_new(s.clone(), columns).unwrap();
+        let take = b.num_rows().min(ROWS - rows);
+        batches.push(b.slice(0, take));
+        rows += take;
+        if rows >= ROWS {
+            break;
+        }
+    }
+    (schema.unwrap(), batches)
+}
+
+/// One batch of the first `rows` rows.
+fn first_rows(schema: &SchemaRef, batches: &[RecordBatch], rows: usize) -> RecordBatch {
+    let mut taken = Vec::new();
+    let mut n = 0;
+    for b in batches {
+        let k = b.num_rows().min(rows - n);
+        taken.push(b.slice(0, k));
+        n += k;
+        if n == rows {
+            break;
+        }
+    }
+    concat_batches(schema, &taken).unwrap()
+}
+
+// ---------------------------------------------------------------- the table
+
+const Q6: &str = "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+                  AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24";
+const Q19: &str = "(l_quantity BETWEEN 1 AND 11 AND l_shipmode IN ('AIR', 'AIR REG') \
+                   AND l_shipinstruct = 'DELIVER IN PERSON') \
+                   OR (l_quantity BETWEEN 10 AND 20 AND l_shipmode IN ('AIR', 'AIR REG') \
+                   AND l_shipinstruct = 'DELIVER IN PERSON' AND l_discount > 0.05) \
+                   OR (l_quantity BETWEEN 20 AND 30 AND l_shipmode IN ('AIR', 'AIR REG') \
+                   AND l_shipinstruct = 'DELIVER IN PERSON' AND l_tax < 0.04)";
+
+type HandFilter = fn(&RecordBatch, &mut Vec<u32>);
+type HandProject = fn(&RecordBatch) -> ArrayRef;
+
+enum Hand {
+    Filter(HandFilter),
+    Project(HandProject),
+}
+
+struct Case {
+    id: &'static str,
+    sql: &'static str,
+    tpch: bool,
+    hand: Hand,
+    /// The columns the expression reads (for the bandwidth probe).
+    reads: &'static [&'static str],
+}
+
+fn f64s<'a>(b: &'a RecordBatch, name: &str) -> &'a [f64] {
+    b.column_by_name(name)
+        .unwrap()
+        .as_primitive::<Float64Type>()
+        .values()
+}
+fn i64s<'a>(b: &'a RecordBatch, name: &str) -> &'a [i64] {
+    b.column_by_name(name)
+        .unwrap()
+        .as_primitive::<Int64Type>()
+        .values()
+}
+
+/// Branch-free selection: write every row index, advance by the predicate.
+#[inline(always)]
+fn select(out: &mut Vec<u32>, n: usize, pred: impl Fn(usize) -> bool) {
+    out.clear();
+    out.reserve(n);
+    let buf = out.spare_capacity_mut();
+    let mut k = 0;
+    for i in 0..n {
+        buf[k].write(i as u32);
+        k += pred(i) as usize;
+    }
+    // SAFETY: the first k entries were written above (k <= n <= capacity).
+    unsafe { out.set_len(k) };
+}
+
+fn hand_f1(b: &RecordBatch, out: &mut Vec<u32>) {
+    let a = f64s(b, "a");
+    select(out, a.len(), |i| a[i] > 50.0);
+}
+fn hand_f2(b: &RecordBatch, out: &mut Vec<u32>) {
+    let a = f64s(b, "a");
+    select(out, a.len(), |i| a[i] > 2.0 && a[i] < 6.0);
+}
+fn hand_f3(b: &RecordBatch, out: &mut Vec<u32>) {
+    let d = b
+        .column_by_name("l_shipdate")
+        .unwrap()
+        .as_primitive::<Date32Type>()
+        .values();
+    let (disc, qty) = (f64s(b, "l_discount"), f64s(b, "l_quantity"));
+    let (lo, hi) = (8766, 9131); // 1994-01-01, 1995-01-01
+    select(out, d.len(), |i| {
+        (d[i] >= lo) & (d[i] < hi) & (disc[i] >= 0.05) & (disc[i] <= 0.07) & (qty[i] < 24.0)
+    });
+}
+fn hand_f4(b: &RecordBatch, out: &mut Vec<u32>) {
+    let ic = b.column_by_name("i").unwrap();
+    let (i, j) = (ic.as_primitive::<Int64Type>().values(), i64s(b, "j"));
+    match ic.nulls() {
+        Some(v) => select(out, i.len(), |r| {
+            v.is_valid(r) & (i[r].wrapping_add(j[r]) > 1000)
+        }),
+        None => select(out, i.len(), |r| i[r].wrapping_add(j[r]) > 1000),
+    }
+}
+fn hand_f5(b: &RecordBatch, out: &mut Vec<u32>) {
+    let k = b
+        .column_by_name("k")
+        .unwrap()
+        .as_primitive::<Int32Type>()
+        .values();
+    select(out, k.len(), |i| matches!(k[i], 1 | 3 | 5 | 7 | 11 | 13));
+}
+fn hand_f6(b: &RecordBatch, out: &mut Vec<u32>) {
+    let (a, bb, c) = (f64s(b, "a"), f64s(b, "b"), f64s(b, "c"));
+    select(out, a.len(), |i| {
+        ((a[i] < 10.0) | (bb[i] < 10.0)) & (c[i] > 90.0)
+    });
+}
+fn hand_f7(b: &RecordBatch, out: &mut Vec<u32>) {
+    let s = b.column_by_name("s").unwrap().as_string::<i32>();
+    let (offsets, data) = (s.value_offsets(), s.values().as_slice());
+    select(out, s.len(), |i| {
+        let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+        end - start >= 2 && data[start] == b'a' && data[start + 1] == b'b'
+    });
+}
+fn hand_f8(b: &RecordBatch, out: &mut Vec<u32>) {
+    let (qty, disc, tax) = (
+        f64s(b, "l_quantity"),
+        f64s(b, "l_discount"),
+        f64s(b, "l_tax"),
+    );
+    let mode = b.column_by_name("l_shipmode").unwrap().as_string::<i32>();
+    let instr = b
+        .column_by_name("l_shipinstruct")
+        .unwrap()
+        .as_string::<i32>();
+    select(out, qty.len(), |i| {
+        let q = qty[i];
+        let common = || {
+            let m = mode.value(i);
+            (m == "AIR" || m == "AIR REG") && instr.value(i) == "DELIVER IN PERSON"
+        };
+        let r1 = (1.0..=11.0).contains(&q);
+        let r2 = (10.0..=20.0).contains(&q) && disc[i] > 0.05;
+        let r3 = (20.0..=30.0).contains(&q) && tax[i] < 0.04;
+        (r1 || r2 || r3) && common()
+    });
+}
+fn hand_p1(b: &RecordBatch) -> ArrayRef {
+    let (a, bb, c) = (f64s(b, "a"), f64s(b, "b"), f64s(b, "c"));
+    Arc::new(Float64Array::from_iter_values(
+        (0..a.len()).map(|i| a[i] * bb[i] + c[i]),
+    ))
+}
+fn hand_p2(b: &RecordBatch) -> ArrayRef {
+    let (a, bb) = (f64s(b, "a"), f64s(b, "b"));
+    Arc::new(Float64Array::from_iter_values((0..a.len()).map(|i| {
+        if a[i] > 50.0 {
+            a[i] * 2.0
+        } else {
+            bb[i]
+        }
+    })))
+}
+fn hand_p3(b: &RecordBatch) -> ArrayRef {
+    let ic = b.column_by_name("i").unwrap();
+    let (i, j) = (ic.as_primitive::<Int64Type>().values(), i64s(b, "j"));
+    let values: Vec<i64> = (0..i.len())
+        .map(|r| i[r].wrapping_mul(3).wrapping_add(j[r]))
+        .collect();
+    Arc::new(Int64Array::new(values.into(), ic.nulls().cloned()))
+}
+fn hand_p4(b: &RecordBatch) -> ArrayRef {
+    let (p, d, t) = (
+        f64s(b, "l_extendedprice"),
+        f64s(b, "l_discount"),
+        f64s(b, "l_tax"),
+    );
+    Arc::new(Float64Array::from_iter_values(
+        (0..p.len()).map(|i| p[i] * (1.0 - d[i]) * (1.0 + t[i])),
+    ))
+}
+
+fn cases() -> Vec<Case> {
+    use Hand::{Filter as F, Project as P};
+    vec![
+        Case {
+            id: "F1",
+            sql: "a > 50.0",
+            tpch: false,
+            hand: F(hand_f1),
+            reads: &["a"],
+        },
+        Case {
+            id: "F2",
+            sql: "a > 2.0 AND a < 6.0",
+            tpch: false,
+            hand: F(hand_f2),
+            reads: &["a"],
+        },
+        Case {
+            id: "F3",
+            sql: Q6,
+            tpch: true,
+            hand: F(hand_f3),
+            reads: &["l_shipdate", "l_discount", "l_quantity"],
+        },
+        Case {
+            id: "F4",
+            sql: "i IS NOT NULL AND i + j > 1000",
+            tpch: false,
+            hand: F(hand_f4),
+            reads: &["i", "j"],
+        },
+        Case {
+            id: "F5",
+            sql: "k IN (1, 3, 5, 7, 11, 13)",
+            tpch: false,
+            hand: F(hand_f5),
+            reads: &["k"],
+        },
+        Case {
+            id: "F6",
+            sql: "(a < 10 OR b < 10) AND c > 90",
+            tpch: false,
+            hand: F(hand_f6),
+            reads: &["a", "b", "c"],
+        },
+        Case {
+            id: "F7",
+            sql: "s LIKE 'ab%'",
+            tpch: false,
+            hand: F(hand_f7),
+            reads: &["s"],
+        },
+        Case {
+            id: "F8",
+            sql: Q19,
+            tpch: true,
+            hand: F(hand_f8),
+            reads: &[
+                "l_quantity",
+                "l_shipmode",
+                "l_shipinstruct",
+                "l_discount",
+                "l_tax",
+            ],
+        },
+        Case {
+            id: "P1",
+            sql: "a * b + c",
+            tpch: false,
+            hand: P(hand_p1),
+            reads: &["a", "b", "c"],
+        },
+        Case {
+            id: "P2",
+            sql: "CASE WHEN a > 50 THEN a * 2 ELSE b END",
+            tpch: false,
+            hand: P(hand_p2),
+            reads: &["a", "b"],
+        },
+        Case {
+            id: "P3",
+            sql: "i * 3 + j",
+            tpch: false,
+            hand: P(hand_p3),
+            reads: &["i", "j"],
+        },
+        Case {
+            id: "P4",
+            sql: "l_extendedprice * (1 - l_discount) * (1 + l_tax)",
+            tpch: true,
+            hand: P(hand_p4),
+            reads: &["l_extendedprice", "l_discount", "l_tax"],
+        },
+    ]
+}
+
+// ---------------------------------------------------------------- the three implementations
+
+/// Evaluates one case one way over a batch, producing the case's output.
+struct Runner {
+    jit_filter: Option<Filter>,
+    jit_project: Option<Projector>,
+    typed: TypedExpr,
+    is_filter: bool,
+}
+
+impl Runner {
+    fn new(case: &Case, schema: &Schema) -> Runner {
+        let expr = parse_expr(case.sql).unwrap();
+        let is_filter = matches!(case.hand, Hand::Filter(_));
+        let typed = if is_filter {
+            optimize(bind_predicate(&expr, schema).unwrap())
+        } else {
+            optimize(bind(&expr, schema).unwrap())
+        };
+        Runner {
+            jit_filter: is_filter.then(|| Filter::new(schema, case.sql).unwrap()),
+            jit_project: (!is_filter).then(|| Projector::new(schema, &[case.sql]).unwrap()),
+            typed,
+            is_filter,
+        }
+    }
+
+    fn jit(&self, batch: &RecordBatch, sel: &mut SelectionVector) -> usize {
+        match (&self.jit_filter, &self.jit_project) {
+            (Some(f), _) => {
+                f.evaluate_into(batch, sel).unwrap();
+                sel.len()
+            }
+            (_, Some(p)) => p.evaluate(batch).unwrap()[0].len(),
+            _ => unreachable!(),
+        }
+    }
+
+    fn interpreted(&self, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
+        let out = interpret(&self.typed, batch).unwrap();
+        if self.is_filter {
+            let mask: &BooleanArray = out.as_boolean();
+            let bits = match mask.nulls() {
+                Some(n) => mask.values() & n.inner(),
+                None => mask.values().clone(),
+            };
+            sel.clear();
+            sel.extend(bits.set_indices().map(|i| i as u32));
+            sel.len()
+        } else {
+            out.len()
+        }
+    }
+}
+
+fn hand(case: &Case, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
+    match case.hand {
+        Hand::Filter(f) => {
+            f(batch, sel);
+            sel.len()
+        }
+        Hand::Project(p) => p(batch).len(),
+    }
+}
+
+/// Sums the columns an expression reads: the memory-bandwidth floor for streaming.
+fn probe(batch: &RecordBatch, columns: &[&str]) -> f64 {
+    let mut sum = 0.0;
+    for name in columns {
+        let c = batch.column_by_name(name).unwrap();
+        sum += match c.data_type() {
+            DataType::Float64 => c.as_primitive::<Float64Type>().values().iter().sum::<f64>(),
+            DataType::Int64 => c
+                .as_primitive::<Int64Type>()
+                .values()
+                .iter()
+                .map(|&v| v as f64)
+                .sum(),
+            DataType::Int32 => c
+                .as_primitive::<Int32Type>()
+                .values()
+                .iter()
+                .map(|&v| v as f64)
+                .sum(),
+            DataType::Date32 => c
+                .as_primitive::<Date32Type>()
+                .values()
+                .iter()
+                .map(|&v| v as f64)
+                .sum(),
+            DataType::Utf8 => {
+                let s = c.as_string::<i32>();
+                let o: i64 = s.value_offsets().iter().map(|&v| v as i64).sum();
+                let d: u64 = s.values().iter().map(|&v| v as u64).sum();
+                (o as u64 + d) as f64
+            }
+            other => panic!("probe: {other}"),
+        };
+    }
+    sum
+}
+
+fn check_agreement(case: &Case, runner: &Runner, batch: &RecordBatch) {
+    let mut sel = SelectionVector::new(SelectionMode::UInt32);
+    let mut v = Vec::new();
+    let (j, i, h) = (
+        runner.jit(batch, &mut sel),
+        runner.interpreted(batch, &mut v),
+        hand(case, batch, &mut v),
+    );
+    assert_eq!(j, i, "{}: jit and interpreter disagree", case.id);
+    assert_eq!(j, h, "{}: jit and the hand-written loop disagree", case.id);
+}
+
+fn bench_expressions(c: &mut Criterion) {
+    let (synthetic_schema, synthetic_batches) = synthetic();
+    let (tpch_schema, tpch_batches) = lineitem();
+    for case in cases() {
+        let (schema, batches) = if case.tpch {
+            (&tpch_schema, &tpch_batches)
+        } else {
+            (&synthetic_schema, &synthetic_batches)
+        };
+        let runner = Runner::new(&case, schema);
+        check_agreement(&case, &runner, &batches[0]);
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+
+        let mut g = c.benchmark_group(format!("streaming/{}", case.id));
+        g.throughput(Throughput::Elements(rows as u64));
+        g.sample_size(10)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(3));
+        let mut sel = SelectionVector::new(SelectionMode::UInt32);
+        let mut v = Vec::new();
+        g.bench_function("jit", |bch| {
+            bch.iter(|| {
+                batches
+                    .iter()
+                    .map(|b| runner.jit(b, &mut sel))
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function("interpreted", |bch| {
+            bch.iter(|| {
+                batches
+                    .iter()
+                    .map(|b| runner.interpreted(b, &mut v))
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function("hand", |bch| {
+            bch.iter(|| {
+                batches
+                    .iter()
+                    .map(|b| hand(&case, b, &mut v))
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function("bandwidth", |bch| {
+            bch.iter(|| batches.iter().map(|b| probe(b, case.reads)).sum::<f64>())
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("in-cache/{}", case.id));
+        g.sample_size(20)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
+        for n in IN_CACHE {
+            let batch = first_rows(schema, batches, n);
+            g.throughput(Throughput::Elements(n as u64));
+            g.bench_with_input(BenchmarkId::new("jit", n), &batch, |bch, b| {
+                bch.iter(|| runner.jit(b, &mut sel))
+            });
+            g.bench_with_input(BenchmarkId::new("interpreted", n), &batch, |bch, b| {
+                bch.iter(|| runner.interpreted(b, &mut v))
+            });
+            g.bench_with_input(BenchmarkId::new("hand", n), &batch, |bch, b| {
+                bch.iter(|| hand(&case, b, &mut v))
+            });
+        }
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------- compile cost and cache hits
+
+/// Median compile phases of F1, F3, F8 and P4, written for the report (criterion
+/// measures the totals).
+fn bench_compile(c: &mut Criterion) {
+    let syn = synthetic_schema_only();
+    let tpch = lineitem_schema_only();
+    let list = [
+        ("F1", "a > 50.0", &syn, true),
+        ("F3", Q6, &tpch, true),
+        ("F8", Q19, &tpch, true),
+        (
+            "P4",
+            "l_extendedprice * (1 - l_discount) * (1 + l_tax)",
+            &tpch,
+            false,
+        ),
+    ];
+    let mut report = String::from("{");
+    let mut g = c.benchmark_group("compile");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    for (i, (id, sql, schema, is_filter)) in list.iter().enumerate() {
+        let mut phases: Vec<[f64; 5]> = Vec::new();
+        for _ in 0..25 {
+            let cache = Arc::new(KernelCache::new(4, 1 << 30));
+            let t = Instant::now();
+            let expr = parse_expr(sql).unwrap();
+            let parse = t.elapsed();
+            let t = Instant::now();
+            let _typed = optimize(
+                if *is_filter {
+                    bind_predicate(&expr, schema)
+                } else {
+                    bind(&expr, schema)
+                }
+                .unwrap(),
+            );
+            let bind_opt = t.elapsed();
+            let timings = if *is_filter {
+                Filter::with_cache(schema, &expr, &cache)
+                    .unwrap()
+                    .compile_timings()
+            } else {
+                Projector::with_cache(schema, &[expr.clone()], &cache)
+                    .unwrap()
+                    .compile_timings()
+            };
+            phases.push([
+                parse.as_secs_f64(),
+                bind_opt.as_secs_f64(),
+                timings.ir.as_secs_f64(),
+                timings.optimize.as_secs_f64(),
+                timings.codegen.as_secs_f64(),
+            ]);
+        }
+        let median = |k: usize| {
+            let mut v: Vec<f64> = phases.iter().map(|p| p[k]).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2] * 1e9
+        };
+        report.push_str(&format!(
+            "{}\"{id}\": {{\"parse\": {}, \"bind_optimize\": {}, \"ir\": {}, \"optimize\": {}, \"codegen\": {}}}",
+            if i > 0 { ", " } else { "" },
+            median(0),
+            median(1),
+            median(2),
+            median(3),
+            median(4)
+        ));
+        g.bench_function(*id, |bch| {
+            bch.iter(|| {
+                let cache = Arc::new(KernelCache::new(4, 1 << 30));
+                let expr = parse_expr(sql).unwrap();
+                if *is_filter {
+                    black_box(Filter::with_cache(schema, &expr, &cache).unwrap());
+                } else {
+                    black_box(Projector::with_cache(schema, &[expr], &cache).unwrap());
+                }
+            })
+        });
+    }
+    g.finish();
+    report.push('}');
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/criterion");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("compile_phases.json"), report).unwrap();
+
+    // A cache hit: the whole Filter::new (parse, bind, optimize, lower, look up), and
+    // from a parsed expression.
+    let mut g = c.benchmark_group("cache-hit");
+    Filter::new(&tpch, Q6).unwrap();
+    let expr = parse_expr(Q6).unwrap();
+    g.bench_function("Filter::new", |bch| {
+        bch.iter(|| black_box(Filter::new(&tpch, Q6).unwrap()))
+    });
+    g.bench_function("Filter::from_expr", |bch| {
+        bch.iter(|| black_box(Filter::from_expr(&tpch, &expr).unwrap()))
+    });
+    g.finish();
+}
+
+fn synthetic_schema_only() -> Schema {
+    Schema::new(vec![Field::new("a", DataType::Float64, false)])
+}
+
+fn lineitem_schema_only() -> Schema {
+    Schema::new(vec![
+        Field::new("l_quantity", DataType::Float64, false),
+        Field::new("l_extendedprice", DataType::Float64, false),
+        Field::new("l_discount", DataType::Float64, false),
+        Field::new("l_tax", DataType::Float64, false),
+        Field::new("l_shipdate", DataType::Date32, false),
+        Field::new("l_shipinstruct", DataType::Utf8, false),
+        Field::new("l_shipmode", DataType::Utf8, false),
+    ])
+}
+
+criterion_group!(benches, bench_compile, bench_expressions);
+criterion_main!(benches);
