@@ -40,7 +40,7 @@ fn ok(args: &[&str]) -> String {
     r.stdout
 }
 
-/// A TPC-H lineitem file (12,000 rows in row groups of 1,000), generated once.
+/// A TPC-H lineitem file (11,957 rows in row groups of 1,000), generated once.
 fn lineitem() -> &'static Path {
     static DIR: OnceLock<(TempDir, PathBuf)> = OnceLock::new();
     &DIR.get_or_init(|| {
@@ -152,7 +152,8 @@ fn select_lists_and_output_identical_with_and_without_pushdown() {
     let mut lines = base.lines();
     assert_eq!(lines.next(), Some("l_orderkey,revenue,d,m,l_shipdate"));
     let first = lines.next().unwrap();
-    assert!(first.contains("-19"), "dates stay dates: {first}"); // 1994-…
+    let date = first.rsplit(',').next().unwrap();
+    assert!(date.len() == 10 && date.starts_with("199"), "dates stay dates: {first}");
     for extra in [
         &["--no-pushdown"][..],
         &["--interpret"],
@@ -400,7 +401,7 @@ fn nulls_nans_and_pruning() {
     assert_eq!(ok(&["filter", f, "--where", "f > 100.0", "--count"]), "5\n"); // the NaNs
     assert_eq!(
         ok(&["filter", f, "--where", "i IS NULL", "--count"]),
-        "17\n"
+        "16\n"
     );
 }
 
@@ -560,14 +561,14 @@ fn output_files_are_atomic_and_never_an_input() {
 fn schema_explain_bench_and_demo() {
     let f = s(lineitem());
     let schema = ok(&["schema", f]);
-    assert!(schema.contains("rows:       12"), "{schema}");
+    assert!(schema.contains("rows:       119"), "{schema}");
     assert!(schema.contains("row groups: 12"), "{schema}");
     assert!(schema.contains("l_shipdate") && schema.contains("DATE"));
     assert!(schema.contains("l_quantity       DOUBLE"), "{schema}");
 
     let parsed = ok(&["explain", "a < 2 AND b LIKE 'x%'"]);
     assert!(parsed.starts_with("parsed:"), "{parsed}");
-    assert!(!parsed.contains("LLVM"));
+    assert!(!parsed.contains("== LLVM IR"));
     let full = ok(&["explain", "--schema", f, "l_quantity < 24"]);
     for part in [
         "parsed:",
