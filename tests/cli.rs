@@ -153,7 +153,10 @@ fn select_lists_and_output_identical_with_and_without_pushdown() {
     assert_eq!(lines.next(), Some("l_orderkey,revenue,d,m,l_shipdate"));
     let first = lines.next().unwrap();
     let date = first.rsplit(',').next().unwrap();
-    assert!(date.len() == 10 && date.starts_with("199"), "dates stay dates: {first}");
+    assert!(
+        date.len() == 10 && date.starts_with("199"),
+        "dates stay dates: {first}"
+    );
     for extra in [
         &["--no-pushdown"][..],
         &["--interpret"],

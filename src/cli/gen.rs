@@ -164,7 +164,7 @@ pub fn run(cmd: GenCommand) -> CliResult {
         _ => PathBuf::from("."),
     };
     let fail = |e: &dyn std::fmt::Display| Failure::runtime(format!("{}: {e}", a.output.display()));
-    let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| fail(&e))?;
+    let tmp = super::output::temp_file_in(&dir).map_err(|e| fail(&e))?;
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(a.row_group_size.max(1)))

@@ -123,7 +123,7 @@ impl Output {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                let tmp = NamedTempFile::new_in(&dir).map_err(|e| {
+                let tmp = temp_file_in(&dir).map_err(|e| {
                     Failure::runtime(format!("{}: cannot create the output: {e}", path.display()))
                 })?;
                 let handle = tmp.as_file().try_clone()?;
@@ -254,6 +254,19 @@ impl Output {
         }
         Ok(())
     }
+}
+
+/// A temporary file in `dir` with the permissions an ordinary new file gets (rw-r--r--,
+/// where tempfile's default is rw-------), to be renamed over the destination.
+pub fn temp_file_in(dir: &std::path::Path) -> std::io::Result<NamedTempFile> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".broadhead-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    b.tempfile_in(dir)
 }
 
 /// Writes `batches` to the destination in one go.
