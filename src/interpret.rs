@@ -762,7 +762,7 @@ fn checked_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Res
                     let (a, b) = (l.value(i), r.value(i));
                     let divides = matches!(func, FuncId::Divide | FuncId::Modulo);
                     #[allow(clippy::float_cmp)]
-                    if divides && b == Default::default() {
+                    if divides && b == <$T as ArrowPrimitiveType>::Native::default() {
                         zero[i] = true;
                         return None;
                     }

@@ -45,8 +45,11 @@ mod kernel;
 mod lower;
 pub mod optimize;
 mod projector;
+pub mod prune;
 pub mod registry;
 pub mod scalar;
+#[cfg(feature = "parquet")]
+pub mod scan;
 mod selection;
 pub mod sql;
 mod strings;

@@ -111,6 +111,8 @@ pub(crate) struct Emitter<'a, 'ctx> {
     i64t: IntType<'ctx>,
     /// The mask type: one bit per row of a block.
     mt: IntType<'ctx>,
+    /// The host's CPU features (`+avx512f,…`).
+    features: String,
     slot_ty: StructType<'ctx>,
     inputs: PointerValue<'ctx>,
     outs: PointerValue<'ctx>,
@@ -184,6 +186,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             func,
             i64t,
             mt: mask_type(ctx),
+            features: features.to_string(),
             slot_ty,
             inputs: param(0).into_pointer_value(),
             outs: param(3).into_pointer_value(),
@@ -561,8 +564,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.b.build_store(self.count, c)?;
         self.b.build_unconditional_branch(after)?;
 
-        // Modes 2/4/8: row indices, one trailing-zero count per selected row.
-        let cttz = self.intrinsic("llvm.cttz", &[self.mt.into()])?;
+        // Modes 2/4/8: row indices. Empty masks are skipped (a well-predicted branch at
+        // low selectivity); AVX-512 hosts compress-store a block's u32/u64 indices in one
+        // instruction; other full blocks store every lane's index and advance by its
+        // bit (no data-dependent branches); the tail block loops over the set bits.
+        let compress = self.features.contains("+avx512f");
         for (width, bb) in sel_bbs {
             self.b.position_at_end(bb);
             let idx_ty = match width {
@@ -573,40 +579,137 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let base =
                 self.b
                     .build_pointer_cast(out, idx_ty.ptr_type(AddressSpace::default()), "")?;
-            let m_var = self.b.build_alloca(self.mt, "m")?;
-            self.b.build_store(m_var, selected)?;
-            let lp = ctx.append_basic_block(self.func, "sel_loop");
-            let lb = ctx.append_basic_block(self.func, "sel_body");
-            self.b.build_unconditional_branch(lp)?;
-            self.b.position_at_end(lp);
-            let m = self.b.build_load(m_var, "")?.into_int_value();
-            let nz = self
+            let write = ctx.append_basic_block(self.func, "sel_write");
+            let any = self
                 .b
-                .build_int_compare(IntPredicate::NE, m, self.mzero(), "")?;
-            self.b.build_conditional_branch(nz, lb, after)?;
-            self.b.position_at_end(lb);
-            let lane = self.call(
-                cttz,
-                &[m.into(), ctx.bool_type().const_int(1, false).into()],
-            )?;
-            let lane = self
-                .b
-                .build_int_z_extend(lane.into_int_value(), self.i64t, "")?;
-            let row = self.b.build_int_add(block.row0, lane, "")?;
-            let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
+                .build_int_compare(IntPredicate::NE, selected, self.mzero(), "")?;
+            self.b.build_conditional_branch(any, write, after)?;
+            self.b.position_at_end(write);
             let c = self.b.build_load(self.count, "")?.into_int_value();
-            // SAFETY (of the generated code): at most `rows` indices are written and the
-            // caller sizes the selection buffer to `rows` entries.
-            let p = unsafe { self.b.build_in_bounds_gep(base, &[c], "")? };
-            self.b.build_store(p, row)?;
-            let c = self.b.build_int_add(c, self.c64(1), "")?;
+            if compress && *width >= 4 {
+                self.compress_store(selected, block, base, c, idx_ty)?;
+            } else if block.full {
+                self.store_every_lane(selected, block, base, c, idx_ty)?;
+            } else {
+                self.store_set_bits(selected, block, base, c, idx_ty)?;
+            }
+            let ctpop = self.intrinsic("llvm.ctpop", &[self.mt.into()])?;
+            let n = self.call(ctpop, &[selected.into()])?.into_int_value();
+            let n = self.b.build_int_z_extend(n, self.i64t, "")?;
+            let c = self.b.build_int_add(c, n, "")?;
             self.b.build_store(self.count, c)?;
-            let m1 = self.b.build_int_sub(m, self.mt.const_int(1, false), "")?;
-            let m = self.b.build_and(m, m1, "")?;
-            self.b.build_store(m_var, m)?;
-            self.b.build_unconditional_branch(lp)?;
+            self.b.build_unconditional_branch(after)?;
         }
         self.b.position_at_end(after);
+        Ok(())
+    }
+
+    /// `<LANES x idx>`: the block's row indices.
+    fn row_indices(&self, block: &Block<'ctx>, idx_ty: IntType<'ctx>) -> R<VectorValue<'ctx>> {
+        let lanes: Vec<IntValue<'ctx>> = (0..LANES as u64)
+            .map(|i| idx_ty.const_int(i, false))
+            .collect();
+        let lanes = VectorType::const_vector(&lanes);
+        let row0 = self
+            .b
+            .build_int_truncate_or_bit_cast(block.row0, idx_ty, "")?;
+        let row0 = self.splat(row0.into())?;
+        Ok(self.b.build_int_add(row0, lanes, "rows")?)
+    }
+
+    /// AVX-512: the selected rows' indices in one compress-store.
+    fn compress_store(
+        &self,
+        selected: IntValue<'ctx>,
+        block: &Block<'ctx>,
+        base: PointerValue<'ctx>,
+        count: IntValue<'ctx>,
+        idx_ty: IntType<'ctx>,
+    ) -> R<()> {
+        let rows = self.row_indices(block, idx_ty)?;
+        // SAFETY (of the generated code): it writes popcount(selected) indices from
+        // `count`, and count + popcount <= rows, the buffer's size.
+        let dst = unsafe { self.b.build_in_bounds_gep(base, &[count], "")? };
+        let f = self.intrinsic("llvm.masked.compressstore", &[rows.get_type().into()])?;
+        let lanes = self.to_lanes(selected)?;
+        self.b
+            .build_call(f, &[rows.into(), dst.into(), lanes.into()], "")?;
+        Ok(())
+    }
+
+    /// Full blocks: every lane's index is stored at the current count, which advances by
+    /// the lane's bit. Every write is below the lane's row index, so inside the buffer.
+    fn store_every_lane(
+        &self,
+        selected: IntValue<'ctx>,
+        block: &Block<'ctx>,
+        base: PointerValue<'ctx>,
+        count: IntValue<'ctx>,
+        idx_ty: IntType<'ctx>,
+    ) -> R<()> {
+        let wide = self.b.build_int_z_extend(selected, self.i64t, "")?;
+        let mut c = count;
+        for lane in 0..LANES as u64 {
+            let row = self.b.build_int_add(block.row0, self.c64(lane), "")?;
+            let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
+            // SAFETY (of the generated code): c <= the selected rows before this one
+            // <= row0 + lane < rows.
+            let p = unsafe { self.b.build_in_bounds_gep(base, &[c], "")? };
+            self.b.build_store(p, row)?;
+            let bit = self.b.build_right_shift(wide, self.c64(lane), false, "")?;
+            let bit = self.b.build_and(bit, self.c64(1), "")?;
+            c = self.b.build_int_add(c, bit, "")?;
+        }
+        Ok(())
+    }
+
+    /// The tail block: one trailing-zero count per selected row.
+    fn store_set_bits(
+        &mut self,
+        selected: IntValue<'ctx>,
+        block: &Block<'ctx>,
+        base: PointerValue<'ctx>,
+        count: IntValue<'ctx>,
+        idx_ty: IntType<'ctx>,
+    ) -> R<()> {
+        let ctx = self.ctx;
+        let cttz = self.intrinsic("llvm.cttz", &[self.mt.into()])?;
+        let m_var = self.b.build_alloca(self.mt, "m")?;
+        let c_var = self.b.build_alloca(self.i64t, "c")?;
+        self.b.build_store(m_var, selected)?;
+        self.b.build_store(c_var, count)?;
+        let lp = ctx.append_basic_block(self.func, "sel_loop");
+        let lb = ctx.append_basic_block(self.func, "sel_body");
+        let done = ctx.append_basic_block(self.func, "sel_done");
+        self.b.build_unconditional_branch(lp)?;
+        self.b.position_at_end(lp);
+        let m = self.b.build_load(m_var, "")?.into_int_value();
+        let nz = self
+            .b
+            .build_int_compare(IntPredicate::NE, m, self.mzero(), "")?;
+        self.b.build_conditional_branch(nz, lb, done)?;
+        self.b.position_at_end(lb);
+        let lane = self.call(
+            cttz,
+            &[m.into(), ctx.bool_type().const_int(1, false).into()],
+        )?;
+        let lane = self
+            .b
+            .build_int_z_extend(lane.into_int_value(), self.i64t, "")?;
+        let row = self.b.build_int_add(block.row0, lane, "")?;
+        let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
+        let c = self.b.build_load(c_var, "")?.into_int_value();
+        // SAFETY (of the generated code): at most `rows` indices are written and the
+        // caller sizes the selection buffer to `rows` entries.
+        let p = unsafe { self.b.build_in_bounds_gep(base, &[c], "")? };
+        self.b.build_store(p, row)?;
+        let c = self.b.build_int_add(c, self.c64(1), "")?;
+        self.b.build_store(c_var, c)?;
+        let m1 = self.b.build_int_sub(m, self.mt.const_int(1, false), "")?;
+        let m = self.b.build_and(m, m1, "")?;
+        self.b.build_store(m_var, m)?;
+        self.b.build_unconditional_branch(lp)?;
+        self.b.position_at_end(done);
         Ok(())
     }
 

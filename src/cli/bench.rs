@@ -1,0 +1,208 @@
+//! `broadhead bench`: JIT against interpreter on the user's own file.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use broadhead::bind::{bind, bind_predicate};
+use broadhead::interpret::interpret;
+use broadhead::optimize::optimize;
+use broadhead::scan::{Scan, ScanItem, ScanOptions};
+use broadhead::sql::{parse_expr, parse_select_list};
+use broadhead::{Filter, Projector, SelectionMode, SelectionVector};
+use clap::Args;
+
+use super::filter::open_dataset;
+use super::{CliResult, Failure};
+
+/// Arguments of `broadhead bench`.
+#[derive(Args, Debug)]
+#[command(group = clap::ArgGroup::new("what").required(true).multiple(true).args(["predicate", "select"]))]
+pub struct BenchArgs {
+    /// Parquet files, directories of them, or globs
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// A predicate to time as a filter
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    predicate: Option<String>,
+    /// A select list to time as a projection over every row
+    #[arg(long, short, value_name = "LIST")]
+    select: Option<String>,
+    /// Timed runs (the median is reported)
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    runs: u64,
+    /// Rows per batch
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..))]
+    batch_size: u64,
+}
+
+/// The median time of `runs` runs of `f` (after one untimed warm-up run).
+pub fn median_time<T>(
+    runs: u64,
+    mut f: impl FnMut() -> broadhead::Result<T>,
+) -> broadhead::Result<(Duration, T)> {
+    let mut result = f()?;
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        result = f()?;
+        times.push(start.elapsed());
+    }
+    times.sort();
+    Ok((times[times.len() / 2], result))
+}
+
+/// Prints one timing line.
+pub fn report(name: &str, time: Duration, rows: usize, note: &str) {
+    println!(
+        "  {name:<12} {:>10.2} ms  {:>7.2} ns/row  {note}",
+        time.as_secs_f64() * 1e3,
+        time.as_secs_f64() * 1e9 / rows.max(1) as f64
+    );
+}
+
+pub fn run(a: BenchArgs) -> CliResult {
+    let dataset = open_dataset(&a.paths)?;
+    let schema = dataset.schema().clone();
+    let mut columns = Vec::new();
+    if let Some(p) = &a.predicate {
+        let e = parse_expr(p).map_err(|e| Failure::expr(e, "--where", p))?;
+        columns.extend(
+            bind_predicate(&e, &schema)
+                .map_err(|e| Failure::expr(e, "--where", p))?
+                .columns(),
+        );
+    }
+    let mut exprs = Vec::new();
+    if let Some(s) = &a.select {
+        for (e, _) in parse_select_list(s).map_err(|e| Failure::expr(e, "--select", s))? {
+            columns.extend(
+                bind(&e, &schema)
+                    .map_err(|x| Failure::expr(x, "--select", s))?
+                    .columns(),
+            );
+            exprs.push(e);
+        }
+    }
+
+    // Read the columns into memory first: only evaluation is timed.
+    let start = Instant::now();
+    let options = ScanOptions {
+        batch_size: a.batch_size as usize,
+        ..ScanOptions::default()
+    };
+    let scan = Scan::new(&dataset, None, &columns, options)?;
+    let loaded = scan.output_schema().clone();
+    let mut batches: Vec<RecordBatch> = Vec::new();
+    scan.run(&|b| Ok(b), &mut |item| {
+        if let ScanItem::Batch(b) = item {
+            batches.push(b);
+        }
+        Ok(true)
+    })?;
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let names: Vec<&str> = loaded.fields().iter().map(|f| f.name().as_str()).collect();
+    println!(
+        "loaded {rows} rows in {} batches (columns {}) in {:.2} s; {} timed runs each, median:",
+        batches.len(),
+        names.join(", "),
+        start.elapsed().as_secs_f64(),
+        a.runs
+    );
+
+    if let Some(p) = &a.predicate {
+        println!("\nfilter: {p}");
+        let compile = Instant::now();
+        let filter = Filter::new(&loaded, p)?;
+        let compiled = compile.elapsed();
+        let mut selection = SelectionVector::new(SelectionMode::UInt32);
+        let (jit, jit_count) = median_time(a.runs, || {
+            let mut n = 0;
+            for b in &batches {
+                filter.evaluate_into(b, &mut selection)?;
+                n += selection.len();
+            }
+            Ok(n)
+        })?;
+        let typed = optimize(bind_predicate(&parse_expr(p)?, &loaded)?);
+        let (int, int_count) = median_time(a.runs, || {
+            let mut n = 0;
+            for b in &batches {
+                let r = interpret(&typed, b)?;
+                let r = r.as_boolean();
+                n += match r.nulls() {
+                    Some(v) => (r.values() & v.inner()).count_set_bits(),
+                    None => r.values().count_set_bits(),
+                };
+            }
+            Ok(n)
+        })?;
+        let backend = if filter.is_jit() {
+            ""
+        } else {
+            " [fell back to the interpreter]"
+        };
+        report(
+            "JIT",
+            jit,
+            rows,
+            &format!(
+                "{jit_count} rows selected; compiled in {:.1} ms{backend}",
+                compiled.as_secs_f64() * 1e3
+            ),
+        );
+        report(
+            "interpreter",
+            int,
+            rows,
+            &format!("{int_count} rows selected"),
+        );
+        println!(
+            "  JIT is {:.2}x the interpreter's speed",
+            int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
+        );
+        if jit_count != int_count {
+            return Err(Failure::runtime(format!(
+                "the JIT selected {jit_count} rows and the interpreter {int_count}: please report this"
+            )));
+        }
+    }
+    if let Some(s) = &a.select {
+        println!("\nprojection: {s}");
+        let compile = Instant::now();
+        let projector = Projector::from_exprs(&loaded, &exprs)?;
+        let compiled = compile.elapsed();
+        let (jit, _) = median_time(a.runs, || {
+            let mut n = 0;
+            for b in &batches {
+                n += projector.evaluate(b)?.len();
+            }
+            Ok(n)
+        })?;
+        let typed = exprs
+            .iter()
+            .map(|e| Ok(optimize(bind(e, &loaded)?)))
+            .collect::<broadhead::Result<Vec<_>>>()?;
+        let (int, _) = median_time(a.runs, || {
+            let mut n = 0;
+            for b in &batches {
+                for t in &typed {
+                    n += interpret(t, b)?.len();
+                }
+            }
+            Ok(n)
+        })?;
+        report(
+            "JIT",
+            jit,
+            rows,
+            &format!("compiled in {:.1} ms", compiled.as_secs_f64() * 1e3),
+        );
+        report("interpreter", int, rows, "");
+        println!(
+            "  JIT is {:.2}x the interpreter's speed",
+            int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
+        );
+    }
+    Ok(())
+}

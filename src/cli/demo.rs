@@ -1,0 +1,157 @@
+//! `broadhead demo`: the main job on built-in data, no files needed.
+
+use std::time::Instant;
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::util::pretty::pretty_format_batches;
+use broadhead::bind::bind_predicate;
+use broadhead::interpret::interpret;
+use broadhead::optimize::optimize;
+use broadhead::sql::parse_expr;
+use broadhead::{Filter, Projector, SelectionMode, SelectionVector};
+use clap::Args;
+
+use super::bench::{median_time, report};
+use super::gen::{engine_batches, Table};
+use super::{CliResult, Failure};
+
+const Q6: &str = "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+                  AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24";
+
+/// Arguments of `broadhead demo`.
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// TPC-H scale factor of the generated lineitem table (1 = 6 million rows)
+    #[arg(long, default_value_t = 0.5)]
+    scale: f64,
+    /// Timed runs of each back end (the median is reported)
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    runs: u64,
+}
+
+pub fn run(a: DemoArgs) -> CliResult {
+    if !(a.scale > 0.0 && a.scale.is_finite()) {
+        return Err(Failure::usage("--scale must be a positive number"));
+    }
+    let start = Instant::now();
+    let (schema, rx) = engine_batches(Table::Lineitem, a.scale);
+    let keep: Vec<usize> = [
+        "l_orderkey",
+        "l_quantity",
+        "l_extendedprice",
+        "l_discount",
+        "l_shipdate",
+    ]
+    .iter()
+    .map(|n| schema.index_of(n).expect("a lineitem column"))
+    .collect();
+    let mut batches: Vec<RecordBatch> = Vec::new();
+    for b in rx {
+        let b = b.map_err(|e| Failure::runtime(e.to_string()))?;
+        batches.push(
+            b.project(&keep)
+                .map_err(|e| Failure::runtime(e.to_string()))?,
+        );
+    }
+    let schema = batches
+        .first()
+        .map(|b| b.schema())
+        .ok_or_else(|| Failure::runtime("no rows generated"))?;
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    println!(
+        "Generated TPC-H lineitem at scale {} in memory: {rows} rows in {} batches ({:.1} s).",
+        a.scale,
+        batches.len(),
+        start.elapsed().as_secs_f64()
+    );
+    println!("\nTPC-H Q6 predicate:\n  {Q6}\n");
+
+    let compile = Instant::now();
+    let filter = Filter::new(&schema, Q6)?;
+    let compiled = compile.elapsed();
+    let mut selection = SelectionVector::new(SelectionMode::UInt32);
+    let (jit, jit_count) = median_time(a.runs, || {
+        let mut n = 0;
+        for b in &batches {
+            filter.evaluate_into(b, &mut selection)?;
+            n += selection.len();
+        }
+        Ok(n)
+    })?;
+    let typed = optimize(bind_predicate(&parse_expr(Q6)?, &schema)?);
+    let (int, int_count) = median_time(a.runs, || {
+        let mut n = 0;
+        for b in &batches {
+            let r = interpret(&typed, b)?;
+            let r = r.as_boolean();
+            n += match r.nulls() {
+                Some(v) => (r.values() & v.inner()).count_set_bits(),
+                None => r.values().count_set_bits(),
+            };
+        }
+        Ok(n)
+    })?;
+    println!(
+        "Matching rows: JIT {jit_count}, interpreter {int_count}{}",
+        if jit_count == int_count {
+            " (equal)"
+        } else {
+            " (DIFFERENT: please report)"
+        }
+    );
+    println!("Median of {} runs over all {rows} rows:", a.runs);
+    report(
+        "JIT",
+        jit,
+        rows,
+        &format!("compiled in {:.1} ms", compiled.as_secs_f64() * 1e3),
+    );
+    report("interpreter", int, rows, "");
+    println!(
+        "  the JIT is {:.1}x the interpreter's speed",
+        int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
+    );
+
+    // A few matching rows, with the revenue Q6 sums.
+    let projector = Projector::new(&schema, &["l_extendedprice * l_discount"])?;
+    let first = batches.iter().find_map(|b| {
+        let sel = filter.evaluate(b).ok()?;
+        (!sel.is_empty()).then_some((b, sel))
+    });
+    if let Some((batch, sel)) = first {
+        let rows = arrow::compute::take_record_batch(batch, &sel.to_array())
+            .map_err(|e| Failure::runtime(e.to_string()))?;
+        let revenue = projector.evaluate_selected(batch, &sel)?;
+        let mut columns = rows.columns().to_vec();
+        columns.push(revenue[0].clone());
+        let mut fields: Vec<_> = rows
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(arrow::datatypes::Field::new(
+            "revenue",
+            revenue[0].data_type().clone(),
+            true,
+        ));
+        let shown = RecordBatch::try_new(
+            std::sync::Arc::new(arrow::datatypes::Schema::new(fields)),
+            columns,
+        )
+        .map_err(|e| Failure::runtime(e.to_string()))?;
+        let shown = shown.slice(0, shown.num_rows().min(5));
+        println!(
+            "\nThe first matching rows:\n{}",
+            pretty_format_batches(&[shown]).map_err(|e| Failure::runtime(e.to_string()))?
+        );
+    }
+    if jit_count != int_count {
+        return Err(Failure::runtime("the JIT and the interpreter disagree"));
+    }
+    println!(
+        "\nOn files: broadhead gen tpch --scale 1 /tmp/lineitem.parquet && \\\n  \
+         broadhead filter /tmp/lineitem.parquet --where \"{Q6}\" --count"
+    );
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! `broadhead explain`: every stage's view of an expression.
+
+use std::path::PathBuf;
+
+use arrow::datatypes::DataType;
+use broadhead::bind::bind;
+use broadhead::sql::parse_expr;
+use broadhead::{Backend, Explanation, Filter, Projector};
+use clap::Args;
+
+use super::filter::open_dataset;
+use super::{CliResult, Failure};
+
+/// Arguments of `broadhead explain`.
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// A SQL expression
+    expr: String,
+    /// A Parquet file whose schema to bind against (without it: the parse tree only)
+    #[arg(long)]
+    schema: Option<PathBuf>,
+    /// Also print the native assembly
+    #[arg(long)]
+    asm: bool,
+}
+
+pub fn run(a: ExplainArgs) -> CliResult {
+    let text = &a.expr;
+    let expr = parse_expr(text).map_err(|e| Failure::expr(e, "the expression", text))?;
+    let Some(path) = &a.schema else {
+        println!("parsed:    {expr}");
+        println!("\n(give --schema <PARQUET FILE> for the typed and optimized trees, the LLVM IR and the assembly)");
+        return Ok(());
+    };
+    let dataset = open_dataset(std::slice::from_ref(path))?;
+    let schema = dataset.schema();
+    let typed = bind(&expr, schema).map_err(|e| Failure::expr(e, "the expression", text))?;
+    let explanation = if typed.data_type == DataType::Boolean {
+        Filter::new(schema, text)?.explain()?
+    } else {
+        Projector::new(schema, &[text.as_str()])?.explain()?
+    };
+    print!("{}", render(&explanation, a.asm));
+    Ok(())
+}
+
+fn render(e: &Explanation, asm: bool) -> String {
+    let mut out = String::new();
+    for s in &e.stages {
+        out.push_str(&format!("parsed:    {}\n", s.parsed));
+        out.push_str(&format!("typed:     {}\n", s.typed));
+        out.push_str(&format!("optimized: {}\n", s.optimized));
+    }
+    match &e.backend {
+        Backend::Jit(c) => {
+            out.push_str("backend:   JIT (LLVM)\n");
+            out.push_str(&format!("\n== LLVM IR ==\n{}\n", c.ir.trim_end()));
+            out.push_str(&format!(
+                "\n== LLVM IR (after O3) ==\n{}\n",
+                c.optimized_ir.trim_end()
+            ));
+            if asm {
+                out.push_str(&format!("\n== assembly ==\n{}\n", c.assembly.trim_end()));
+            } else {
+                out.push_str("\n(add --asm for the native assembly)\n");
+            }
+        }
+        Backend::Interpreted(reason) => {
+            out.push_str(&format!("backend:   interpreter ({reason})\n"));
+        }
+    }
+    out
+}

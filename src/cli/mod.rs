@@ -1,0 +1,245 @@
+//! The command line: argument definitions, dispatch, and errors with exit codes.
+
+mod bench;
+mod demo;
+mod explain;
+mod filter;
+mod gen;
+mod output;
+mod schema;
+mod sql;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use broadhead::scan::ScanError;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXAMPLES: &str = "\
+Examples:
+  broadhead demo
+  broadhead gen tpch --scale 1 --table lineitem /tmp/lineitem.parquet
+  broadhead filter /tmp/lineitem.parquet --where \"l_quantity < 24 AND l_discount BETWEEN 0.05 AND 0.07\" --count
+  broadhead filter /tmp/lineitem.parquet --where \"l_shipmode = 'AIR'\" \\
+      --select \"l_orderkey, l_extendedprice * (1 - l_discount) AS revenue\" --limit 5
+  broadhead sql \"SELECT l_orderkey, l_quantity FROM '/tmp/lineitem.parquet' WHERE l_quantity > 49 LIMIT 3\"
+  broadhead explain --schema /tmp/lineitem.parquet \"l_quantity < 24\"
+  broadhead schema /tmp/lineitem.parquet
+  broadhead bench /tmp/lineitem.parquet --where \"l_quantity < 24\"";
+
+/// Filter and project Parquet files with SQL expressions compiled to native code by LLVM.
+#[derive(Parser)]
+#[command(name = "broadhead", version, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Rows of Parquet files where a SQL predicate is TRUE, optionally projected.
+    #[command(
+        after_help = "Example:\n  broadhead filter lineitem.parquet --where \"l_quantity < 24\" \
+        --select \"l_orderkey, l_extendedprice * (1 - l_discount) AS revenue\" --limit 10\n  \
+        broadhead filter 'data/*.parquet' --where \"l_shipdate >= DATE '1994-01-01'\" --count"
+    )]
+    Filter(filter::FilterArgs),
+    /// One SQL statement: SELECT <list> FROM '<path>' [WHERE <expr>] [LIMIT n].
+    #[command(
+        after_help = "Example:\n  broadhead sql \"SELECT l_orderkey, l_quantity FROM 'lineitem.parquet' \
+        WHERE l_quantity > 49 LIMIT 3\"\n  broadhead sql \"SELECT count(*) FROM 'lineitem.parquet' WHERE l_discount = 0.05\""
+    )]
+    Sql(sql::SqlArgs),
+    /// How an expression is compiled: parsed, typed and optimized trees, LLVM IR, assembly.
+    #[command(
+        after_help = "Example:\n  broadhead explain \"a < 2 AND b LIKE 'x%'\"\n  \
+        broadhead explain --schema lineitem.parquet --asm \"l_quantity < 24\""
+    )]
+    Explain(explain::ExplainArgs),
+    /// A Parquet file's columns, types, row count and row groups.
+    #[command(after_help = "Example:\n  broadhead schema lineitem.parquet")]
+    Schema(schema::SchemaArgs),
+    /// Generate data sets.
+    #[command(subcommand)]
+    Gen(gen::GenCommand),
+    /// The main job on built-in data: TPC-H Q6's predicate with the JIT and the interpreter.
+    #[command(after_help = "Example:\n  broadhead demo\n  broadhead demo --scale 1")]
+    Demo(demo::DemoArgs),
+    /// Time JIT against interpreted evaluation on your own file (in memory, median of runs).
+    #[command(
+        after_help = "Example:\n  broadhead bench lineitem.parquet --where \"l_quantity < 24\"\n  \
+        broadhead bench lineitem.parquet --select \"l_extendedprice * (1 - l_discount)\""
+    )]
+    Bench(bench::BenchArgs),
+}
+
+/// How results are written.
+#[derive(Args, Clone, Debug)]
+pub struct OutputArgs {
+    /// Output format [default: table when stdout is a terminal, else csv; with
+    /// --output, from the file's extension]
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to this file (written to a temporary file beside it, renamed when complete).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// Output formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// An aligned text table (the first rows, with a note of how many were not shown)
+    Table,
+    /// CSV with a header line
+    Csv,
+    /// JSON, one object per line
+    Json,
+    /// Parquet
+    Parquet,
+    /// Arrow IPC file
+    Arrow,
+}
+
+/// How the scan runs.
+#[derive(Args, Clone, Debug)]
+pub struct ExecArgs {
+    /// Threads reading row groups [default: all cores]
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Rows per batch
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch_size: u64,
+    /// Evaluate the predicate after reading whole batches instead of inside the
+    /// Parquet reader (for comparison)
+    #[arg(long)]
+    pub no_pushdown: bool,
+    /// Read every row group, even those whose statistics rule the predicate out
+    #[arg(long)]
+    pub no_prune: bool,
+    /// Evaluate with the interpreter instead of the JIT (for comparison, or as a fallback)
+    #[arg(long)]
+    pub interpret: bool,
+    /// No progress bar
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl ExecArgs {
+    fn scan_options(&self) -> broadhead::scan::ScanOptions {
+        let mut o = broadhead::scan::ScanOptions::default();
+        if let Some(t) = self.threads {
+            o.threads = t.max(1);
+        }
+        o.batch_size = self.batch_size as usize;
+        o.pushdown = !self.no_pushdown;
+        o.prune = !self.no_prune;
+        o.interpret = self.interpret;
+        o
+    }
+}
+
+/// A failure: the message for stderr and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// A usage or expression error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// A runtime or data error (exit 1).
+    pub fn runtime(message: impl Into<String>) -> Failure {
+        Failure {
+            code: 1,
+            message: message.into(),
+        }
+    }
+
+    /// An engine error about the expression `source` (`what` names it, e.g. "--where"):
+    /// parse and bind errors are usage errors shown with a caret under the position.
+    pub fn expr(e: impl Into<broadhead::Error>, what: &str, source: &str) -> Failure {
+        match e.into() {
+            e @ (broadhead::Error::Parse(_) | broadhead::Error::Bind(_)) => {
+                Failure::usage(format!("in {what}: {}", e.render(source)))
+            }
+            other => Failure::runtime(other.to_string()),
+        }
+    }
+}
+
+impl From<ScanError> for Failure {
+    fn from(e: ScanError) -> Failure {
+        match e {
+            ScanError::Engine(e @ (broadhead::Error::Parse(_) | broadhead::Error::Bind(_))) => {
+                Failure::usage(e.to_string())
+            }
+            other => Failure::runtime(other.to_string()),
+        }
+    }
+}
+
+impl From<broadhead::Error> for Failure {
+    fn from(e: broadhead::Error) -> Failure {
+        Failure::from(ScanError::Engine(e))
+    }
+}
+
+impl From<broadhead::ParseError> for Failure {
+    fn from(e: broadhead::ParseError) -> Failure {
+        Failure::from(broadhead::Error::from(e))
+    }
+}
+
+impl From<broadhead::BindError> for Failure {
+    fn from(e: broadhead::BindError) -> Failure {
+        Failure::from(broadhead::Error::from(e))
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::runtime(e.to_string())
+    }
+}
+
+pub type CliResult<T = ()> = Result<T, Failure>;
+
+/// Whether stderr is a terminal a progress bar may draw on.
+pub fn progress_allowed(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
+}
+
+/// Runs the command line; the exit code says how it went.
+pub fn main() -> ExitCode {
+    // A panic is a bug: one line, no backtrace, exit 1.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("broadhead: internal error (please report): {info}");
+    }));
+    let cli = Cli::parse();
+    let result = std::panic::catch_unwind(|| match cli.command {
+        Command::Filter(a) => filter::run(a),
+        Command::Sql(a) => sql::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::Schema(a) => schema::run(a),
+        Command::Gen(a) => gen::run(a),
+        Command::Demo(a) => demo::run(a),
+        Command::Bench(a) => bench::run(a),
+    });
+    match result {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(_)) if output::stdout_closed() => ExitCode::SUCCESS,
+        Ok(Err(f)) => {
+            eprintln!("broadhead: error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}
