@@ -637,7 +637,7 @@ fn bench_compile(c: &mut Criterion) {
                     .unwrap()
                     .compile_timings()
             } else {
-                Projector::with_cache(schema, &[expr.clone()], &cache)
+                Projector::with_cache(schema, std::slice::from_ref(&expr), &cache)
                     .unwrap()
                     .compile_timings()
             };
