@@ -316,7 +316,7 @@ impl Lowerer {
             let found = self.helper(
                 helpers::IN_SET(),
                 key,
-                strings::InSet { values },
+                strings::InSet::new(values),
                 vec![slot],
                 PType::Bool,
             );

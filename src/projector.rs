@@ -298,7 +298,8 @@ impl Projector {
             .iter()
             .map(|t| match physical(t) {
                 Some(p) if p.width() > 0 => {
-                    MutableBuffer::from_len_zeroed(rows * p.width() as usize)
+                    // Not zeroed: the kernel writes every row (see below).
+                    MutableBuffer::with_capacity(rows * p.width() as usize)
                 }
                 _ => MutableBuffer::from_len_zeroed(words * 8),
             })
@@ -316,6 +317,14 @@ impl Projector {
             })
             .collect();
         jit.run(columns, rows, &outs, 0, describe)?;
+        for (v, t) in values.iter_mut().zip(&types) {
+            if let Some(p) = physical(t).filter(|p| p.width() > 0) {
+                // SAFETY: the buffer's capacity is rows * width bytes and the kernel has
+                // written every one of them: full blocks store whole vectors and the
+                // tail block stores its active rows (codegen's write_output).
+                unsafe { v.set_len(rows * p.width() as usize) };
+            }
+        }
         types
             .into_iter()
             .zip(values.into_iter().zip(validity))

@@ -51,6 +51,11 @@ unsafe fn mask(slot: *const Slot, row0: u64, n: u64, mut pred: impl FnMut(&[u8])
 }
 
 fn compare(op: CmpOp, a: &[u8], b: &[u8]) -> bool {
+    match op {
+        CmpOp::Eq => return a.len() == b.len() && a == b,
+        CmpOp::Ne => return a.len() != b.len() || a != b,
+        _ => {}
+    }
     let o = a.cmp(b);
     match op {
         CmpOp::Eq => o.is_eq(),
@@ -218,11 +223,24 @@ pub(crate) fn ilike_pattern(p: &str) -> Result<Result<ILikeAscii, Regex>, String
     Ok(Err(regex))
 }
 
+/// `v` starts with `prefix`, compared byte by byte: patterns are short, and a loop
+/// beats a call to `memcmp` for a few bytes.
+#[inline(always)]
+fn starts_with(v: &[u8], prefix: &[u8]) -> bool {
+    v.len() >= prefix.len() && prefix.iter().zip(v).all(|(a, b)| a == b)
+}
+
+/// `v` ends with `suffix`, byte by byte.
+#[inline(always)]
+fn ends_with(v: &[u8], suffix: &[u8]) -> bool {
+    v.len() >= suffix.len() && starts_with(&v[v.len() - suffix.len()..], suffix)
+}
+
 fn matches(p: &Pattern, v: &[u8]) -> bool {
     match p {
         Pattern::Equal(s) => v == s.as_slice(),
-        Pattern::Prefix(s) => v.starts_with(s),
-        Pattern::Suffix(s) => v.ends_with(s),
+        Pattern::Prefix(s) => starts_with(v, s),
+        Pattern::Suffix(s) => ends_with(v, s),
         Pattern::Contains(f) => f.find(v).is_some(),
         Pattern::IEqualAscii(s) => v.eq_ignore_ascii_case(s),
         Pattern::IPrefixAscii(s) => v.len() >= s.len() && v[..s.len()].eq_ignore_ascii_case(s),
@@ -260,10 +278,10 @@ macro_rules! matches_inline {
         $v == $s.as_slice()
     };
     (Prefix, $s:expr, $v:expr) => {
-        $v.starts_with($s)
+        starts_with($v, $s)
     };
     (Suffix, $s:expr, $v:expr) => {
-        $v.ends_with($s)
+        ends_with($v, $s)
     };
     (Contains, $s:expr, $v:expr) => {
         $s.find($v).is_some()
@@ -300,9 +318,28 @@ unsafe extern "C" fn ilike_ascii(
     }
 }
 
-/// State of `column IN ('a', 'b', …)`.
-pub(crate) struct InSet {
-    pub values: HashSet<Vec<u8>>,
+/// State of `column IN ('a', 'b', …)`: a short list is scanned (length first), a
+/// long one hashed.
+pub(crate) enum InSet {
+    Few(Vec<Vec<u8>>),
+    Many(HashSet<Vec<u8>>),
+}
+
+impl InSet {
+    pub(crate) fn new(values: HashSet<Vec<u8>>) -> InSet {
+        if values.len() <= 8 {
+            InSet::Few(values.into_iter().collect())
+        } else {
+            InSet::Many(values)
+        }
+    }
+
+    fn contains(&self, v: &[u8]) -> bool {
+        match self {
+            InSet::Few(list) => list.iter().any(|x| x.len() == v.len() && x.as_slice() == v),
+            InSet::Many(set) => set.contains(v),
+        }
+    }
 }
 
 unsafe extern "C" fn str_in(
@@ -316,7 +353,7 @@ unsafe extern "C" fn str_in(
     // SAFETY: the kernel passes the InSet it was built with and a Utf8 slot.
     unsafe {
         let s = &*(state as *const InSet);
-        mask(a, row0, n, |v| s.values.contains(v))
+        mask(a, row0, n, |v| s.contains(v))
     }
 }
 
