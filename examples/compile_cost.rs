@@ -1,46 +1,76 @@
-//! Prints how long compiling a predicate takes, by phase (a quick look; the criterion
-//! benchmark `compile` is the measurement of record).
+//! Compile cost and kernel speed of TPC-H Q6 under both pipelines (medians of 15
+//! cold compiles; the kernel timed on one 8,192-row batch).
 //!
 //! ```text
 //! cargo run --release --example compile_cost
 //! ```
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use arrow::array::{ArrayRef, Date32Array, Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
-use broadhead::bind::bind_predicate;
-use broadhead::optimize::optimize;
 use broadhead::sql::parse_expr;
-use broadhead::Filter;
+use broadhead::{Filter, KernelCache, Pipeline, SelectionMode, SelectionVector};
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
 
 fn main() -> broadhead::Result<()> {
-    let schema = Schema::new(vec![
+    let schema = Arc::new(Schema::new(vec![
         Field::new("l_shipdate", DataType::Date32, false),
         Field::new("l_discount", DataType::Float64, false),
         Field::new("l_quantity", DataType::Float64, false),
-    ]);
-    let q6 = "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
-              AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24";
-    let trivial = Filter::new(&schema, "l_quantity > 1")?;
-    let t = trivial.compile_timings();
-    println!(
-        "trivial: ir {:?} + optimize {:?} + codegen {:?}",
-        t.ir, t.optimize, t.codegen
-    );
-    for i in 0..5 {
-        let t = Instant::now();
-        let expr = parse_expr(q6)?;
-        let parse = t.elapsed();
-        let t = Instant::now();
-        let _typed = optimize(bind_predicate(&expr, &schema)?);
-        let bind = t.elapsed();
-        let t = Instant::now();
-        let filter = Filter::new(&schema, q6)?;
-        let total = t.elapsed();
-        let timings = filter.compile_timings();
+    ]));
+    let n = 8192;
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Date32Array::from_iter_values(
+            (0..n).map(|i| 8036 + (i * 7919 % 2525) as i32),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            (0..n).map(|i| (i % 11) as f64 / 100.0),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            (0..n).map(|i| (i % 50 + 1) as f64),
+        )),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(broadhead::Error::Arrow)?;
+    let q6 = parse_expr(
+        "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+         AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
+    )?;
+    for pipeline in [Pipeline::O3, Pipeline::Fast] {
+        let (mut total, mut opt, mut cg) = (Vec::new(), Vec::new(), Vec::new());
+        let mut filter = None;
+        for _ in 0..15 {
+            let cache = Arc::new(KernelCache::new(4, 1 << 30).with_pipeline(pipeline));
+            let t = Instant::now();
+            let f = Filter::with_cache(&schema, &q6, &cache)?;
+            total.push(t.elapsed());
+            opt.push(f.compile_timings().optimize);
+            cg.push(f.compile_timings().codegen);
+            filter = Some(f);
+        }
+        let filter = filter.expect("compiled");
+        let mut sel = SelectionVector::new(SelectionMode::UInt32);
+        let reps = 2000;
+        let mut runs = Vec::new();
+        for _ in 0..5 {
+            let t = Instant::now();
+            for _ in 0..reps {
+                filter.evaluate_into(&batch, &mut sel)?;
+            }
+            runs.push(t.elapsed() / reps);
+        }
         println!(
-            "run {i}: parse {:?} bind+optimize {:?} | Filter::new {:?} = ir {:?} + optimize {:?} + codegen {:?} + rest",
-            parse, bind, total, timings.ir, timings.optimize, timings.codegen
+            "{pipeline:?}: compile {:?} (optimization {:?}, machine code {:?}); kernel {:.2} ns/row ({} rows selected)",
+            median(total),
+            median(opt),
+            median(cg),
+            median(runs).as_secs_f64() * 1e9 / n as f64,
+            sel.len()
         );
     }
     Ok(())

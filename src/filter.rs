@@ -63,9 +63,20 @@ impl std::fmt::Debug for Filter {
 
 impl Filter {
     /// Parses, binds, optimizes and compiles a SQL predicate.
+    ///
+    /// Filters made this way are remembered by their text and schema (the last 256):
+    /// asking again for the same predicate on the same schema returns a clone at once.
+    /// A predicate that differs only in its literals reuses the compiled kernel
+    /// (see [`KernelCache`]).
     pub fn new(schema: &Schema, sql: &str) -> Result<Filter> {
+        let key = statement_key(sql, schema);
+        if let Some(f) = STATEMENTS.get(key, sql, schema) {
+            return Ok(f);
+        }
         let expr = parse_expr(sql)?;
-        Self::build(schema, expr, Some(sql.to_string()), KernelCache::global())
+        let filter = Self::build(schema, expr, Some(sql.to_string()), KernelCache::global())?;
+        STATEMENTS.put(key, filter.clone());
+        Ok(filter)
     }
 
     /// Compiles a predicate built with the [`Expr`] API.
@@ -246,5 +257,54 @@ pub(crate) fn true_rows(b: &BooleanArray) -> BooleanBuffer {
     match b.nulls() {
         Some(n) => b.values() & n.inner(),
         None => b.values().clone(),
+    }
+}
+
+fn statement_key(sql: &str, schema: &Schema) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    sql.hash(&mut h);
+    schema.hash(&mut h);
+    h.finish()
+}
+
+/// Filters by the hash of their text and schema, with the time of their last use.
+type StatementMap = std::collections::HashMap<u64, (Filter, u64)>;
+
+/// Recently built filters by SQL text and schema.
+struct Statements {
+    entries: std::sync::Mutex<(u64, StatementMap)>,
+}
+
+const STATEMENT_CAPACITY: usize = 256;
+
+static STATEMENTS: std::sync::LazyLock<Statements> = std::sync::LazyLock::new(|| Statements {
+    entries: std::sync::Mutex::new((0, std::collections::HashMap::new())),
+});
+
+impl Statements {
+    fn get(&self, key: u64, sql: &str, schema: &Schema) -> Option<Filter> {
+        let mut guard = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let (clock, map) = &mut *guard;
+        *clock += 1;
+        let (filter, last_use) = map.get_mut(&key)?;
+        // The hash is only a hint: the text and schema must match.
+        if filter.inner.source.as_deref() != Some(sql) || filter.inner.schema.as_ref() != schema {
+            return None;
+        }
+        *last_use = *clock;
+        Some(filter.clone())
+    }
+
+    fn put(&self, key: u64, filter: Filter) {
+        let mut guard = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let (clock, map) = &mut *guard;
+        *clock += 1;
+        map.insert(key, (filter, *clock));
+        if map.len() > STATEMENT_CAPACITY {
+            if let Some(oldest) = map.iter().min_by_key(|(_, (_, t))| *t).map(|(k, _)| *k) {
+                map.remove(&oldest);
+            }
+        }
     }
 }

@@ -160,3 +160,24 @@ fn the_byte_estimate_is_within_a_factor_of_four_of_what_live_kernels_take() {
     );
     drop(warm);
 }
+
+#[test]
+fn the_same_statement_on_the_same_schema_is_built_once() {
+    let s = schema(["p", "q", "r"]);
+    let b = batch(&s);
+    let first = Filter::new(&s, "p > 41.5 AND r < 90").unwrap();
+    let again = Filter::new(&s, "p > 41.5 AND r < 90").unwrap();
+    assert_eq!(first.evaluate(&b).unwrap(), again.evaluate(&b).unwrap());
+    assert_eq!(again.evaluate(&b).unwrap().len(), 48);
+    // Another schema with the same text is another filter, bound to that schema.
+    let other = Schema::new(vec![
+        Field::new("p", DataType::Int64, false),
+        Field::new("q", DataType::Float64, false),
+        Field::new("r", DataType::Int64, false),
+    ]);
+    let f = Filter::new(&other, "p > 41.5 AND r < 90").unwrap();
+    assert_eq!(f.schema().field(0).data_type(), &DataType::Int64);
+    // Errors are not remembered.
+    assert!(Filter::new(&s, "nope > 1").is_err());
+    assert!(Filter::new(&s, "nope > 1").is_err());
+}
