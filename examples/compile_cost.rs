@@ -27,7 +27,7 @@ fn main() -> broadhead::Result<()> {
     let n = 8192;
     let columns: Vec<ArrayRef> = vec![
         Arc::new(Date32Array::from_iter_values(
-            (0..n).map(|i| 8036 + (i * 7919 % 2525) as i32),
+            (0..n).map(|i| 8036 + (i * 7919 % 2525)),
         )),
         Arc::new(Float64Array::from_iter_values(
             (0..n).map(|i| (i % 11) as f64 / 100.0),
