@@ -178,14 +178,7 @@ impl Filter {
                     values: ptr,
                     validity: std::ptr::null_mut(),
                 }];
-                let columns: Vec<_> = jit
-                    .columns()
-                    .iter()
-                    .map(|&c| batch.column(c).clone())
-                    .collect();
-                let n = jit.run(&columns, rows, &outs, width, |row| {
-                    jit.describe_row(batch, row, row)
-                })?;
+                let n = jit.run_batch(batch, &outs, width)?;
                 // SAFETY: the kernel wrote exactly `n` ≤ `rows` indices into the
                 // reserved capacity (`reset` reserved `rows`).
                 unsafe { out.set_len(n) };
@@ -211,14 +204,7 @@ impl Filter {
                     values: words.as_mut_ptr() as *mut u8,
                     validity: std::ptr::null_mut(),
                 }];
-                let columns: Vec<_> = jit
-                    .columns()
-                    .iter()
-                    .map(|&c| batch.column(c).clone())
-                    .collect();
-                jit.run(&columns, rows, &outs, 0, |row| {
-                    jit.describe_row(batch, row, row)
-                })?;
+                jit.run_batch(batch, &outs, 0)?;
                 BooleanBuffer::new(Buffer::from_vec(words), 0, rows)
             }
             Err(_) => true_rows(interpret(&self.inner.optimized, batch)?.as_boolean()),

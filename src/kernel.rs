@@ -232,6 +232,23 @@ impl Jit {
         result.map_err(describe)
     }
 
+    /// Runs the kernel over `batch` (whose schema the caller checked).
+    pub(crate) fn run_batch(
+        &self,
+        batch: &RecordBatch,
+        outs: &[OutSlot],
+        mode: u64,
+    ) -> Result<usize> {
+        let columns: Vec<ArrayRef> = self
+            .columns()
+            .iter()
+            .map(|&c| batch.column(c).clone())
+            .collect();
+        self.run(&columns, batch.num_rows(), outs, mode, |row| {
+            self.describe_row(batch, row, row)
+        })
+    }
+
     /// The error the interpreter gives for row `row` of `batch` (used when the kernel
     /// reports that the row failed), with the row number of the batch.
     pub(crate) fn describe_row(

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::Schema;
 use broadhead::bind::{bind, bind_predicate};
 use broadhead::interpret::interpret;
 use broadhead::optimize::optimize;
@@ -50,6 +51,57 @@ pub fn median_time<T>(
     }
     times.sort();
     Ok((times[times.len() / 2], result))
+}
+
+/// Median times and match counts of a predicate over batches.
+pub struct FilterTimes {
+    /// The compiled filter's median time.
+    pub jit: Duration,
+    /// Rows it selected.
+    pub jit_count: usize,
+    /// The interpreter's median time.
+    pub interpreted: Duration,
+    /// Rows the interpreter found TRUE.
+    pub interpreted_count: usize,
+}
+
+/// Times `filter` (compiled from `sql` over `schema`) and the interpreter on the same
+/// typed, optimized predicate over `batches`, `runs` times each.
+pub fn time_filter(
+    filter: &Filter,
+    sql: &str,
+    schema: &Schema,
+    batches: &[RecordBatch],
+    runs: u64,
+) -> broadhead::Result<FilterTimes> {
+    let mut selection = SelectionVector::new(SelectionMode::UInt32);
+    let (jit, jit_count) = median_time(runs, || {
+        let mut n = 0;
+        for b in batches {
+            filter.evaluate_into(b, &mut selection)?;
+            n += selection.len();
+        }
+        Ok(n)
+    })?;
+    let typed = optimize(bind_predicate(&parse_expr(sql)?, schema)?);
+    let (interpreted, interpreted_count) = median_time(runs, || {
+        let mut n = 0;
+        for b in batches {
+            let r = interpret(&typed, b)?;
+            let r = r.as_boolean();
+            n += match r.nulls() {
+                Some(v) => (r.values() & v.inner()).count_set_bits(),
+                None => r.values().count_set_bits(),
+            };
+        }
+        Ok(n)
+    })?;
+    Ok(FilterTimes {
+        jit,
+        jit_count,
+        interpreted,
+        interpreted_count,
+    })
 }
 
 /// Prints one timing line.
@@ -115,28 +167,12 @@ pub fn run(a: BenchArgs) -> CliResult {
         let compile = Instant::now();
         let filter = Filter::new(&loaded, p)?;
         let compiled = compile.elapsed();
-        let mut selection = SelectionVector::new(SelectionMode::UInt32);
-        let (jit, jit_count) = median_time(a.runs, || {
-            let mut n = 0;
-            for b in &batches {
-                filter.evaluate_into(b, &mut selection)?;
-                n += selection.len();
-            }
-            Ok(n)
-        })?;
-        let typed = optimize(bind_predicate(&parse_expr(p)?, &loaded)?);
-        let (int, int_count) = median_time(a.runs, || {
-            let mut n = 0;
-            for b in &batches {
-                let r = interpret(&typed, b)?;
-                let r = r.as_boolean();
-                n += match r.nulls() {
-                    Some(v) => (r.values() & v.inner()).count_set_bits(),
-                    None => r.values().count_set_bits(),
-                };
-            }
-            Ok(n)
-        })?;
+        let FilterTimes {
+            jit,
+            jit_count,
+            interpreted: int,
+            interpreted_count: int_count,
+        } = time_filter(&filter, p, &loaded, &batches, a.runs)?;
         let backend = if filter.is_jit() {
             ""
         } else {

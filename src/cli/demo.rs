@@ -2,16 +2,12 @@
 
 use std::time::Instant;
 
-use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::array::{Array, RecordBatch};
 use arrow::util::pretty::pretty_format_batches;
-use broadhead::bind::bind_predicate;
-use broadhead::interpret::interpret;
-use broadhead::optimize::optimize;
-use broadhead::sql::parse_expr;
-use broadhead::{Filter, Projector, SelectionMode, SelectionVector};
+use broadhead::{Filter, Projector};
 use clap::Args;
 
-use super::bench::{median_time, report};
+use super::bench::{report, time_filter, FilterTimes};
 use super::gen::{engine_batches, Table};
 use super::{CliResult, Failure};
 
@@ -69,28 +65,12 @@ pub fn run(a: DemoArgs) -> CliResult {
     let compile = Instant::now();
     let filter = Filter::new(&schema, Q6)?;
     let compiled = compile.elapsed();
-    let mut selection = SelectionVector::new(SelectionMode::UInt32);
-    let (jit, jit_count) = median_time(a.runs, || {
-        let mut n = 0;
-        for b in &batches {
-            filter.evaluate_into(b, &mut selection)?;
-            n += selection.len();
-        }
-        Ok(n)
-    })?;
-    let typed = optimize(bind_predicate(&parse_expr(Q6)?, &schema)?);
-    let (int, int_count) = median_time(a.runs, || {
-        let mut n = 0;
-        for b in &batches {
-            let r = interpret(&typed, b)?;
-            let r = r.as_boolean();
-            n += match r.nulls() {
-                Some(v) => (r.values() & v.inner()).count_set_bits(),
-                None => r.values().count_set_bits(),
-            };
-        }
-        Ok(n)
-    })?;
+    let FilterTimes {
+        jit,
+        jit_count,
+        interpreted: int,
+        interpreted_count: int_count,
+    } = time_filter(&filter, Q6, &schema, &batches, a.runs)?;
     println!(
         "Matching rows: JIT {jit_count}, interpreter {int_count}{}",
         if jit_count == int_count {
