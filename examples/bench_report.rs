@@ -342,7 +342,7 @@ fn chart(streaming: &BTreeMap<&str, Row>, in_cache: &BTreeMap<(usize, &str), Row
     let mut s = format!(
         "<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-family='sans-serif' font-size='12'>\n\
          <rect width='100%' height='100%' fill='white'/>\n\
-         <text x='{left}' y='20' font-size='14'>Speed-up over the interpreter (log scale): jit (dark) and hand-written (light); streaming | in-cache 8,192</text>\n"
+         <text x='{left}' y='20' font-size='14'>Speed-up over the interpreter (log scale). Blue: streaming; orange: in-cache 8,192 rows. Dark: jit; light: hand-written loop.</text>\n"
     );
     for v in [0.1, 1.0, 10.0, 100.0] {
         let yy = y(v);
