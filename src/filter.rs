@@ -64,7 +64,8 @@ impl std::fmt::Debug for Filter {
 impl Filter {
     /// Parses, binds, optimizes and compiles a SQL predicate.
     ///
-    /// Filters made this way are remembered by their text and schema (the last 256):
+    /// Filters made this way are remembered by their text and schema (the last 64,
+    /// which keep their kernels alive: about 32 MB at most):
     /// asking again for the same predicate on the same schema returns a clone at once.
     /// A predicate that differs only in its literals reuses the compiled kernel
     /// (see [`KernelCache`]).
@@ -262,7 +263,9 @@ struct Statements {
     entries: std::sync::Mutex<(u64, StatementMap)>,
 }
 
-const STATEMENT_CAPACITY: usize = 256;
+/// At most this many filters (and so their kernels, about 0.5 MB each) are kept
+/// alive by the statement cache, beyond the kernel cache's own bound.
+const STATEMENT_CAPACITY: usize = 64;
 
 static STATEMENTS: std::sync::LazyLock<Statements> = std::sync::LazyLock::new(|| Statements {
     entries: std::sync::Mutex::new((0, std::collections::HashMap::new())),
