@@ -816,6 +816,7 @@ where
         FuncId::Subtract => a.sub_checked(b).ok(),
         FuncId::Multiply => a.mul_checked(b).ok(),
         FuncId::Divide => a.div_checked(b).ok(),
-        _ => a.mod_checked(b).ok(),
+        // MIN % -1 is 0 (as in PostgreSQL and arrow's rem kernel), not an overflow.
+        _ => Some(a.mod_wrapping(b)),
     }
 }

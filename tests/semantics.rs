@@ -555,3 +555,23 @@ fn explain_shows_every_stage_and_the_machine_code() {
         .to_string()
         .contains("== expression 2 =="));
 }
+
+#[test]
+fn min_modulo_minus_one_is_zero_but_min_divided_by_minus_one_overflows() {
+    let m = batch(vec![
+        ("a", ints(&[Some(i64::MIN), Some(3)])),
+        ("b", ints(&[Some(-1), Some(0)])),
+    ]);
+    let r = project("a % b", &m.slice(0, 1)).unwrap();
+    assert_eq!(r.as_primitive::<Int64Type>().value(0), 0);
+    assert_eq!(
+        project("a / b", &m.slice(0, 1)).unwrap_err(),
+        "BIGINT division out of range at row 0"
+    );
+    // With a zero divisor in the batch the interpreter takes its per-row path: same rule.
+    assert_eq!(
+        project("a % b", &m).unwrap_err(),
+        "division by zero at row 1"
+    );
+    assert_eq!(select("a % b = 0 AND b <> 0", &m), Ok(vec![0]));
+}

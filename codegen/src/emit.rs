@@ -1094,11 +1094,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                             "",
                         )?;
                         let ovf = self.b.build_and(is_min, is_m1, "")?;
-                        err = self.or_opt(err, Some(self.new_errors(ovf, valid)?))?;
+                        // MIN / -1 overflows; MIN % -1 is 0 (as in PostgreSQL), which
+                        // dividing by 1 below gives.
+                        if op == ArithOp::Div {
+                            err = self.or_opt(err, Some(self.new_errors(ovf, valid)?))?;
+                        }
                         bad = self.b.build_or(bad, ovf, "")?;
                     }
-                    // Divide by 1 where the divisor is 0 (or MIN / -1): those rows are errors
-                    // anyway, and the hardware must not trap.
+                    // Divide by 1 where the divisor is 0 (or MIN / -1): zero divisors are
+                    // errors anyway, and the hardware must not trap.
                     let safe = self
                         .b
                         .build_select(bad, self.int_vec_const(t, 1)?, rv, "")?
