@@ -118,6 +118,7 @@ pub fn report(name: &str, time: Duration, rows: usize, note: &str) -> CliResult 
     )
 }
 
+/// Runs `broadhead bench`.
 pub fn run(a: BenchArgs) -> CliResult {
     let dataset = open_dataset(&a.paths)?;
     let schema = dataset.schema().clone();

@@ -24,6 +24,7 @@ pub struct DemoArgs {
     runs: u64,
 }
 
+/// Runs `broadhead demo`.
 pub fn run(a: DemoArgs) -> CliResult {
     if !(a.scale > 0.0 && a.scale.is_finite()) {
         return Err(Failure::usage("--scale must be a positive number"));

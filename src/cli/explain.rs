@@ -25,6 +25,7 @@ pub struct ExplainArgs {
     asm: bool,
 }
 
+/// Runs `broadhead explain`.
 pub fn run(a: ExplainArgs) -> CliResult {
     let text = &a.expr;
     let expr = parse_expr(text).map_err(|e| Failure::expr(e, "the expression", text))?;

@@ -52,7 +52,9 @@ pub struct FilterArgs {
 /// are shown against the text, with a caret under the position.
 #[derive(Debug, Clone)]
 pub struct Source {
+    /// What messages call it: `in {what}: …`.
     pub what: String,
+    /// The text the expression's spans point into.
     pub text: String,
 }
 
@@ -65,6 +67,7 @@ impl Source {
 
 /// The predicate of a job.
 pub struct Predicate {
+    /// The predicate, parsed.
     pub expr: Expr,
     /// Where `expr`'s spans point.
     pub source: Source,
@@ -82,16 +85,21 @@ pub enum Selected {
 
 /// What to run: the work of `filter` and `sql`.
 pub struct Job {
+    /// Parquet files, directories or globs.
     pub paths: Vec<PathBuf>,
     /// `None`: every row.
     pub predicate: Option<Predicate>,
     /// `None`: every column.
     pub select: Option<(Vec<Selected>, Source)>,
+    /// At most this many rows (with `Count::Plain`: the count's cap).
     pub limit: Option<usize>,
     /// Rows skipped before the first one written (SQL's OFFSET).
     pub offset: usize,
+    /// Whether to count instead of writing rows.
     pub count: Count,
+    /// Where and how the result is written.
     pub out: OutputArgs,
+    /// How the scan runs.
     pub exec: ExecArgs,
 }
 
@@ -107,6 +115,7 @@ pub enum Count {
     Column(String),
 }
 
+/// Runs `broadhead filter`.
 pub fn run(a: FilterArgs) -> CliResult {
     let predicate = match a.predicate {
         Some(text) => {
@@ -213,6 +222,8 @@ impl Compute {
     }
 }
 
+/// Runs a job: checks its expressions against the files' schema, scans, and writes the
+/// rows (or the count).
 pub fn run_job(job: Job) -> CliResult {
     check_not_input(&job.out.output, &job.paths)?;
     let dataset = open_dataset(&job.paths)?;

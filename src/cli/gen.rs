@@ -117,8 +117,21 @@ fn orders_through(order_key: i64) -> u64 {
     u64::try_from(((order_key >> 5) << 3) | (order_key & 7)).unwrap_or(0)
 }
 
+/// The number of parts a table is generated in: about 256k rows each (lineitem: 64k
+/// orders, about 256k lines), so that threads share the work and memory stays bounded
+/// by a few parts' batches.
+fn part_count(table: Table, scale: f64) -> i32 {
+    let units = total_units(table, scale).max(1);
+    let per_part = match table {
+        Table::Nation | Table::Region => return 1,
+        Table::Lineitem => 1 << 16,
+        _ => 1 << 18,
+    };
+    i32::try_from(units.div_ceil(per_part).clamp(1, 100_000)).unwrap_or(1)
+}
+
 /// A table's batches with the engine's types (DOUBLE for decimals, VARCHAR for string
-/// views; dates stay DATE), in order, generated in `parts` parts on `threads` threads.
+/// views; dates stay DATE), in order, generated in parts on `threads` threads.
 pub fn engine_batches(
     table: Table,
     scale: f64,
@@ -127,20 +140,19 @@ pub fn engine_batches(
     SchemaRef,
     std::sync::mpsc::Receiver<Result<RecordBatch, ArrowError>>,
 ) {
-    // Parts of about 256k rows (lineitem: 4 rows an order), so that threads share the
-    // work and memory stays bounded by a few parts' batches.
-    let units = total_units(table, scale).max(1);
-    let per_part = if matches!(table, Table::Lineitem) {
-        1 << 16
-    } else {
-        1 << 18
-    };
-    let parts = i32::try_from(units.div_ceil(per_part).clamp(1, 100_000)).unwrap_or(1);
-    let parts = if matches!(table, Table::Nation | Table::Region) {
-        1
-    } else {
-        parts
-    };
+    batches_in_parts(table, scale, threads, part_count(table, scale))
+}
+
+/// [`engine_batches`] in `parts` parts.
+fn batches_in_parts(
+    table: Table,
+    scale: f64,
+    threads: usize,
+    parts: i32,
+) -> (
+    SchemaRef,
+    std::sync::mpsc::Receiver<Result<RecordBatch, ArrowError>>,
+) {
     let (schema, _) = generator(table, scale, 1, 1);
     let target: SchemaRef = Arc::new(engine_schema(&schema));
     let (tx, rx) = std::sync::mpsc::sync_channel(8);
@@ -191,6 +203,7 @@ pub fn engine_batches(
     (target, rx)
 }
 
+/// Runs `broadhead gen`.
 pub fn run(cmd: GenCommand) -> CliResult {
     let GenCommand::Tpch(a) = cmd;
     if !(a.scale > 0.0 && a.scale.is_finite()) {
@@ -249,6 +262,22 @@ pub fn run(cmd: GenCommand) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rows of a table generated in `parts` parts, in one batch.
+    fn generated(table: Table, scale: f64, parts: i32) -> RecordBatch {
+        let (schema, rx) = batches_in_parts(table, scale, 2, parts);
+        let batches: Vec<RecordBatch> = rx.into_iter().map(|b| b.unwrap()).collect();
+        arrow::compute::concat_batches(&schema, &batches).unwrap()
+    }
+
+    #[test]
+    fn parts_concatenated_are_the_whole_table() {
+        for table in [Table::Lineitem, Table::Partsupp, Table::Orders] {
+            let whole = generated(table, 0.01, 1);
+            assert!(whole.num_rows() >= 8_000, "{table:?}");
+            assert_eq!(generated(table, 0.01, 3), whole, "{table:?}");
+        }
+    }
 
     #[test]
     fn order_keys_count_orders() {

@@ -16,6 +16,7 @@ pub struct SchemaArgs {
     path: PathBuf,
 }
 
+/// Runs `broadhead schema`.
 pub fn run(a: SchemaArgs) -> CliResult {
     let file = SourceFile::open(&a.path)?;
     let meta = file.metadata.metadata();

@@ -42,16 +42,21 @@ pub struct SqlArgs {
 
 /// A statement as a job.
 pub struct Plan {
+    /// The file, directory or glob of the FROM clause.
     pub path: String,
+    /// The WHERE clause.
     pub predicate: Option<Predicate>,
     /// `None`: every column.
     pub select: Option<(Vec<Selected>, Source)>,
     /// `count(*)` alone: the name of the count column.
     pub count: Option<String>,
+    /// LIMIT.
     pub limit: Option<usize>,
+    /// OFFSET (0 without one).
     pub offset: usize,
 }
 
+/// Runs `broadhead sql`.
 pub fn run(a: SqlArgs) -> CliResult {
     let plan = plan(&a.query)?;
     run_job(Job {
