@@ -117,6 +117,30 @@ pub fn parse_select_list(text: &str) -> Result<Vec<(Expr, Option<String>)>, Pars
     result
 }
 
+/// Converts one expression of a statement that the caller parsed with sqlparser (the
+/// `broadhead sql` command parses whole `SELECT` statements) into an [`Expr`], as
+/// [`parse_expr`] would; spans point into `source`, the statement's text.
+pub fn expr_from_ast(e: &ast::Expr, source: &str) -> Result<Expr, ParseError> {
+    let tokens = Tokenizer::new(&GenericDialect {}, source)
+        .tokenize()
+        .map_or(usize::MAX, |t| {
+            t.iter()
+                .filter(|t| !matches!(t, Token::Whitespace(_)))
+                .count()
+        });
+    let cx = Cx {
+        depth: 0,
+        shallow: tokens <= SHALLOW_TOKENS,
+    };
+    convert(e, cx)
+}
+
+/// A sqlparser error about `source` as a [`ParseError`] with the position it names
+/// (for callers that parse whole statements, as `broadhead sql` does).
+pub fn parse_error_from(e: ParserError, source: &str) -> ParseError {
+    from_parser_error(e, source)
+}
+
 fn select_items(items: &[SelectItem], cx: Cx) -> Result<Vec<(Expr, Option<String>)>, ParseError> {
     items
         .iter()

@@ -24,10 +24,15 @@ pub struct BenchArgs {
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// A predicate to time as a filter
-    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    #[arg(
+        long = "where",
+        short = 'w',
+        value_name = "EXPR",
+        allow_hyphen_values = true
+    )]
     predicate: Option<String>,
     /// A select list to time as a projection over every row
-    #[arg(long, short, value_name = "LIST")]
+    #[arg(long, short, value_name = "LIST", allow_hyphen_values = true)]
     select: Option<String>,
     /// Timed runs (the median is reported)
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
@@ -105,14 +110,15 @@ pub fn time_filter(
 }
 
 /// Prints one timing line.
-pub fn report(name: &str, time: Duration, rows: usize, note: &str) {
-    println!(
+pub fn report(name: &str, time: Duration, rows: usize, note: &str) -> CliResult {
+    outln!(
         "  {name:<12} {:>10.2} ms  {:>7.2} ns/row  {note}",
         time.as_secs_f64() * 1e3,
         time.as_secs_f64() * 1e9 / rows.max(1) as f64
-    );
+    )
 }
 
+/// Runs `broadhead bench`.
 pub fn run(a: BenchArgs) -> CliResult {
     let dataset = open_dataset(&a.paths)?;
     let schema = dataset.schema().clone();
@@ -154,16 +160,16 @@ pub fn run(a: BenchArgs) -> CliResult {
     })?;
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     let names: Vec<&str> = loaded.fields().iter().map(|f| f.name().as_str()).collect();
-    println!(
+    outln!(
         "loaded {rows} rows in {} batches (columns {}) in {:.2} s; {} timed runs each, median:",
         batches.len(),
         names.join(", "),
         start.elapsed().as_secs_f64(),
         a.runs
-    );
+    )?;
 
     if let Some(p) = &a.predicate {
-        println!("\nfilter: {p}");
+        outln!("\nfilter: {p}")?;
         let compile = Instant::now();
         let filter = Filter::new(&loaded, p)?;
         let compiled = compile.elapsed();
@@ -186,17 +192,17 @@ pub fn run(a: BenchArgs) -> CliResult {
                 "{jit_count} rows selected; compiled in {:.1} ms{backend}",
                 compiled.as_secs_f64() * 1e3
             ),
-        );
+        )?;
         report(
             "interpreter",
             int,
             rows,
             &format!("{int_count} rows selected"),
-        );
-        println!(
+        )?;
+        outln!(
             "  JIT is {:.2}x the interpreter's speed",
             int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
-        );
+        )?;
         if jit_count != int_count {
             return Err(Failure::runtime(format!(
                 "the JIT selected {jit_count} rows and the interpreter {int_count}: please report this"
@@ -204,7 +210,7 @@ pub fn run(a: BenchArgs) -> CliResult {
         }
     }
     if let Some(s) = &a.select {
-        println!("\nprojection: {s}");
+        outln!("\nprojection: {s}")?;
         let compile = Instant::now();
         let projector = Projector::from_exprs(&loaded, &exprs)?;
         let compiled = compile.elapsed();
@@ -233,12 +239,12 @@ pub fn run(a: BenchArgs) -> CliResult {
             jit,
             rows,
             &format!("compiled in {:.1} ms", compiled.as_secs_f64() * 1e3),
-        );
-        report("interpreter", int, rows, "");
-        println!(
+        )?;
+        report("interpreter", int, rows, "")?;
+        outln!(
             "  JIT is {:.2}x the interpreter's speed",
             int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
-        );
+        )?;
     }
     Ok(())
 }

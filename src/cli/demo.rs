@@ -3,7 +3,6 @@
 use std::time::Instant;
 
 use arrow::array::{Array, RecordBatch};
-use arrow::util::pretty::pretty_format_batches;
 use broadhead::{Filter, Projector};
 use clap::Args;
 
@@ -25,12 +24,17 @@ pub struct DemoArgs {
     runs: u64,
 }
 
+/// Runs `broadhead demo`.
 pub fn run(a: DemoArgs) -> CliResult {
     if !(a.scale > 0.0 && a.scale.is_finite()) {
         return Err(Failure::usage("--scale must be a positive number"));
     }
     let start = Instant::now();
-    let (schema, rx) = engine_batches(Table::Lineitem, a.scale);
+    let (schema, rx) = engine_batches(
+        Table::Lineitem,
+        a.scale,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
     let keep: Vec<usize> = [
         "l_orderkey",
         "l_quantity",
@@ -54,13 +58,13 @@ pub fn run(a: DemoArgs) -> CliResult {
         .map(|b| b.schema())
         .ok_or_else(|| Failure::runtime("no rows generated"))?;
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    println!(
+    outln!(
         "Generated TPC-H lineitem at scale {} in memory: {rows} rows in {} batches ({:.1} s).",
         a.scale,
         batches.len(),
         start.elapsed().as_secs_f64()
-    );
-    println!("\nTPC-H Q6 predicate:\n  {Q6}\n");
+    )?;
+    outln!("\nTPC-H Q6 predicate:\n  {Q6}\n")?;
 
     let compile = Instant::now();
     let filter = Filter::new(&schema, Q6)?;
@@ -71,26 +75,26 @@ pub fn run(a: DemoArgs) -> CliResult {
         interpreted: int,
         interpreted_count: int_count,
     } = time_filter(&filter, Q6, &schema, &batches, a.runs)?;
-    println!(
+    outln!(
         "Matching rows: JIT {jit_count}, interpreter {int_count}{}",
         if jit_count == int_count {
             " (equal)"
         } else {
             " (DIFFERENT: please report)"
         }
-    );
-    println!("Median of {} runs over all {rows} rows:", a.runs);
+    )?;
+    outln!("Median of {} runs over all {rows} rows:", a.runs)?;
     report(
         "JIT",
         jit,
         rows,
         &format!("compiled in {:.1} ms", compiled.as_secs_f64() * 1e3),
-    );
-    report("interpreter", int, rows, "");
-    println!(
+    )?;
+    report("interpreter", int, rows, "")?;
+    outln!(
         "  the JIT is {:.1}x the interpreter's speed",
         int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
-    );
+    )?;
 
     // A few matching rows, with the revenue Q6 sums.
     let projector = Projector::new(&schema, &["l_extendedprice * l_discount"])?;
@@ -121,17 +125,24 @@ pub fn run(a: DemoArgs) -> CliResult {
         )
         .map_err(|e| Failure::runtime(e.to_string()))?;
         let shown = shown.slice(0, shown.num_rows().min(5));
-        println!(
+        outln!(
             "\nThe first matching rows:\n{}",
-            pretty_format_batches(&[shown]).map_err(|e| Failure::runtime(e.to_string()))?
-        );
+            super::table::render(
+                &shown.schema(),
+                std::slice::from_ref(&shown),
+                shown.num_rows(),
+                None
+            )
+            .map_err(|e| Failure::runtime(e.to_string()))?
+            .trim_end()
+        )?;
     }
     if jit_count != int_count {
         return Err(Failure::runtime("the JIT and the interpreter disagree"));
     }
-    println!(
+    outln!(
         "\nOn files: broadhead gen tpch --scale 1 /tmp/lineitem.parquet && \\\n  \
          broadhead filter /tmp/lineitem.parquet --where \"{Q6}\" --count"
-    );
+    )?;
     Ok(())
 }

@@ -15,6 +15,7 @@ use super::{CliResult, Failure};
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
     /// A SQL expression
+    #[arg(allow_hyphen_values = true)]
     expr: String,
     /// A Parquet file whose schema to bind against (without it: the parse tree only)
     #[arg(long)]
@@ -24,12 +25,13 @@ pub struct ExplainArgs {
     asm: bool,
 }
 
+/// Runs `broadhead explain`.
 pub fn run(a: ExplainArgs) -> CliResult {
     let text = &a.expr;
     let expr = parse_expr(text).map_err(|e| Failure::expr(e, "the expression", text))?;
     let Some(path) = &a.schema else {
-        println!("parsed:    {expr}");
-        println!("\n(give --schema <PARQUET FILE> for the typed and optimized trees, the LLVM IR and the assembly)");
+        outln!("parsed:    {expr}")?;
+        outln!("\n(give --schema <PARQUET FILE> for the typed and optimized trees, the LLVM IR and the assembly)")?;
         return Ok(());
     };
     let dataset = open_dataset(std::slice::from_ref(path))?;
@@ -40,8 +42,7 @@ pub fn run(a: ExplainArgs) -> CliResult {
     } else {
         Projector::new(schema, &[text.as_str()])?.explain()?
     };
-    print!("{}", render(&explanation, a.asm));
-    Ok(())
+    out!("{}", render(&explanation, a.asm))
 }
 
 fn render(e: &Explanation, asm: bool) -> String {

@@ -25,11 +25,16 @@ pub struct FilterArgs {
     /// Parquet files, directories of them, or globs ('data/*.parquet'); one schema
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// The predicate, a SQL expression: rows where it is TRUE are kept
-    #[arg(long = "where", short = 'w', value_name = "EXPR")]
-    predicate: String,
+    /// The predicate, a SQL expression: rows where it is TRUE are kept [default: every row]
+    #[arg(
+        long = "where",
+        short = 'w',
+        value_name = "EXPR",
+        allow_hyphen_values = true
+    )]
+    predicate: Option<String>,
     /// The output columns, a SQL select list ("a, b * 2 AS c") [default: all columns]
-    #[arg(long, short, value_name = "LIST")]
+    #[arg(long, short, value_name = "LIST", allow_hyphen_values = true)]
     select: Option<String>,
     /// At most this many rows
     #[arg(long, short = 'n')]
@@ -43,15 +48,58 @@ pub struct FilterArgs {
     exec: ExecArgs,
 }
 
+/// An expression's text and what messages call it (`--where`, `the statement`): errors
+/// are shown against the text, with a caret under the position.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// What messages call it: `in {what}: …`.
+    pub what: String,
+    /// The text the expression's spans point into.
+    pub text: String,
+}
+
+impl Source {
+    /// An engine error about this text.
+    pub fn failure(&self, e: impl Into<broadhead::Error>) -> Failure {
+        Failure::expr(e, &self.what, &self.text)
+    }
+}
+
+/// The predicate of a job.
+pub struct Predicate {
+    /// The predicate, parsed.
+    pub expr: Expr,
+    /// Where `expr`'s spans point.
+    pub source: Source,
+    /// The SQL the scan compiles (the same predicate).
+    pub sql: String,
+}
+
+/// An item of a select list.
+pub enum Selected {
+    /// `*`: every column.
+    All,
+    /// An expression and its alias.
+    Expr(Expr, Option<String>),
+}
+
 /// What to run: the work of `filter` and `sql`.
 pub struct Job {
+    /// Parquet files, directories or globs.
     pub paths: Vec<PathBuf>,
-    pub predicate: Option<String>,
+    /// `None`: every row.
+    pub predicate: Option<Predicate>,
     /// `None`: every column.
-    pub select: Option<String>,
+    pub select: Option<(Vec<Selected>, Source)>,
+    /// At most this many rows (with `Count::Plain`: the count's cap).
     pub limit: Option<usize>,
+    /// Rows skipped before the first one written (SQL's OFFSET).
+    pub offset: usize,
+    /// Whether to count instead of writing rows.
     pub count: Count,
+    /// Where and how the result is written.
     pub out: OutputArgs,
+    /// How the scan runs.
     pub exec: ExecArgs,
 }
 
@@ -60,18 +108,51 @@ pub struct Job {
 pub enum Count {
     /// Write the rows.
     No,
-    /// Print the count alone (`filter --count`).
+    /// Print the count alone (`filter --count`; `--limit` caps it).
     Plain,
-    /// Write a one-row result with a column of this name (`SELECT count(*)`).
+    /// Write a one-row result with a column of this name (`SELECT count(*)`: the limit
+    /// and offset apply to that one row).
     Column(String),
 }
 
+/// Runs `broadhead filter`.
 pub fn run(a: FilterArgs) -> CliResult {
+    let predicate = match a.predicate {
+        Some(text) => {
+            let source = Source {
+                what: "--where".into(),
+                text,
+            };
+            let expr = parse_expr(&source.text).map_err(|e| source.failure(e))?;
+            Some(Predicate {
+                expr,
+                sql: source.text.clone(),
+                source,
+            })
+        }
+        None => None,
+    };
+    let select = match a.select {
+        Some(text) if text.trim() != "*" => {
+            let source = Source {
+                what: "--select".into(),
+                text,
+            };
+            let items = parse_select_list(&source.text).map_err(|e| source.failure(e))?;
+            let items = items
+                .into_iter()
+                .map(|(e, alias)| Selected::Expr(e, alias))
+                .collect();
+            Some((items, source))
+        }
+        _ => None,
+    };
     run_job(Job {
         paths: a.paths,
-        predicate: Some(a.predicate),
-        select: a.select,
+        predicate,
+        select,
         limit: a.limit,
+        offset: 0,
         count: if a.count { Count::Plain } else { Count::No },
         out: a.out,
         exec: a.exec,
@@ -90,31 +171,40 @@ pub fn open_dataset(paths: &[PathBuf]) -> CliResult<Dataset> {
     Ok(Dataset::open(&files)?)
 }
 
-/// The select list as output items with names; `None` or `*`: every column.
-fn select_items(select: Option<&str>, schema: &Schema) -> CliResult<Vec<(Item, String)>> {
-    let all = || {
-        (0..schema.fields().len())
-            .map(|i| (Item::Column(i), schema.field(i).name().clone()))
-            .collect()
+/// The select list as output items with names; `None`: every column.
+fn select_items(
+    select: Option<&(Vec<Selected>, Source)>,
+    schema: &Schema,
+) -> CliResult<Vec<(Item, String)>> {
+    let all =
+        || (0..schema.fields().len()).map(|i| (Item::Column(i), schema.field(i).name().clone()));
+    let Some((items, source)) = select else {
+        return Ok(all().collect());
     };
-    let Some(text) = select.filter(|s| s.trim() != "*") else {
-        return Ok(all());
-    };
-    let items = parse_select_list(text).map_err(|e| Failure::expr(e, "--select", text))?;
-    items
-        .into_iter()
-        .map(|(expr, alias)| {
-            // A plain column is passed through, whatever its type.
-            if let ExprKind::Column(name) = &expr.kind {
-                if let Some((i, _)) = schema.column_with_name(name) {
-                    return Ok((Item::Column(i), alias.unwrap_or_else(|| name.clone())));
-                }
+    let mut out = Vec::new();
+    for item in items {
+        let (expr, alias) = match item {
+            Selected::All => {
+                out.extend(all());
+                continue;
             }
-            bind(&expr, schema).map_err(|e| Failure::expr(e, "--select", text))?;
-            let name = alias.unwrap_or_else(|| expr.to_string());
-            Ok((Item::Computed(expr), name))
-        })
-        .collect()
+            Selected::Expr(e, alias) => (e, alias),
+        };
+        // A plain column is passed through, whatever its type.
+        if let ExprKind::Column(name) = &expr.kind {
+            if let Some((i, _)) = schema.column_with_name(name) {
+                out.push((
+                    Item::Column(i),
+                    alias.clone().unwrap_or_else(|| name.clone()),
+                ));
+                continue;
+            }
+        }
+        bind(expr, schema).map_err(|e| source.failure(e))?;
+        let name = alias.clone().unwrap_or_else(|| expr.to_string());
+        out.push((Item::Computed(expr.clone()), name));
+    }
+    Ok(out)
 }
 
 /// Computes output batches from scanned ones.
@@ -132,6 +222,8 @@ impl Compute {
     }
 }
 
+/// Runs a job: checks its expressions against the files' schema, scans, and writes the
+/// rows (or the count).
 pub fn run_job(job: Job) -> CliResult {
     check_not_input(&job.out.output, &job.paths)?;
     let dataset = open_dataset(&job.paths)?;
@@ -141,11 +233,10 @@ pub fn run_job(job: Job) -> CliResult {
 
     // Check the expressions against the schema first: errors point into their text.
     if let Some(p) = &job.predicate {
-        let expr = parse_expr(p).map_err(|e| Failure::expr(e, "--where", p))?;
-        bind_predicate(&expr, &schema).map_err(|e| Failure::expr(e, "--where", p))?;
+        bind_predicate(&p.expr, &schema).map_err(|e| p.source.failure(e))?;
     }
     let items = if job.count == Count::No {
-        select_items(job.select.as_deref(), &schema)?
+        select_items(job.select.as_ref(), &schema)?
     } else {
         vec![]
     };
@@ -158,8 +249,16 @@ pub fn run_job(job: Job) -> CliResult {
     }
     let options = job.exec.scan_options();
     let interpret_mode = options.interpret;
-    let scan = Scan::new(&dataset, job.predicate.as_deref(), &needed, options)
-        .map_err(|e| Failure::expr(e, "--where", job.predicate.as_deref().unwrap_or("")))?;
+    let scan = Scan::new(
+        &dataset,
+        job.predicate.as_ref().map(|p| p.sql.as_str()),
+        &needed,
+        options,
+    )
+    .map_err(|e| match &job.predicate {
+        Some(p) if p.sql == p.source.text => p.source.failure(e),
+        _ => Failure::from(e),
+    })?;
     let scanned = scan.output_schema().clone();
 
     // The output: passed-through columns and computed ones, over the scanned batches.
@@ -253,12 +352,23 @@ pub fn run_job(job: Job) -> CliResult {
         Count::No => Some(Output::new(&job.out, &out_schema, job.limit)?),
         _ => None,
     };
-    let limit = job.limit.unwrap_or(usize::MAX);
+    // `SELECT count(*)`: every matching row is counted; the limit and offset apply to
+    // the one-row result.
+    let (limit, mut skip) = match job.count {
+        Count::Column(_) => (usize::MAX, 0),
+        _ => (job.limit.unwrap_or(usize::MAX), job.offset),
+    };
     let mut rows = 0usize;
     let mut failure = None;
     let result = scan.run(&map, &mut |item| {
+        if rows >= limit {
+            return Ok(false);
+        }
         match item {
             ScanItem::Batch(batch) => {
+                let skipped = skip.min(batch.num_rows());
+                skip -= skipped;
+                let batch = batch.slice(skipped, batch.num_rows() - skipped);
                 let take = batch.num_rows().min(limit - rows);
                 rows += take;
                 if let Some(out) = output.as_mut() {
@@ -284,29 +394,24 @@ pub fn run_job(job: Job) -> CliResult {
     result?;
     match job.count {
         Count::No => output.expect("an output").finish(&out_schema)?,
-        Count::Plain => {
-            use std::io::Write;
-            let mut out = std::io::stdout();
-            if let Err(e) = writeln!(out, "{rows}") {
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
-                    return Err(e.into());
-                }
-            }
-        }
+        Count::Plain => outln!("{rows}")?,
         Count::Column(name) => {
             let schema = Arc::new(Schema::new(vec![Field::new(name, DataType::Int64, false)]));
             let batch = RecordBatch::try_new(
                 schema.clone(),
                 vec![Arc::new(Int64Array::from(vec![rows as i64]))],
             )
-            .expect("a count batch");
-            super::output::write_all(&job.out, &schema, &[batch])?;
+            .map_err(|e| Failure::runtime(e.to_string()))?;
+            // LIMIT and OFFSET of the one-row result.
+            let keep = usize::from(job.offset == 0 && job.limit != Some(0));
+            super::output::write_all(&job.out, &schema, &[batch.slice(0, keep)])?;
         }
     }
     Ok(())
 }
 
-/// A progress bar on stderr, drawn only once a scan has taken more than a moment.
+/// A progress bar on stderr, drawn only once a scan has taken more than a moment, and
+/// cleared on Ctrl-C.
 pub struct Progress {
     bar: Option<ProgressBar>,
     start: Instant,
@@ -314,15 +419,21 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// A bar counting rows.
     pub fn new(total_rows: u64, quiet: bool) -> Progress {
+        Progress::with_unit(total_rows, "rows", quiet)
+    }
+
+    /// A bar counting `total` of `unit`.
+    pub fn with_unit(total: u64, unit: &str, quiet: bool) -> Progress {
         let bar = progress_allowed(quiet).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total_rows), ProgressDrawTarget::hidden());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} rows ({eta})",
-                )
-                .expect("a valid template"),
-            );
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+            if let Ok(style) = ProgressStyle::with_template(&format!(
+                "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} ({{eta}})"
+            )) {
+                bar.set_style(style);
+            }
+            super::cleanup::register_bar(&bar);
             bar
         });
         Progress {
@@ -332,16 +443,30 @@ impl Progress {
         }
     }
 
-    pub fn advance(&self, rows: u64) {
-        if let Some(bar) = &self.bar {
-            bar.inc(rows);
-            if !self.shown.get() && self.start.elapsed() > Duration::from_millis(700) {
-                bar.set_draw_target(ProgressDrawTarget::stderr());
-                self.shown.set(true);
-            }
+    fn maybe_show(&self, bar: &ProgressBar) {
+        if !self.shown.get() && self.start.elapsed() > Duration::from_millis(700) {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown.set(true);
         }
     }
 
+    /// Counts `n` more done.
+    pub fn advance(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
+            self.maybe_show(bar);
+        }
+    }
+
+    /// Sets how many are done.
+    pub fn set_position(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(n);
+            self.maybe_show(bar);
+        }
+    }
+
+    /// Clears the bar.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow::array::RecordBatch;
+use arrow::array::{AsArray, RecordBatch};
+use arrow::datatypes::Int64Type;
 use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 use broadhead::scan::{engine_schema, to_engine_batch};
@@ -46,8 +47,11 @@ pub struct TpchArgs {
     #[arg(long, value_enum, default_value_t = Table::Lineitem)]
     table: Table,
     /// Rows per row group
-    #[arg(long, default_value_t = 122_880)]
-    row_group_size: usize,
+    #[arg(long, default_value_t = 122_880, value_parser = clap::value_parser!(u64).range(1..))]
+    row_group_size: u64,
+    /// Threads generating the table's parts [default: all cores]
+    #[arg(long)]
+    threads: Option<usize>,
     /// No progress bar
     #[arg(long, short)]
     quiet: bool,
@@ -68,127 +72,220 @@ pub enum Table {
 
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>> + Send>;
 
-/// A table's batches as tpchgen-arrow makes them, and their schema.
-fn generator(table: Table, scale: f64) -> (SchemaRef, Batches) {
-    const BATCH: usize = 8192;
+/// Rows per generated batch.
+const BATCH: usize = 8192;
+
+/// Part `part` (1-based) of `parts` of a table, as tpchgen-arrow makes it, and its schema.
+fn generator(table: Table, scale: f64, part: i32, parts: i32) -> (SchemaRef, Batches) {
+    macro_rules! gen {
+        ($arrow:ident, $gen:ident) => {
+            (
+                $arrow::schema_ref(),
+                Box::new($arrow::new($gen::new(scale, part, parts)).with_batch_size(BATCH)),
+            )
+        };
+    }
     match table {
-        Table::Lineitem => (
-            LineItemArrow::schema_ref(),
-            Box::new(
-                LineItemArrow::new(LineItemGenerator::new(scale, 1, 1)).with_batch_size(BATCH),
-            ),
-        ),
-        Table::Orders => (
-            OrderArrow::schema_ref(),
-            Box::new(OrderArrow::new(OrderGenerator::new(scale, 1, 1)).with_batch_size(BATCH)),
-        ),
-        Table::Customer => (
-            CustomerArrow::schema_ref(),
-            Box::new(
-                CustomerArrow::new(CustomerGenerator::new(scale, 1, 1)).with_batch_size(BATCH),
-            ),
-        ),
-        Table::Part => (
-            PartArrow::schema_ref(),
-            Box::new(PartArrow::new(PartGenerator::new(scale, 1, 1)).with_batch_size(BATCH)),
-        ),
-        Table::Partsupp => (
-            PartSuppArrow::schema_ref(),
-            Box::new(
-                PartSuppArrow::new(PartSuppGenerator::new(scale, 1, 1)).with_batch_size(BATCH),
-            ),
-        ),
-        Table::Supplier => (
-            SupplierArrow::schema_ref(),
-            Box::new(
-                SupplierArrow::new(SupplierGenerator::new(scale, 1, 1)).with_batch_size(BATCH),
-            ),
-        ),
-        Table::Nation => (
-            NationArrow::schema_ref(),
-            Box::new(NationArrow::new(NationGenerator::new(scale, 1, 1)).with_batch_size(BATCH)),
-        ),
-        Table::Region => (
-            RegionArrow::schema_ref(),
-            Box::new(RegionArrow::new(RegionGenerator::new(scale, 1, 1)).with_batch_size(BATCH)),
-        ),
+        Table::Lineitem => gen!(LineItemArrow, LineItemGenerator),
+        Table::Orders => gen!(OrderArrow, OrderGenerator),
+        Table::Customer => gen!(CustomerArrow, CustomerGenerator),
+        Table::Part => gen!(PartArrow, PartGenerator),
+        Table::Partsupp => gen!(PartSuppArrow, PartSuppGenerator),
+        Table::Supplier => gen!(SupplierArrow, SupplierGenerator),
+        Table::Nation => gen!(NationArrow, NationGenerator),
+        Table::Region => gen!(RegionArrow, RegionGenerator),
     }
 }
 
-/// A table's batches with the engine's types (DOUBLE for decimals, VARCHAR for
-/// string views; dates stay DATE), generated on a thread of their own.
+/// The rows of a table at a scale; for lineitem (1 to 7 rows per order, at random) the
+/// number of orders.
+fn total_units(table: Table, scale: f64) -> u64 {
+    let n = match table {
+        Table::Lineitem | Table::Orders => OrderGenerator::calculate_row_count(scale, 1, 1),
+        Table::Customer => CustomerGenerator::calculate_row_count(scale, 1, 1),
+        Table::Part => PartGenerator::calculate_row_count(scale, 1, 1),
+        Table::Partsupp => PartSuppGenerator::calculate_row_count(scale, 1, 1),
+        Table::Supplier => SupplierGenerator::calculate_row_count(scale, 1, 1),
+        Table::Nation => 25,
+        Table::Region => 5,
+    };
+    u64::try_from(n).unwrap_or(0)
+}
+
+/// The number of orders up to and including `order_key` (keys are sparse: 8 of every 32).
+fn orders_through(order_key: i64) -> u64 {
+    u64::try_from(((order_key >> 5) << 3) | (order_key & 7)).unwrap_or(0)
+}
+
+/// The number of parts a table is generated in: about 256k rows each (lineitem: 64k
+/// orders, about 256k lines), so that threads share the work and memory stays bounded
+/// by a few parts' batches.
+fn part_count(table: Table, scale: f64) -> i32 {
+    let units = total_units(table, scale).max(1);
+    let per_part = match table {
+        Table::Nation | Table::Region => return 1,
+        Table::Lineitem => 1 << 16,
+        _ => 1 << 18,
+    };
+    i32::try_from(units.div_ceil(per_part).clamp(1, 100_000)).unwrap_or(1)
+}
+
+/// A table's batches with the engine's types (DOUBLE for decimals, VARCHAR for string
+/// views; dates stay DATE), in order, generated in parts on `threads` threads.
 pub fn engine_batches(
     table: Table,
     scale: f64,
+    threads: usize,
 ) -> (
     SchemaRef,
     std::sync::mpsc::Receiver<Result<RecordBatch, ArrowError>>,
 ) {
-    let (schema, batches) = generator(table, scale);
+    batches_in_parts(table, scale, threads, part_count(table, scale))
+}
+
+/// [`engine_batches`] in `parts` parts.
+fn batches_in_parts(
+    table: Table,
+    scale: f64,
+    threads: usize,
+    parts: i32,
+) -> (
+    SchemaRef,
+    std::sync::mpsc::Receiver<Result<RecordBatch, ArrowError>>,
+) {
+    let (schema, _) = generator(table, scale, 1, 1);
     let target: SchemaRef = Arc::new(engine_schema(&schema));
     let (tx, rx) = std::sync::mpsc::sync_channel(8);
     let t = target.clone();
     std::thread::spawn(move || {
-        for b in batches {
-            if tx.send(b.and_then(|b| to_engine_batch(b, &t))).is_err() {
-                return;
+        let next = std::sync::atomic::AtomicI32::new(1);
+        let channels: Vec<_> = (0..parts)
+            .map(|_| std::sync::mpsc::sync_channel::<Result<RecordBatch, ArrowError>>(16))
+            .collect();
+        let (senders, receivers): (Vec<_>, Vec<_>) = channels.into_iter().unzip();
+        // A worker takes its part's sender, and drops it (ending the part) when done.
+        let senders: Vec<_> = senders
+            .into_iter()
+            .map(|s| std::sync::Mutex::new(Some(s)))
+            .collect();
+        std::thread::scope(|s| {
+            for _ in 0..threads.max(1) {
+                s.spawn(|| loop {
+                    let part = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if part > parts {
+                        return;
+                    }
+                    let Some(sender) = usize::try_from(part - 1)
+                        .ok()
+                        .and_then(|i| senders.get(i))
+                        .and_then(|m| m.lock().ok()?.take())
+                    else {
+                        return;
+                    };
+                    let (_, batches) = generator(table, scale, part, parts);
+                    for b in batches {
+                        if sender.send(b.and_then(|b| to_engine_batch(b, &t))).is_err() {
+                            return;
+                        }
+                    }
+                });
             }
-        }
+            // Hand the parts on in order.
+            for r in receivers {
+                for b in r {
+                    if tx.send(b).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
     });
     (target, rx)
 }
 
-/// Rows a table has at a scale (lineitem: about).
-fn expected_rows(table: Table, scale: f64) -> u64 {
-    let base = match table {
-        Table::Lineitem => 6_001_215.0,
-        Table::Orders => 1_500_000.0,
-        Table::Customer => 150_000.0,
-        Table::Part => 200_000.0,
-        Table::Partsupp => 800_000.0,
-        Table::Supplier => 10_000.0,
-        Table::Nation => return 25,
-        Table::Region => return 5,
-    };
-    (base * scale) as u64
-}
-
+/// Runs `broadhead gen`.
 pub fn run(cmd: GenCommand) -> CliResult {
     let GenCommand::Tpch(a) = cmd;
     if !(a.scale > 0.0 && a.scale.is_finite()) {
         return Err(Failure::usage("--scale must be a positive number"));
     }
-    let (schema, batches) = engine_batches(a.table, a.scale);
-    let dir = match a.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let (schema, batches) = engine_batches(a.table, a.scale, threads);
     let fail = |e: &dyn std::fmt::Display| Failure::runtime(format!("{}: {e}", a.output.display()));
-    let tmp = super::output::temp_file_in(&dir).map_err(|e| fail(&e))?;
+    let (file, rename) = super::output::open_target(&a.output)?;
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
-        .set_max_row_group_row_count(Some(a.row_group_size.max(1)))
+        .set_max_row_group_row_count(Some(
+            usize::try_from(a.row_group_size).unwrap_or(usize::MAX),
+        ))
         .build();
-    let handle = tmp.as_file().try_clone()?;
     let mut writer = ArrowWriter::try_new(
-        std::io::BufWriter::with_capacity(1 << 20, handle),
-        schema,
+        std::io::BufWriter::with_capacity(1 << 20, file),
+        schema.clone(),
         Some(props),
     )
     .map_err(|e| fail(&e))?;
-    let progress = Progress::new(expected_rows(a.table, a.scale), a.quiet);
+    let lineitem = matches!(a.table, Table::Lineitem);
+    let progress = Progress::with_unit(
+        total_units(a.table, a.scale),
+        if lineitem { "orders" } else { "rows" },
+        a.quiet,
+    );
+    let key = schema.index_of("l_orderkey").ok();
     let mut rows = 0u64;
     for batch in batches {
         let batch = batch.map_err(|e| fail(&e))?;
         rows += batch.num_rows() as u64;
         writer.write(&batch).map_err(|e| fail(&e))?;
-        progress.advance(batch.num_rows() as u64);
+        match (lineitem, key) {
+            (true, Some(k)) if batch.num_rows() > 0 => {
+                let keys = batch.column(k).as_primitive::<Int64Type>();
+                progress.set_position(orders_through(keys.value(keys.len() - 1)));
+            }
+            _ => progress.advance(batch.num_rows() as u64),
+        }
     }
     writer.close().map_err(|e| fail(&e))?;
     progress.finish();
-    tmp.persist(&a.output).map_err(|e| fail(&e.error))?;
+    if let Some((temp, target)) = rename {
+        temp.persist(&target).map_err(|e| fail(&e))?;
+    }
     if !a.quiet {
-        eprintln!("wrote {rows} rows to {}", a.output.display());
+        super::warn(format_args!("wrote {rows} rows to {}", a.output.display()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows of a table generated in `parts` parts, in one batch.
+    fn generated(table: Table, scale: f64, parts: i32) -> RecordBatch {
+        let (schema, rx) = batches_in_parts(table, scale, 2, parts);
+        let batches: Vec<RecordBatch> = rx.into_iter().map(|b| b.unwrap()).collect();
+        arrow::compute::concat_batches(&schema, &batches).unwrap()
+    }
+
+    #[test]
+    fn parts_concatenated_are_the_whole_table() {
+        for table in [Table::Lineitem, Table::Partsupp, Table::Orders] {
+            let whole = generated(table, 0.01, 1);
+            assert!(whole.num_rows() >= 8_000, "{table:?}");
+            assert_eq!(generated(table, 0.01, 3), whole, "{table:?}");
+        }
+    }
+
+    #[test]
+    fn order_keys_count_orders() {
+        for index in [1i64, 2, 7, 8, 9, 100, 1_500_000] {
+            assert_eq!(
+                orders_through(OrderGenerator::make_order_key(index)),
+                index as u64
+            );
+        }
+    }
 }

@@ -1,6 +1,25 @@
 //! The command line: argument definitions, dispatch, and errors with exit codes.
+//!
+//! Nothing here uses `println!`/`eprintln!` (they panic when the stream fails): stdout is
+//! written with [`outln!`]/[`out!`], which return a [`Failure`], and stderr with
+//! [`warn`], which ignores failures.
+
+/// Writes a line to stdout; a failed write is a [`Failure`] (a closed pipe ends quietly).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::print(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes to stdout without a newline; see [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::print(format_args!($($arg)*))
+    };
+}
 
 mod bench;
+mod cleanup;
 mod demo;
 mod explain;
 mod filter;
@@ -8,8 +27,9 @@ mod gen;
 mod output;
 mod schema;
 mod sql;
+mod table;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -45,10 +65,10 @@ enum Command {
         broadhead filter 'data/*.parquet' --where \"l_shipdate >= DATE '1994-01-01'\" --count"
     )]
     Filter(filter::FilterArgs),
-    /// One SQL statement: SELECT <list> FROM '<path>' [WHERE <expr>] [LIMIT n].
+    /// One SQL statement: SELECT <list> FROM <file> [WHERE <expr>] [LIMIT n] [OFFSET n].
     #[command(
         after_help = "Example:\n  broadhead sql \"SELECT l_orderkey, l_quantity FROM 'lineitem.parquet' \
-        WHERE l_quantity > 49 LIMIT 3\"\n  broadhead sql \"SELECT count(*) FROM 'lineitem.parquet' WHERE l_discount = 0.05\""
+        WHERE l_quantity > 49 LIMIT 3\"\n  broadhead sql \"SELECT count(*) FROM read_parquet('data/*.parquet') WHERE l_discount = 0.05\""
     )]
     Sql(sql::SqlArgs),
     /// How an expression is compiled: parsed, typed and optimized trees, LLVM IR, assembly.
@@ -81,7 +101,8 @@ pub struct OutputArgs {
     /// --output, from the file's extension]
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// Write to this file (written to a temporary file beside it, renamed when complete).
+    /// Write to this file (a regular file is written to a temporary file beside it and
+    /// renamed over it when complete; devices, pipes and /dev/stdout are written directly)
     #[arg(long, short)]
     pub output: Option<PathBuf>,
 }
@@ -217,27 +238,44 @@ pub fn progress_allowed(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
 }
 
+/// Writes a message to stderr, ignoring a failure (there is nowhere left to report it).
+pub fn warn(message: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
 /// Runs the command line; the exit code says how it went.
 pub fn main() -> ExitCode {
     // A panic is a bug: one line, no backtrace, exit 1.
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("broadhead: internal error (please report): {info}");
+        warn(format_args!(
+            "broadhead: internal error (please report): {info}"
+        ));
     }));
-    let cli = Cli::parse();
-    let result = std::panic::catch_unwind(|| match cli.command {
-        Command::Filter(a) => filter::run(a),
-        Command::Sql(a) => sql::run(a),
-        Command::Explain(a) => explain::run(a),
-        Command::Schema(a) => schema::run(a),
-        Command::Gen(a) => gen::run(a),
-        Command::Demo(a) => demo::run(a),
-        Command::Bench(a) => bench::run(a),
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    cleanup::install();
+    let result = std::panic::catch_unwind(|| {
+        match cli.command {
+            Command::Filter(a) => filter::run(a),
+            Command::Sql(a) => sql::run(a),
+            Command::Explain(a) => explain::run(a),
+            Command::Schema(a) => schema::run(a),
+            Command::Gen(a) => gen::run(a),
+            Command::Demo(a) => demo::run(a),
+            Command::Bench(a) => bench::run(a),
+        }
+        .and_then(|()| output::flush_stdout())
     });
     match result {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(_)) if output::stdout_closed() => ExitCode::SUCCESS,
         Ok(Err(f)) => {
-            eprintln!("broadhead: error: {}", f.message);
+            warn(format_args!("broadhead: error: {}", f.message));
             ExitCode::from(f.code)
         }
         Err(_) => ExitCode::from(1),

@@ -1,17 +1,21 @@
-//! Writing results: formats, stdout or an output file written atomically.
+//! Writing results: formats, stdout, or an output file (a regular file written
+//! atomically, anything else directly).
 
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use arrow::array::RecordBatch;
-use arrow::datatypes::SchemaRef;
-use arrow::util::pretty::pretty_format_batches;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
+use arrow::error::ArrowError;
+use arrow::json::writer::{Encoder, EncoderFactory, EncoderOptions, NullableEncoder};
+use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
-use tempfile::NamedTempFile;
 
+use super::cleanup::Temp;
 use super::{CliResult, Failure, Format, OutputArgs};
 
 /// Rows a table shows when no --limit is given.
@@ -43,6 +47,23 @@ fn note_broken_pipe(e: &std::io::Error) {
     }
 }
 
+/// Writes formatted text to stdout. A reader that went away (`| head`) is noted (the
+/// command then ends quietly with exit code 0); any other failure is an error.
+pub fn print(args: std::fmt::Arguments) -> CliResult {
+    Stdout(std::io::stdout())
+        .write_fmt(args)
+        .map_err(stdout_failure)
+}
+
+/// Flushes stdout (a full disk shows here when the last line had no newline).
+pub fn flush_stdout() -> CliResult {
+    Stdout(std::io::stdout()).flush().map_err(stdout_failure)
+}
+
+fn stdout_failure(e: std::io::Error) -> Failure {
+    Failure::runtime(format!("writing to stdout: {e}"))
+}
+
 type Sink = Box<dyn Write + Send>;
 
 enum Writer {
@@ -52,18 +73,36 @@ enum Writer {
         shown: usize,
         max: usize,
         total: usize,
+        /// The width to fit, when writing to a terminal.
+        width: Option<usize>,
     },
-    Csv(arrow::csv::Writer<Sink>),
+    Csv {
+        writer: Box<arrow::csv::Writer<Sink>>,
+        /// The columns CSV cannot hold as they are (lists, structs, maps): written as
+        /// text, `[a, b]`, as DuckDB does.
+        as_text: Vec<bool>,
+        text_schema: SchemaRef,
+        written: bool,
+    },
     Json(arrow::json::LineDelimitedWriter<Sink>),
     Parquet(ArrowWriter<Sink>),
     Arrow(arrow::ipc::writer::FileWriter<Sink>),
 }
 
+/// Where the bytes go.
+enum Destination {
+    /// Stdout.
+    Stdout,
+    /// Written directly: a device, a pipe, a dangling symlink.
+    Direct,
+    /// A temporary file, renamed over `target` (a regular file or a new path) when complete.
+    Rename { temp: Temp, target: PathBuf },
+}
+
 /// A destination for result batches.
 pub struct Output {
     writer: Writer,
-    /// The temporary file and where it goes when complete.
-    file: Option<(NamedTempFile, PathBuf)>,
+    destination: Destination,
 }
 
 /// The format: as asked, else from the output file's extension, else table on a
@@ -108,6 +147,169 @@ pub fn check_not_input(output: &Option<PathBuf>, inputs: &[PathBuf]) -> CliResul
     Ok(())
 }
 
+/// How an output path is written.
+enum Target {
+    /// A regular file (through any symlinks: this is the file itself) or a new path:
+    /// write a temporary file beside it and rename it over.
+    Rename(PathBuf),
+    /// Anything else (a device such as /dev/null, a FIFO, /dev/stdout, a dangling
+    /// symlink): open and write it directly. Renaming over it would replace the device
+    /// or the link with a regular file.
+    Direct,
+}
+
+fn target_of(path: &Path) -> Target {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {
+            Target::Rename(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+        }
+        Ok(_) => Target::Direct,
+        Err(_) if std::fs::symlink_metadata(path).is_ok() => Target::Direct,
+        Err(_) => Target::Rename(path.to_path_buf()),
+    }
+}
+
+/// Opens the file an output goes to (see [`Target`]).
+pub fn open_target(path: &Path) -> CliResult<(std::fs::File, Option<(Temp, PathBuf)>)> {
+    let cannot = |e: std::io::Error| {
+        Failure::runtime(format!("{}: cannot create the output: {e}", path.display()))
+    };
+    match target_of(path) {
+        Target::Direct => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(path)
+                .map_err(cannot)?;
+            Ok((file, None))
+        }
+        Target::Rename(target) => {
+            let dir = match target.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let temp = Temp::new_in(&dir).map_err(cannot)?;
+            let file = temp.as_file().try_clone().map_err(cannot)?;
+            Ok((file, Some((temp, target))))
+        }
+    }
+}
+
+/// Whether CSV cannot hold a column of this type as it is.
+fn csv_needs_text(t: &DataType) -> bool {
+    t.is_nested()
+}
+
+/// The width a table on stdout must fit: `COLUMNS` if set, else the terminal's.
+fn terminal_width() -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n);
+    }
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, cols)| usize::from(cols))
+}
+
+/// JSON numbers for floats, and for NaN and the infinities the strings `"NaN"`,
+/// `"Infinity"` and `"-Infinity"` as DuckDB writes them (arrow writes `null`, which
+/// cannot be told from a NULL).
+#[derive(Debug)]
+struct FloatEncoders;
+
+enum FloatEncoder<'a> {
+    F16(&'a arrow::array::Float16Array),
+    F32(&'a arrow::array::Float32Array),
+    F64(&'a arrow::array::Float64Array),
+}
+
+impl Encoder for FloatEncoder<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        use lexical_core::FormattedSize;
+        let mut buf = [0u8; f64::FORMATTED_SIZE];
+        let (v, text) = match self {
+            FloatEncoder::F16(a) => {
+                let v = a.value(idx).to_f32();
+                (f64::from(v), lexical_core::write(v, &mut buf))
+            }
+            FloatEncoder::F32(a) => {
+                let v = a.value(idx);
+                (f64::from(v), lexical_core::write(v, &mut buf))
+            }
+            FloatEncoder::F64(a) => {
+                let v = a.value(idx);
+                (v, lexical_core::write(v, &mut buf))
+            }
+        };
+        out.extend_from_slice(if v.is_nan() {
+            b"\"NaN\""
+        } else if v == f64::INFINITY {
+            b"\"Infinity\""
+        } else if v == f64::NEG_INFINITY {
+            b"\"-Infinity\""
+        } else {
+            text
+        });
+    }
+}
+
+impl EncoderFactory for FloatEncoders {
+    fn make_default_encoder<'a>(
+        &self,
+        _field: &'a FieldRef,
+        array: &'a dyn Array,
+        _options: &'a EncoderOptions,
+    ) -> Result<Option<NullableEncoder<'a>>, ArrowError> {
+        use arrow::datatypes::{Float16Type, Float32Type, Float64Type};
+        let encoder = match array.data_type() {
+            DataType::Float16 => FloatEncoder::F16(array.as_primitive::<Float16Type>()),
+            DataType::Float32 => FloatEncoder::F32(array.as_primitive::<Float32Type>()),
+            DataType::Float64 => FloatEncoder::F64(array.as_primitive::<Float64Type>()),
+            _ => return Ok(None),
+        };
+        Ok(Some(NullableEncoder::new(
+            Box::new(encoder),
+            array.nulls().cloned(),
+        )))
+    }
+}
+
+/// `batch` with the columns marked in `as_text` formatted as text (NULL stays NULL).
+fn with_text_columns(
+    batch: &RecordBatch,
+    as_text: &[bool],
+    schema: &SchemaRef,
+) -> Result<RecordBatch, ArrowError> {
+    let options = FormatOptions::new();
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(as_text)
+        .map(|(c, text)| {
+            if !*text {
+                return Ok(c.clone());
+            }
+            let f = ArrayFormatter::try_new(c.as_ref(), &options)?;
+            let values = (0..c.len())
+                .map(|i| {
+                    c.is_valid(i)
+                        .then(|| f.value(i).try_to_string())
+                        .transpose()
+                })
+                .collect::<Result<StringArray, ArrowError>>()?;
+            Ok(Arc::new(values) as ArrayRef)
+        })
+        .collect::<Result<Vec<_>, ArrowError>>()?;
+    RecordBatch::try_new(schema.clone(), columns)
+}
+
 impl Output {
     /// Opens the destination for batches of `schema`. `table_rows`: how many rows a
     /// table shows (default 20).
@@ -117,27 +319,23 @@ impl Output {
         table_rows: Option<usize>,
     ) -> CliResult<Output> {
         let format = choose_format(args);
-        let (sink, file): (Sink, _) = match &args.output {
+        let (sink, destination): (Sink, _) = match &args.output {
             Some(path) => {
-                let dir = match path.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                    _ => PathBuf::from("."),
-                };
-                let tmp = temp_file_in(&dir).map_err(|e| {
-                    Failure::runtime(format!("{}: cannot create the output: {e}", path.display()))
-                })?;
-                let handle = tmp.as_file().try_clone()?;
+                let (file, rename) = open_target(path)?;
                 (
-                    Box::new(BufWriter::with_capacity(1 << 20, handle)),
-                    Some((tmp, path.clone())),
+                    Box::new(BufWriter::with_capacity(1 << 20, file)),
+                    match rename {
+                        Some((temp, target)) => Destination::Rename { temp, target },
+                        None => Destination::Direct,
+                    },
                 )
             }
             None => (
                 Box::new(BufWriter::with_capacity(1 << 16, Stdout(std::io::stdout()))),
-                None,
+                Destination::Stdout,
             ),
         };
-        let arrow_err = |e: arrow::error::ArrowError| Failure::runtime(e.to_string());
+        let arrow_err = |e: ArrowError| Failure::runtime(e.to_string());
         let writer = match format {
             Format::Table => Writer::Table {
                 out: sink,
@@ -145,15 +343,46 @@ impl Output {
                 shown: 0,
                 max: table_rows.unwrap_or(TABLE_ROWS),
                 total: 0,
+                width: match destination {
+                    Destination::Stdout => terminal_width(),
+                    _ => None,
+                },
             },
-            Format::Csv => Writer::Csv(
-                arrow::csv::WriterBuilder::new()
-                    .with_header(true)
-                    .build(sink),
-            ),
+            Format::Csv => {
+                let as_text: Vec<bool> = schema
+                    .fields()
+                    .iter()
+                    .map(|f| csv_needs_text(f.data_type()))
+                    .collect();
+                let text_schema = Arc::new(Schema::new(
+                    schema
+                        .fields()
+                        .iter()
+                        .zip(&as_text)
+                        .map(|(f, text)| {
+                            if *text {
+                                Field::new(f.name(), DataType::Utf8, true)
+                            } else {
+                                f.as_ref().clone()
+                            }
+                        })
+                        .collect::<Vec<_>>(),
+                ));
+                Writer::Csv {
+                    writer: Box::new(
+                        arrow::csv::WriterBuilder::new()
+                            .with_header(true)
+                            .build(sink),
+                    ),
+                    as_text,
+                    text_schema,
+                    written: false,
+                }
+            }
             Format::Json => Writer::Json(
                 arrow::json::WriterBuilder::new()
                     .with_explicit_nulls(true)
+                    .with_encoder_factory(Arc::new(FloatEncoders))
                     .build::<_, arrow::json::writer::LineDelimited>(sink),
             ),
             Format::Parquet => {
@@ -169,7 +398,10 @@ impl Output {
                 arrow::ipc::writer::FileWriter::try_new(sink, schema).map_err(arrow_err)?,
             ),
         };
-        Ok(Output { writer, file })
+        Ok(Output {
+            writer,
+            destination,
+        })
     }
 
     /// Writes a batch.
@@ -191,7 +423,22 @@ impl Output {
                 }
                 Ok(())
             }
-            Writer::Csv(w) => w.write(batch).map_err(|e| err(e.to_string())),
+            Writer::Csv {
+                writer,
+                as_text,
+                text_schema,
+                written,
+            } => {
+                *written = true;
+                if as_text.iter().any(|t| *t) {
+                    let text = with_text_columns(batch, as_text, text_schema)
+                        .map_err(|e| err(e.to_string()))?;
+                    writer.write(&text)
+                } else {
+                    writer.write(batch)
+                }
+                .map_err(|e| err(e.to_string()))
+            }
             Writer::Json(w) => w.write(batch).map_err(|e| err(e.to_string())),
             Writer::Parquet(w) => w.write(batch).map_err(|e| err(e.to_string())),
             Writer::Arrow(w) => w.write(batch).map_err(|e| err(e.to_string())),
@@ -205,31 +452,30 @@ impl Output {
             Writer::Table {
                 mut out,
                 batches,
-                shown,
                 total,
+                width,
                 ..
             } => {
-                let text = if batches.is_empty() {
-                    let empty = RecordBatch::new_empty(schema.clone());
-                    pretty_format_batches(&[empty])
-                } else {
-                    pretty_format_batches(&batches)
-                }
-                .map_err(|e| err(e.to_string()))?;
-                writeln!(out, "{text}")?;
-                if total > shown {
-                    writeln!(
-                        out,
-                        "{} rows, {} not shown (use --limit, or --format csv)",
-                        total,
-                        total - shown
-                    )?;
-                } else {
-                    writeln!(out, "{total} row{}", if total == 1 { "" } else { "s" })?;
-                }
+                let text = super::table::render(schema, &batches, total, width)
+                    .map_err(|e| err(e.to_string()))?;
+                out.write_all(text.as_bytes())
+                    .map_err(|e| err(e.to_string()))?;
                 out
             }
-            Writer::Csv(w) => w.into_inner(),
+            Writer::Csv {
+                mut writer,
+                written,
+                text_schema,
+                ..
+            } => {
+                if !written {
+                    // The header line, even with no rows.
+                    writer
+                        .write(&RecordBatch::new_empty(text_schema))
+                        .map_err(|e| err(e.to_string()))?;
+                }
+                writer.into_inner()
+            }
             Writer::Json(mut w) => {
                 w.finish().map_err(|e| err(e.to_string()))?;
                 w.into_inner()
@@ -240,33 +486,18 @@ impl Output {
                 w.into_inner().map_err(|e| err(e.to_string()))?
             }
         };
-        sink.flush()?;
+        sink.flush().map_err(|e| err(e.to_string()))?;
         drop(sink);
-        if let Some((tmp, path)) = self.file {
-            tmp.as_file().sync_all()?;
-            tmp.persist(&path).map_err(|e| {
+        if let Destination::Rename { temp, target } = self.destination {
+            temp.persist(&target).map_err(|e| {
                 Failure::runtime(format!(
-                    "{}: cannot write the output: {}",
-                    path.display(),
-                    e.error
+                    "{}: cannot write the output: {e}",
+                    target.display()
                 ))
             })?;
         }
         Ok(())
     }
-}
-
-/// A temporary file in `dir` with the permissions an ordinary new file gets (rw-r--r--,
-/// where tempfile's default is rw-------), to be renamed over the destination.
-pub fn temp_file_in(dir: &std::path::Path) -> std::io::Result<NamedTempFile> {
-    let mut b = tempfile::Builder::new();
-    b.prefix(".broadhead-");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        b.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    b.tempfile_in(dir)
 }
 
 /// Writes `batches` to the destination in one go.
