@@ -280,28 +280,37 @@ fn expressions_too_large_to_compile_quickly_are_interpreted() {
 #[test]
 fn null_pattern_variants_are_bounded() {
     let n = 12;
-    let fields: Vec<Field> = (0..n)
+    let mut fields: Vec<Field> = (0..n)
         .map(|k| Field::new(format!("c{k}"), DataType::Int64, true))
         .collect();
+    fields.push(Field::new("flag", DataType::Boolean, true));
     let s = Schema::new(fields);
-    let e = or((0..n)
+    let mut terms: Vec<Expr> = (0..n)
         .map(|k| col(format!("c{k}")).gt(lit(40i64)))
-        .collect());
+        .collect();
+    terms.push(col("flag").and(col("c0").lt(lit(3i64))));
+    let e = or(terms);
     let cache = Arc::new(KernelCache::new(64, 1 << 30).with_pipeline(Pipeline::Fast));
     let f = Filter::with_cache(&s, &e, &cache).unwrap();
     assert!(f.is_jit());
-    // One batch without nulls, then one with nulls in each column in turn.
-    for pattern in 0..=n {
-        let columns: Vec<ArrayRef> = (0..n)
+    // One batch without nulls, then one with nulls in each column in turn (the
+    // boolean column last), sliced so bitmaps start mid-word.
+    for pattern in 0..=n + 1 {
+        let mut columns: Vec<ArrayRef> = (0..n)
             .map(|k| {
                 let nulls = pattern == k + 1;
-                Arc::new(Int64Array::from_iter((0..100i64).map(|r| {
+                Arc::new(Int64Array::from_iter((0..103i64).map(|r| {
                     let v = (r * (k as i64 + 3)) % 50;
                     (!(nulls && r % 3 == 0)).then_some(v)
                 }))) as ArrayRef
             })
             .collect();
-        let b = RecordBatch::try_new(Arc::new(s.clone()), columns).unwrap();
+        columns.push(Arc::new(BooleanArray::from_iter(
+            (0..103).map(|r| (!(pattern == n + 1 && r % 4 == 0)).then_some(r % 5 < 3)),
+        )));
+        let b = RecordBatch::try_new(Arc::new(s.clone()), columns)
+            .unwrap()
+            .slice(3, 100);
         let got: Vec<bool> = f
             .evaluate_mask(&b)
             .unwrap()
@@ -314,6 +323,6 @@ fn null_pattern_variants_are_bounded() {
         assert_eq!(got, want, "pattern {pattern}");
     }
     // The schema's pattern (all nullable), the no-null one, one more, and then
-    // the all-nullable kernel serves every other pattern: three compilations, not 13.
+    // the all-nullable kernel serves every other pattern: three compilations, not 14.
     assert!(cache.stats().misses <= 3, "{:?}", cache.stats());
 }

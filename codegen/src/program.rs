@@ -539,3 +539,32 @@ pub(crate) unsafe extern "C" fn in_set_lookup(set: *const InSet, keys: *const u6
     }
     mask
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_set_keys_follow_sql_equality() {
+        let f64_key = |x: f64| InSet::key(PType::F64, x.to_bits());
+        assert_eq!(f64_key(-0.0), f64_key(0.0));
+        assert_eq!(f64_key(f64::NAN), f64_key(-f64::NAN));
+        assert_ne!(f64_key(1.0), f64_key(-1.0));
+        let f32_key = |x: f32| InSet::key(PType::F32, u64::from(x.to_bits()));
+        assert_eq!(f32_key(-0.0), f32_key(0.0));
+        assert_eq!(f32_key(f32::NAN), f32_key(-f32::NAN));
+        let set = InSet::new(PType::I64, [5u64, (-3i64) as u64, 5, 9]);
+        assert_eq!(set.len(), 3);
+        let keys: [u64; crate::LANES as usize] = std::array::from_fn(|i| {
+            if i % 2 == 0 {
+                5
+            } else {
+                ((-3i64) as u64).wrapping_add(i as u64)
+            }
+        });
+        // SAFETY: `set` is live and `keys` has LANES values.
+        let mask = unsafe { in_set_lookup(&set, keys.as_ptr()) };
+        // Even lanes hold 5; lane 1 holds -3 + 1, no odd lane holds -3 exactly.
+        assert_eq!(mask, 0x5555);
+    }
+}
