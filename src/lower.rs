@@ -398,6 +398,10 @@ impl Lowerer {
                 }
             });
         }
+        // Equal values are one parameter (or constant), so one comparison: a
+        // boolean list of any length is at most two.
+        values.sort_unstable();
+        values.dedup();
         Ok(self.add(Node::InList {
             x,
             values,

@@ -254,6 +254,12 @@ fn wide_in_lists_use_a_lookup() {
 }
 
 #[test]
+fn long_boolean_in_lists_compile_to_two_comparisons() {
+    let list: Vec<Expr> = (0..10_000).map(|i| lit(i % 2 == 0)).collect();
+    filter_matches(&col("a").gt(lit(3i64)).in_list(list), true);
+}
+
+#[test]
 fn wide_or_of_equalities_is_an_in_list() {
     let e = or((0..10_000i64).map(|i| col("a").eq(lit(i))).collect());
     filter_matches(&e, true);
