@@ -332,3 +332,18 @@ fn null_pattern_variants_are_bounded() {
     // the all-nullable kernel serves every other pattern: three compilations, not 14.
     assert!(cache.stats().misses <= 3, "{:?}", cache.stats());
 }
+
+#[test]
+fn the_deepest_parseable_chain_compiles_on_a_test_thread() {
+    // Left-deep: each `+` nests one level; the parser allows MAX_DEPTH of them.
+    let mut depth = MAX_DEPTH;
+    let e = loop {
+        let text = vec!["a"; depth].join(" + ");
+        match parse_expr(&text) {
+            Ok(e) => break e,
+            Err(_) => depth -= 1,
+        }
+    };
+    assert!(depth > MAX_DEPTH - 8, "{depth}");
+    project_matches(&e, true);
+}
