@@ -253,8 +253,9 @@ impl Jit {
         // pointers come from the arrays' own buffers (offset-adjusted, length checked),
         // bitmaps are whole words from row 0 (realigned copies otherwise), and a
         // validity pointer (the array's, or all-valid words for `rows` rows) is present
-        // exactly for the inputs the variant treats as nullable. `self.lowered.params` holds one value per parameter, with helper
-        // states owned by `self.lowered.states`. `outs` is sized by the caller.
+        // exactly for the inputs the variant treats as nullable. `self.lowered.params`
+        // holds one value per parameter, with helper states owned by
+        // `self.lowered.states`. `outs` is sized by the caller.
         let result = unsafe { kernel.run(&bound.slots, &self.lowered.params, rows, outs, mode) };
         result.map_err(describe)
     }
