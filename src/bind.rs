@@ -6,6 +6,8 @@
 //! (`int32_col IN (1, 3)` compares 32-bit integers; `date_col >= '1994-01-01'` parses
 //! the string as a date).
 
+use std::cell::Cell;
+
 use arrow_schema::{DataType, Schema};
 
 use crate::error::BindError;
@@ -25,8 +27,17 @@ fn err<T>(span: Span, message: impl Into<String>) -> Result<T> {
 }
 
 /// Binds `expr` against `schema`.
+///
+/// A tree beyond the size limits ([`Expr::check_size`]) is an error.
 pub fn bind(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
-    Binder { schema }.bind(expr)
+    if let Err(message) = expr.check_size() {
+        return err(expr.span, message);
+    }
+    Binder {
+        schema,
+        next_id: Cell::new(0),
+    }
+    .bind(expr)
 }
 
 /// Binds a filter predicate: the result must be BOOLEAN (an untyped NULL counts as one).
@@ -50,6 +61,8 @@ pub fn bind_predicate(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
 
 struct Binder<'a> {
     schema: &'a Schema,
+    /// The id of the next [`TypedKind::Let`].
+    next_id: Cell<usize>,
 }
 
 /// Levenshtein distance, for "did you mean" suggestions.
@@ -94,6 +107,7 @@ fn is_boolean_like(t: &DataType) -> bool {
 }
 
 impl Binder<'_> {
+    #[recursive::recursive]
     fn bind(&self, expr: &Expr) -> Result<TypedExpr> {
         let span = expr.span;
         match &expr.kind {
@@ -153,7 +167,82 @@ impl Binder<'_> {
                 list,
                 negated,
             } => self.in_list(expr, list, *negated, span),
+            ExprKind::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => self.between(expr, low, high, *negated, span),
         }
+    }
+
+    /// `x [NOT] BETWEEN low AND high` is `x >= low AND x <= high` (`x < low OR x > high`),
+    /// with `x` computed once.
+    fn between(
+        &self,
+        x: &Expr,
+        low: &Expr,
+        high: &Expr,
+        negated: bool,
+        span: Span,
+    ) -> Result<TypedExpr> {
+        let x = self.bind(x)?;
+        let (low, high) = (self.bind(low)?, self.bind(high)?);
+        self.share(x, |x| {
+            let (below, above) = if negated {
+                ("less_than", "greater_than")
+            } else {
+                ("greater_than_or_equal_to", "less_than_or_equal_to")
+            };
+            let children = vec![
+                self.call(below, vec![x.clone(), low], span)?,
+                self.call(above, vec![x.clone(), high], span)?,
+            ];
+            let kind = if negated {
+                TypedKind::Or(children)
+            } else {
+                TypedKind::And(children)
+            };
+            Ok(TypedExpr::new(kind, DataType::Boolean, span))
+        })
+    }
+
+    /// `body(x)`, where `body` may use `x` several times. A column or literal (or a
+    /// cast of a column) is copied; anything else is computed once in a
+    /// [`TypedKind::Let`] and `body` gets a [`TypedKind::Ref`] to it, so desugaring
+    /// nested operands stays linear in size.
+    fn share(
+        &self,
+        x: TypedExpr,
+        body: impl FnOnce(&TypedExpr) -> Result<TypedExpr>,
+    ) -> Result<TypedExpr> {
+        let leaf = |k: &TypedKind| {
+            matches!(
+                k,
+                TypedKind::Column(_) | TypedKind::Literal(_) | TypedKind::Ref(_)
+            )
+        };
+        let cheap = match &x.kind {
+            TypedKind::Cast(inner) => leaf(&inner.kind),
+            k => leaf(k),
+        };
+        if cheap {
+            return body(&x);
+        }
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        let reference = TypedExpr::new(TypedKind::Ref(id), x.data_type.clone(), x.span);
+        let body = body(&reference)?;
+        let (data_type, span) = (body.data_type.clone(), body.span);
+        Ok(TypedExpr::new(
+            TypedKind::Let {
+                id,
+                value: Box::new(x),
+                body: Box::new(body),
+            },
+            data_type,
+            span,
+        ))
     }
 
     fn column(&self, name: &str, span: Span) -> Result<TypedExpr> {
@@ -280,6 +369,14 @@ impl Binder<'_> {
                         .collect::<Result<Vec<_>>>()?;
                     return Ok(TypedExpr::new(
                         TypedKind::Coalesce(args),
+                        to.clone(),
+                        x.span,
+                    ));
+                }
+                TypedKind::Let { id, value, body } => {
+                    let body = Box::new(self.coerce(*body, to)?);
+                    return Ok(TypedExpr::new(
+                        TypedKind::Let { id, value, body },
                         to.clone(),
                         x.span,
                     ));
@@ -470,23 +567,24 @@ impl Binder<'_> {
         Ok(TypedExpr::new(TypedKind::Coalesce(args), target, span))
     }
 
-    /// `NULLIF(a, b)` is `CASE WHEN a = b THEN NULL ELSE a END`.
+    /// `NULLIF(a, b)` is `CASE WHEN a = b THEN NULL ELSE a END`, with `a` computed once.
     fn nullif(&self, args: Vec<TypedExpr>, span: Span) -> Result<TypedExpr> {
         let [a, b]: [TypedExpr; 2] = args.try_into().map_err(|_| BindError {
             message: "nullif needs exactly two arguments".into(),
             span,
         })?;
-        let condition = self.call("equal", vec![a.clone(), b], span)?;
-        let null = TypedExpr::literal(ScalarValue::Null(a.data_type.clone()), span);
-        let data_type = a.data_type.clone();
-        Ok(TypedExpr::new(
-            TypedKind::Case {
-                branches: vec![(condition, null)],
-                else_expr: Box::new(a),
-            },
-            data_type,
-            span,
-        ))
+        self.share(a, |a| {
+            let condition = self.call("equal", vec![a.clone(), b], span)?;
+            let null = TypedExpr::literal(ScalarValue::Null(a.data_type.clone()), span);
+            Ok(TypedExpr::new(
+                TypedKind::Case {
+                    branches: vec![(condition, null)],
+                    else_expr: Box::new(a.clone()),
+                },
+                a.data_type.clone(),
+                span,
+            ))
+        })
     }
 
     fn meet(&self, values: &[&TypedExpr], what: &str, span: Span) -> Result<DataType> {
@@ -509,11 +607,27 @@ impl Binder<'_> {
         else_expr: Option<&Expr>,
         span: Span,
     ) -> Result<TypedExpr> {
-        let operand = operand.map(|o| self.bind(o)).transpose()?;
+        match operand {
+            // The operand of a simple CASE is compared in every branch: computed once.
+            Some(o) => {
+                let o = self.bind(o)?;
+                self.share(o, |o| self.case_body(Some(o), branches, else_expr, span))
+            }
+            None => self.case_body(None, branches, else_expr, span),
+        }
+    }
+
+    fn case_body(
+        &self,
+        operand: Option<&TypedExpr>,
+        branches: &[(Expr, Expr)],
+        else_expr: Option<&Expr>,
+        span: Span,
+    ) -> Result<TypedExpr> {
         let mut conditions = Vec::with_capacity(branches.len());
         let mut values = Vec::with_capacity(branches.len() + 1);
         for (when, then) in branches {
-            let condition = match &operand {
+            let condition = match operand {
                 Some(o) => {
                     let w = self.bind(when)?;
                     let wspan = w.span;
@@ -583,23 +697,26 @@ impl Binder<'_> {
                 span,
             ));
         }
-        // A list with expressions is a disjunction of equalities (the SQL definition).
-        let equalities = items
-            .into_iter()
-            .map(|i| {
-                let s = i.span;
-                self.call("equal", vec![probe.clone(), i], s)
+        // A list with expressions is a disjunction of equalities (the SQL definition),
+        // with the probe computed once.
+        self.share(probe, |probe| {
+            let equalities = items
+                .into_iter()
+                .map(|i| {
+                    let s = i.span;
+                    self.call("equal", vec![probe.clone(), i], s)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let any = if equalities.len() == 1 {
+                equalities.into_iter().next().expect("one equality")
+            } else {
+                TypedExpr::new(TypedKind::Or(equalities), DataType::Boolean, span)
+            };
+            Ok(if negated {
+                TypedExpr::new(TypedKind::Not(Box::new(any)), DataType::Boolean, span)
+            } else {
+                any
             })
-            .collect::<Result<Vec<_>>>()?;
-        let any = if equalities.len() == 1 {
-            equalities.into_iter().next().expect("one equality")
-        } else {
-            TypedExpr::new(TypedKind::Or(equalities), DataType::Boolean, span)
-        };
-        Ok(if negated {
-            TypedExpr::new(TypedKind::Not(Box::new(any)), DataType::Boolean, span)
-        } else {
-            any
         })
     }
 }

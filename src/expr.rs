@@ -8,7 +8,12 @@
 //! `Display` prints SQL that the parser reads back into the same tree (a
 //! property test checks this for generated trees). Trees built through the
 //! builder or the parser are in *canonical form*: `AND`/`OR` are flat with at
-//! least two children, and a cast never wraps an untyped `NULL`.
+//! least two children, a cast never wraps an untyped `NULL`, and `BETWEEN` is a
+//! [`ExprKind::Between`] node only when its operand is computed (with a column or a
+//! literal it is the two comparisons, which row-group pruning understands).
+//!
+//! Trees are limited in size: [`MAX_NODES`] nodes and [`MAX_DEPTH`] levels
+//! ([`Expr::check_size`]); the parser and the binder reject larger ones.
 
 use std::fmt;
 
@@ -127,6 +132,18 @@ pub enum ExprKind {
         /// The value tested.
         expr: Box<Expr>,
         /// `IS NOT NULL`.
+        negated: bool,
+    },
+    /// `expr [NOT] BETWEEN low AND high` with a computed `expr` (written once: a
+    /// nested `BETWEEN` would otherwise double in size at every level).
+    Between {
+        /// The value tested.
+        expr: Box<Expr>,
+        /// The lower bound (inclusive).
+        low: Box<Expr>,
+        /// The upper bound (inclusive).
+        high: Box<Expr>,
+        /// `NOT BETWEEN`.
         negated: bool,
     },
     /// `CAST(expr AS type)`.
@@ -290,10 +307,87 @@ impl Expr {
         })
         .with_span(span)
     }
-    /// `self BETWEEN low AND high`, as `self >= low AND self <= high`.
+    /// `self BETWEEN low AND high`: `self >= low AND self <= high` when `self` is a
+    /// column or a literal, else an [`ExprKind::Between`] node (so `self` is not copied).
     pub fn between(self, low: Expr, high: Expr) -> Expr {
-        let span = self.span;
-        and(vec![self.clone().gt_eq(low), self.lt_eq(high)]).with_span(span)
+        between(self, low, high, false)
+    }
+
+    /// `self NOT BETWEEN low AND high`: `self < low OR self > high`, or a node as for
+    /// [`Expr::between`].
+    pub fn not_between(self, low: Expr, high: Expr) -> Expr {
+        between(self, low, high, true)
+    }
+
+    /// The number of nodes and the depth of the tree (a leaf has depth 1), computed
+    /// without recursion.
+    pub fn size(&self) -> (usize, usize) {
+        let mut nodes = 0;
+        let mut depth = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((e, d)) = stack.pop() {
+            nodes += 1;
+            depth = depth.max(d);
+            e.for_each_child(|c| stack.push((c, d + 1)));
+        }
+        (nodes, depth)
+    }
+
+    /// Checks the limits on the size of a tree: at most [`MAX_NODES`] nodes and
+    /// [`MAX_DEPTH`] levels. The message says which limit and by how much.
+    pub fn check_size(&self) -> Result<(), String> {
+        let (nodes, depth) = self.size();
+        if nodes > MAX_NODES {
+            return Err(format!(
+                "expression too large: {nodes} nodes (limit {MAX_NODES})"
+            ));
+        }
+        if depth > MAX_DEPTH {
+            return Err(format!(
+                "expression too deeply nested: {depth} levels (limit {MAX_DEPTH})"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Calls `f` on each direct child, in order.
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        match &self.kind {
+            ExprKind::Column(_) | ExprKind::Literal(_) => {}
+            ExprKind::Call { args: c, .. } | ExprKind::And(c) | ExprKind::Or(c) => {
+                c.iter().for_each(f)
+            }
+            ExprKind::Not(x)
+            | ExprKind::IsNull { expr: x, .. }
+            | ExprKind::Cast { expr: x, .. } => f(x),
+            ExprKind::Case {
+                operand,
+                branches,
+                else_expr,
+            } => {
+                if let Some(o) = operand {
+                    f(o);
+                }
+                for (w, t) in branches {
+                    f(w);
+                    f(t);
+                }
+                if let Some(e) = else_expr {
+                    f(e);
+                }
+            }
+            ExprKind::InList { expr, list, .. } => {
+                f(expr);
+                list.iter().for_each(f);
+            }
+            ExprKind::Between {
+                expr, low, high, ..
+            } => {
+                f(expr);
+                f(low);
+                f(high);
+            }
+        }
     }
     /// `CAST(self AS to)`; a cast of an untyped `NULL` is a typed `NULL` literal.
     pub fn cast(self, to: DataType) -> Expr {
@@ -307,6 +401,34 @@ impl Expr {
         })
         .with_span(span)
     }
+}
+
+/// The most nodes an expression may have (a 10,000-item `IN` list has 10,002).
+///
+/// Every stage is linear in the size of the tree; the limit bounds the memory and
+/// time one expression can take.
+pub const MAX_NODES: usize = 100_000;
+
+/// The deepest an expression may nest (`AND`/`OR` chains are flat and count once).
+/// Binding, compiling and printing recurse; this keeps them well within a thread's stack.
+pub const MAX_DEPTH: usize = 256;
+
+fn between(x: Expr, low: Expr, high: Expr, negated: bool) -> Expr {
+    if matches!(x.kind, ExprKind::Column(_) | ExprKind::Literal(_)) {
+        return if negated {
+            or(vec![x.clone().lt(low), x.gt(high)])
+        } else {
+            and(vec![x.clone().gt_eq(low), x.lt_eq(high)])
+        };
+    }
+    let span = x.span.union(low.span).union(high.span);
+    Expr::new(ExprKind::Between {
+        expr: Box::new(x),
+        low: Box::new(low),
+        high: Box::new(high),
+        negated,
+    })
+    .with_span(span)
 }
 
 /// A column reference.
@@ -585,6 +707,16 @@ impl fmt::Display for Expr {
                 write!(f, "({expr} IS {}NULL)", if *negated { "NOT " } else { "" })
             }
             ExprKind::Cast { expr, to } => write!(f, "CAST({expr} AS {})", sql_type_name(to)),
+            ExprKind::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => write!(
+                f,
+                "({expr} {}BETWEEN {low} AND {high})",
+                if *negated { "NOT " } else { "" }
+            ),
         }
     }
 }

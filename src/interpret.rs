@@ -10,6 +10,8 @@
 //! an error ([`Errors`]); `AND`, `OR`, `CASE` and `COALESCE` drop the errors of rows
 //! whose value they do not use, and the first remaining row is reported at the root.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::array::{
@@ -46,7 +48,11 @@ use crate::types::{is_float, is_integer, sql_type_name, units_per_second};
 /// assert_eq!(result.iter().collect::<Vec<_>>(), vec![Some(false), None, Some(true)]);
 /// ```
 pub fn interpret(expr: &TypedExpr, batch: &RecordBatch) -> Result<ArrayRef> {
-    let value = Interpreter { batch }.eval(expr)?;
+    let interpreter = Interpreter {
+        batch,
+        shared: RefCell::new(HashMap::new()),
+    };
+    let value = interpreter.eval(expr)?;
     if let Some(e) = value.errors.first_row() {
         return Err(e.into());
     }
@@ -133,11 +139,13 @@ impl Errors {
 }
 
 /// A node's result: an array (or a scalar for literals) and the rows that errored.
+#[derive(Clone)]
 struct Value {
     data: Data,
     errors: Errors,
 }
 
+#[derive(Clone)]
 enum Data {
     Array(ArrayRef),
     Scalar(ArrayRef),
@@ -218,6 +226,8 @@ fn overflow(what: &str, t: &DataType) -> ErrorKind {
 
 struct Interpreter<'a> {
     batch: &'a RecordBatch,
+    /// The values of the enclosing `Let`s, by id.
+    shared: RefCell<HashMap<usize, Value>>,
 }
 
 impl Interpreter<'_> {
@@ -225,6 +235,7 @@ impl Interpreter<'_> {
         self.batch.num_rows()
     }
 
+    #[recursive::recursive]
     fn eval(&self, expr: &TypedExpr) -> Result<Value> {
         match &expr.kind {
             TypedKind::Column(i) => Ok(Value::array(self.batch.column(*i).clone())),
@@ -271,6 +282,23 @@ impl Interpreter<'_> {
                 list,
                 negated,
             } => self.in_list(expr, list, *negated),
+            TypedKind::Let { id, value, body } => {
+                // The value's errors surface through the `Ref`s that use it.
+                let v = self.eval(value)?;
+                let previous = self.shared.borrow_mut().insert(*id, v);
+                let result = self.eval(body);
+                let mut shared = self.shared.borrow_mut();
+                match previous {
+                    Some(p) => shared.insert(*id, p),
+                    None => shared.remove(id),
+                };
+                result
+            }
+            TypedKind::Ref(id) => {
+                self.shared.borrow().get(id).cloned().ok_or_else(|| {
+                    EvalError::Other(format!("reference ${id} outside its LET")).into()
+                })
+            }
         }
     }
 

@@ -4,7 +4,11 @@
 //!
 //! A kernel is specialized on which inputs have nulls: a column whose `null_count`
 //! is 0 gets no validity code at all. The variant for the schema's nullability is
-//! compiled up front; others are compiled the first time a batch needs them.
+//! compiled up front; others are compiled the first time a batch needs them, up to
+//! [`MAX_SPECIALIZED`] patterns. Beyond that every other pattern runs the variant
+//! that reads validity for every input (compiled once), with an all-valid bitmap
+//! for columns that have none, so data whose nulls move between columns costs at
+//! most `MAX_SPECIALIZED + 1` compilations per expression.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -21,6 +25,10 @@ use crate::interpret::interpret;
 use crate::lower::{lower, Lowered, Unsupported};
 use crate::typed::TypedExpr;
 
+/// How many null patterns get a kernel of their own before later patterns share the
+/// all-nullable variant.
+pub(crate) const MAX_SPECIALIZED: usize = 2;
+
 /// One or more expressions compiled into one kernel, with its variants.
 pub(crate) struct Jit {
     lowered: Lowered,
@@ -32,7 +40,6 @@ pub(crate) struct Jit {
 /// A batch's buffers as the kernel reads them, plus any words we had to realign.
 struct Bound {
     slots: Vec<Slot>,
-    nullable: Vec<bool>,
     _realigned: Vec<Vec<u64>>,
 }
 
@@ -94,21 +101,32 @@ impl Jit {
         program
     }
 
-    fn kernel(&self, nullable: &[bool]) -> Result<Arc<Kernel>> {
-        if let Some(k) = self
-            .variants
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(nullable)
-        {
-            return Ok(k.clone());
-        }
+    /// The kernel for inputs with nulls where `nullable` says, and the null pattern it
+    /// was compiled for: `nullable` itself, or (once [`MAX_SPECIALIZED`] patterns have
+    /// their own) the all-nullable pattern.
+    fn kernel(&self, nullable: &[bool]) -> Result<(Arc<Kernel>, Vec<bool>)> {
+        let all = vec![true; nullable.len()];
+        let pattern = {
+            let variants = self.variants.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(k) = variants.get(nullable) {
+                return Ok((k.clone(), nullable.to_vec()));
+            }
+            let specialized = variants.keys().filter(|p| **p != all).count();
+            if specialized < MAX_SPECIALIZED {
+                nullable.to_vec()
+            } else if let Some(k) = variants.get(&all) {
+                return Ok((k.clone(), all));
+            } else {
+                all
+            }
+        };
         let kernel = self
             .cache
-            .get_or_compile(&self.program_for(nullable))
+            .get_or_compile(&self.program_for(&pattern))
             .map_err(|e| Error::Compile(e.to_string()))?;
         let mut variants = self.variants.write().unwrap_or_else(|p| p.into_inner());
-        Ok(variants.entry(nullable.to_vec()).or_insert(kernel).clone())
+        let kernel = variants.entry(pattern.clone()).or_insert(kernel).clone();
+        Ok((kernel, pattern))
     }
 
     /// Compile timings of the first variant compiled.
@@ -145,14 +163,24 @@ impl Jit {
         &self.lowered.columns
     }
 
-    fn bind(&self, columns: &[ArrayRef]) -> Result<Bound> {
+    /// Binds `columns` for the variant compiled for null pattern `pattern` (which
+    /// includes every column with nulls): a column the variant reads validity for but
+    /// which has no bitmap gets an all-valid one.
+    fn bind(&self, columns: &[ArrayRef], rows: usize, pattern: &[bool]) -> Result<Bound> {
         let mut slots = Vec::with_capacity(columns.len());
-        let mut nullable = Vec::with_capacity(columns.len());
         let mut realigned = Vec::new();
-        for (spec, array) in self.lowered.program.inputs.iter().zip(columns) {
-            let has_nulls = array.null_count() > 0;
+        for ((spec, array), &nullable) in
+            self.lowered.program.inputs.iter().zip(columns).zip(pattern)
+        {
             let validity = match array.nulls() {
-                Some(n) if has_nulls => words(n.inner(), &mut realigned),
+                Some(n) if nullable => words(n.inner(), &mut realigned),
+                None if nullable => {
+                    realigned.push(vec![u64::MAX; rows.div_ceil(64)]);
+                    realigned
+                        .last()
+                        .map(|v| v.as_ptr())
+                        .unwrap_or(std::ptr::null())
+                }
                 _ => std::ptr::null(),
             };
             let data = array.to_data();
@@ -195,11 +223,9 @@ impl Jit {
                 }
             };
             slots.push(slot);
-            nullable.push(has_nulls);
         }
         Ok(Bound {
             slots,
-            nullable,
             _realigned: realigned,
         })
     }
@@ -219,15 +245,17 @@ impl Jit {
         if columns.len() != self.lowered.columns.len() || columns.iter().any(|c| c.len() != rows) {
             return Err(EvalError::SchemaMismatch("column count or length differs".into()).into());
         }
-        let bound = self.bind(columns)?;
-        let kernel = self.kernel(&bound.nullable)?;
+        let has_nulls: Vec<bool> = columns.iter().map(|c| c.null_count() > 0).collect();
+        let (kernel, pattern) = self.kernel(&has_nulls)?;
+        let bound = self.bind(columns, rows, &pattern)?;
         // SAFETY: `bound.slots` has one slot per program input, built from arrays of
         // `rows` rows whose types the caller checked against the compiled schema: values
         // pointers come from the arrays' own buffers (offset-adjusted, length checked),
         // bitmaps are whole words from row 0 (realigned copies otherwise), and a
-        // validity pointer is present exactly for the inputs the variant treats as
-        // nullable. `self.lowered.params` holds one value per parameter, with helper
-        // states owned by `self.lowered.states`. `outs` is sized by the caller.
+        // validity pointer (the array's, or all-valid words for `rows` rows) is present
+        // exactly for the inputs the variant treats as nullable. `self.lowered.params`
+        // holds one value per parameter, with helper states owned by
+        // `self.lowered.states`. `outs` is sized by the caller.
         let result = unsafe { kernel.run(&bound.slots, &self.lowered.params, rows, outs, mode) };
         result.map_err(describe)
     }

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use arrow_schema::DataType;
 use broadhead_codegen::{
-    ArithOp, CmpOp, Helper, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest,
+    ArithOp, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest,
 };
 
 use crate::registry::FuncId;
@@ -18,6 +18,15 @@ use crate::scalar::ScalarValue;
 use crate::strings::{self, helpers};
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{sql_type_name, units_per_second};
+
+/// The longest numeric `IN` list compiled as a chain of comparisons; longer lists
+/// are looked up in a sorted set ([`Node::InSet`]), so compile time does not grow
+/// with the list.
+pub(crate) const IN_CHAIN_MAX: usize = 32;
+
+/// The most kernel nodes one expression may lower to; larger expressions are
+/// interpreted, because LLVM's optimization time grows faster than the kernel.
+pub(crate) const MAX_JIT_NODES: usize = 2_000;
 
 /// A construct the JIT does not compile (the caller falls back to the interpreter).
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +78,16 @@ pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsuppo
                 sql_type_name(&e.data_type)
             )));
         }
+        let before = l.nodes.len();
         outputs.push(l.expr(e)?);
+        // Counted per expression (what it adds), so expressions that lower alone
+        // also lower together.
+        let added = l.nodes.len() - before;
+        if added > MAX_JIT_NODES {
+            return Err(Unsupported(format!(
+                "an expression of {added} kernel nodes (the JIT compiles up to {MAX_JIT_NODES})"
+            )));
+        }
     }
     Ok(Lowered {
         program: Program {
@@ -95,6 +113,10 @@ struct Lowerer {
     values: Vec<u64>,
     states: Vec<Box<dyn Any + Send + Sync>>,
     state_slots: HashMap<(&'static str, String), usize>,
+    /// Parameter slots by (type, bits), so equal literals share one.
+    param_slots: HashMap<(PType, u64), usize>,
+    /// The nodes of the enclosing `Let`s' values, by id.
+    shared: HashMap<usize, NodeId>,
 }
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
@@ -166,13 +188,16 @@ impl Lowerer {
     }
 
     fn param(&mut self, ty: PType, bits: u64) -> NodeId {
-        let existing =
-            (0..self.params.len()).find(|&i| self.params[i] == ty && self.values[i] == bits);
-        let slot = existing.unwrap_or_else(|| {
-            self.params.push(ty);
-            self.values.push(bits);
-            self.params.len() - 1
-        });
+        let slot = match self.param_slots.get(&(ty, bits)) {
+            Some(&slot) => slot,
+            None => {
+                self.params.push(ty);
+                self.values.push(bits);
+                let slot = self.params.len() - 1;
+                self.param_slots.insert((ty, bits), slot);
+                slot
+            }
+        };
         self.add(Node::Param(slot))
     }
 
@@ -222,6 +247,7 @@ impl Lowerer {
         physical(&e.data_type).ok_or_else(|| Unsupported(format!("type {}", e.data_type)))
     }
 
+    #[recursive::recursive]
     fn expr(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
         let ty = Self::typ(e);
         Ok(match &e.kind {
@@ -289,6 +315,21 @@ impl Lowerer {
                 list,
                 negated,
             } => self.in_list(expr, list, *negated)?,
+            TypedKind::Let { id, value, body } => {
+                // The value becomes one node that every `Ref` in the body uses.
+                let v = self.expr(value)?;
+                let previous = self.shared.insert(*id, v);
+                let result = self.expr(body);
+                match previous {
+                    Some(p) => self.shared.insert(*id, p),
+                    None => self.shared.remove(id),
+                };
+                result?
+            }
+            TypedKind::Ref(id) => match self.shared.get(id) {
+                Some(&v) => v,
+                None => return unsupported(format!("reference ${id} outside its LET")),
+            },
         })
     }
 
@@ -333,6 +374,19 @@ impl Lowerer {
         }
         let x = self.expr(probe)?;
         let t = Self::typ(probe)?;
+        let present = list.iter().filter(|v| !v.is_null());
+        if present.clone().count() > IN_CHAIN_MAX && t != PType::Bool {
+            let bits = present
+                .map(|v| literal_bits(v).ok_or_else(|| Unsupported("IN list value".into())))
+                .collect::<Result<Vec<_>, _>>()?;
+            let state = self.state(InSet::new(t, bits));
+            return Ok(self.add(Node::InSet {
+                x,
+                state,
+                has_null,
+                negated,
+            }));
+        }
         let mut values = Vec::with_capacity(list.len());
         for v in list.iter().filter(|v| !v.is_null()) {
             values.push(match v {
@@ -344,6 +398,10 @@ impl Lowerer {
                 }
             });
         }
+        // Equal values are one parameter (or constant), so one comparison: a
+        // boolean list of any length is at most two.
+        values.sort_unstable();
+        values.dedup();
         Ok(self.add(Node::InList {
             x,
             values,

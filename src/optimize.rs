@@ -4,15 +4,18 @@
 //! with evaluation; a constant subtree whose evaluation fails (`1 / 0`) is left in
 //! place, because it may sit in a branch no row takes.
 
+use std::collections::HashMap;
+
 use arrow_schema::DataType;
 
 use crate::expr::Span;
 use crate::interpret::evaluate_constant;
-use crate::registry::NullBehavior;
+use crate::registry::{FuncId, NullBehavior};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 
 /// Simplifies `e` without changing its value on any row.
+#[recursive::recursive]
 pub fn optimize(e: TypedExpr) -> TypedExpr {
     let e = simplify_children(e);
     let e = simplify(e);
@@ -20,23 +23,44 @@ pub fn optimize(e: TypedExpr) -> TypedExpr {
 }
 
 fn simplify_children(e: TypedExpr) -> TypedExpr {
+    if let TypedKind::Let { id, value, body } = e.kind {
+        let value = optimize(*value);
+        // A constant shared value is a literal at each use, so it folds there.
+        if value.as_literal().is_some() {
+            return optimize(substitute(*body, id, &value));
+        }
+        return TypedExpr {
+            kind: TypedKind::Let {
+                id,
+                value: Box::new(value),
+                body: Box::new(optimize(*body)),
+            },
+            ..e
+        };
+    }
+    map_children(e, &mut optimize)
+}
+
+/// `e` with `f` applied to each direct child.
+fn map_children(e: TypedExpr, f: &mut impl FnMut(TypedExpr) -> TypedExpr) -> TypedExpr {
     let TypedExpr {
         kind,
         data_type,
         span,
     } = e;
+    let mut boxed = |x: Box<TypedExpr>| Box::new(f(*x));
     let kind = match kind {
         TypedKind::Call { sig, args } => TypedKind::Call {
             sig,
-            args: args.into_iter().map(optimize).collect(),
+            args: args.into_iter().map(&mut *f).collect(),
         },
-        TypedKind::And(c) => TypedKind::And(c.into_iter().map(optimize).collect()),
-        TypedKind::Or(c) => TypedKind::Or(c.into_iter().map(optimize).collect()),
-        TypedKind::Coalesce(c) => TypedKind::Coalesce(c.into_iter().map(optimize).collect()),
-        TypedKind::Not(x) => TypedKind::Not(Box::new(optimize(*x))),
-        TypedKind::Cast(x) => TypedKind::Cast(Box::new(optimize(*x))),
+        TypedKind::And(c) => TypedKind::And(c.into_iter().map(&mut *f).collect()),
+        TypedKind::Or(c) => TypedKind::Or(c.into_iter().map(&mut *f).collect()),
+        TypedKind::Coalesce(c) => TypedKind::Coalesce(c.into_iter().map(&mut *f).collect()),
+        TypedKind::Not(x) => TypedKind::Not(boxed(x)),
+        TypedKind::Cast(x) => TypedKind::Cast(boxed(x)),
         TypedKind::IsNull { expr, negated } => TypedKind::IsNull {
-            expr: Box::new(optimize(*expr)),
+            expr: boxed(expr),
             negated,
         },
         TypedKind::InList {
@@ -44,7 +68,7 @@ fn simplify_children(e: TypedExpr) -> TypedExpr {
             list,
             negated,
         } => TypedKind::InList {
-            expr: Box::new(optimize(*expr)),
+            expr: boxed(expr),
             list,
             negated,
         },
@@ -52,18 +76,31 @@ fn simplify_children(e: TypedExpr) -> TypedExpr {
             branches,
             else_expr,
         } => TypedKind::Case {
-            branches: branches
-                .into_iter()
-                .map(|(c, v)| (optimize(c), optimize(v)))
-                .collect(),
-            else_expr: Box::new(optimize(*else_expr)),
+            branches: branches.into_iter().map(|(c, v)| (f(c), f(v))).collect(),
+            else_expr: Box::new(f(*else_expr)),
         },
-        leaf => leaf,
+        TypedKind::Let { id, value, body } => TypedKind::Let {
+            id,
+            value: Box::new(f(*value)),
+            body: Box::new(f(*body)),
+        },
+        leaf @ (TypedKind::Column(_) | TypedKind::Literal(_) | TypedKind::Ref(_)) => leaf,
     };
     TypedExpr {
         kind,
         data_type,
         span,
+    }
+}
+
+/// `e` with every `Ref(id)` replaced by `value`.
+fn substitute(e: TypedExpr, id: usize, value: &TypedExpr) -> TypedExpr {
+    match e.kind {
+        TypedKind::Ref(r) if r == id => TypedExpr {
+            span: e.span,
+            ..value.clone()
+        },
+        _ => map_children(e, &mut |c| substitute(c, id, value)),
     }
 }
 
@@ -154,6 +191,9 @@ fn logic(children: Vec<TypedExpr>, is_and: bool, span: Span) -> TypedExpr {
             }
         }
     }
+    if !is_and {
+        out = equalities_to_in(out, span);
+    }
     match out.len() {
         0 => TypedExpr::literal(ScalarValue::Boolean(is_and), span),
         1 => out.pop().expect("one child"),
@@ -166,6 +206,92 @@ fn logic(children: Vec<TypedExpr>, is_and: bool, span: Span) -> TypedExpr {
             TypedExpr::new(kind, DataType::Boolean, span)
         }
     }
+}
+
+/// The fewest equalities of one value with literals that an `OR` turns into an `IN`.
+const OR_TO_IN_MIN: usize = 8;
+
+/// What an equality compares with a literal, when it is a column (possibly cast) or a
+/// shared value: the key `OR` children are grouped by.
+#[derive(PartialEq, Eq, Hash)]
+enum Probe {
+    Column(usize, DataType),
+    Ref(usize, DataType),
+}
+
+/// The probe and literal of `probe = literal` (either way round), if `e` is one.
+fn equality(e: &TypedExpr) -> Option<(Probe, &TypedExpr, &ScalarValue)> {
+    let TypedKind::Call { sig, args } = &e.kind else {
+        return None;
+    };
+    if sig.func != FuncId::Equal {
+        return None;
+    }
+    let (x, v) = match (&args[0], &args[1]) {
+        (x, l) | (l, x) if l.as_literal().is_some() && x.as_literal().is_none() => {
+            (x, l.as_literal()?)
+        }
+        _ => return None,
+    };
+    if v.data_type() != x.data_type && !v.is_null() {
+        return None;
+    }
+    let key = match &x.kind {
+        TypedKind::Column(i) => Probe::Column(*i, x.data_type.clone()),
+        TypedKind::Cast(inner) => match inner.kind {
+            TypedKind::Column(i) => Probe::Column(i, x.data_type.clone()),
+            _ => return None,
+        },
+        TypedKind::Ref(id) => Probe::Ref(*id, x.data_type.clone()),
+        _ => return None,
+    };
+    Some((key, x, v))
+}
+
+/// `OR` children: [`OR_TO_IN_MIN`] or more equalities of one column with literals
+/// become one `IN` list (SQL defines `x IN (a, b)` as `x = a OR x = b`, NULLs and
+/// errors included), which the JIT compiles to a lookup instead of a chain.
+fn equalities_to_in(children: Vec<TypedExpr>, span: Span) -> Vec<TypedExpr> {
+    let mut counts: HashMap<Probe, usize> = HashMap::new();
+    for c in &children {
+        if let Some((key, _, _)) = equality(c) {
+            *counts.entry(key).or_default() += 1;
+        }
+    }
+    if counts.values().all(|&n| n < OR_TO_IN_MIN) {
+        return children;
+    }
+    // Where each grouped probe's IN goes (the position of its first equality).
+    let mut lists: HashMap<Probe, (usize, TypedExpr, Vec<ScalarValue>)> = HashMap::new();
+    let mut out: Vec<Option<TypedExpr>> = Vec::with_capacity(children.len());
+    for c in children {
+        let grouped = match equality(&c) {
+            Some((key, x, v)) if counts[&key] >= OR_TO_IN_MIN => {
+                let (x, v) = (x.clone(), v.clone());
+                let at = out.len();
+                lists
+                    .entry(key)
+                    .or_insert_with(|| (at, x, Vec::new()))
+                    .2
+                    .push(v);
+                true
+            }
+            _ => false,
+        };
+        out.push(if grouped { None } else { Some(c) });
+    }
+    for (_, (at, x, list)) in lists {
+        out[at] = Some(TypedExpr::new(
+            TypedKind::InList {
+                expr: Box::new(x),
+                list,
+                negated: false,
+            },
+            DataType::Boolean,
+            span,
+        ));
+    }
+    out.into_iter().flatten().collect()
 }
 
 fn fold(e: TypedExpr) -> TypedExpr {

@@ -3,8 +3,10 @@
 //! [`parse_expr`] reads one scalar expression and [`parse_select_list`] a
 //! comma-separated list of expressions with optional aliases. Both produce trees
 //! in canonical form (see [`crate::expr`]): operators become calls with Gandiva's
-//! names, parentheses vanish, `AND`/`OR` are flattened, `BETWEEN` is lowered to
-//! two comparisons, and `CAST(NULL AS t)` is a typed `NULL` literal. Function
+//! names, parentheses vanish, `AND`/`OR` are flattened, `BETWEEN` on a column or
+//! literal is lowered to two comparisons (on a computed value it stays a node, so
+//! the value is not copied), and `CAST(NULL AS t)` is a typed `NULL` literal. Trees
+//! larger than [`expr::MAX_NODES`] nodes are an error. Function
 //! names are lower-cased but not checked: the binder does that.
 //!
 //! Whatever sqlparser accepts but Broadhead does not support (subqueries,
@@ -32,7 +34,7 @@ use crate::types::{from_sql_type, sql_type_name};
 /// of left-associative operators (`a + b + c + …`) is parsed without recursion and
 /// can be arbitrarily deep; converting it, printing it and compiling it recurse.
 /// Chains of `AND`/`OR` are flattened and do not count.
-const MAX_DEPTH: usize = 256;
+const MAX_DEPTH: usize = expr::MAX_DEPTH;
 
 /// The most tokens an input may have for sqlparser's recursive helpers (spans,
 /// `Display`, `Drop`) to be safe on its tree.
@@ -81,11 +83,21 @@ pub fn parse_expr(text: &str) -> Result<Expr, ParseError> {
     let ast = parser
         .parse_expr()
         .map_err(|e| from_parser_error(e, text))?;
-    let result = expect_end(&parser).and_then(|()| convert(&ast, cx));
+    let result = expect_end(&parser)
+        .and_then(|()| convert(&ast, cx))
+        .and_then(checked_size);
     if !cx.shallow {
         dismantle(ast);
     }
     result
+}
+
+/// The tree, if it is within the size limits of [`Expr::check_size`].
+fn checked_size(e: Expr) -> Result<Expr, ParseError> {
+    match e.check_size() {
+        Ok(()) => Ok(e),
+        Err(message) => Err(error(message, e.span)),
+    }
 }
 
 /// Parses a comma-separated select list `a, b * 2 AS x, abs(c)` into (expr, optional alias) pairs.
@@ -145,9 +157,9 @@ fn select_items(items: &[SelectItem], cx: Cx) -> Result<Vec<(Expr, Option<String
     items
         .iter()
         .map(|item| match item {
-            SelectItem::UnnamedExpr(e) => Ok((convert(e, cx)?, None)),
+            SelectItem::UnnamedExpr(e) => Ok((checked_size(convert(e, cx)?)?, None)),
             SelectItem::ExprWithAlias { expr, alias } => {
-                Ok((convert(expr, cx)?, Some(alias.value.clone())))
+                Ok((checked_size(convert(expr, cx)?)?, Some(alias.value.clone())))
             }
             SelectItem::ExprWithAliases { aliases, .. } => Err(error(
                 "a select list item can have only one alias",
@@ -671,9 +683,9 @@ fn between(
 ) -> Result<Expr, ParseError> {
     let (x, low, high) = (convert(x, d)?, convert(low, d)?, convert(high, d)?);
     Ok(if negated {
-        expr::or(vec![x.clone().lt(low), x.gt(high)])
+        x.not_between(low, high)
     } else {
-        expr::and(vec![x.clone().gt_eq(low), x.lt_eq(high)])
+        x.between(low, high)
     })
 }
 
@@ -1435,6 +1447,45 @@ mod tests {
         assert_eq!(
             p("x IS NOT DISTINCT FROM y"),
             x.is_not_distinct_from(col("y"))
+        );
+    }
+
+    #[test]
+    fn between_of_a_computed_value_is_a_node() {
+        let x = col("x").add(lit(1i64));
+        let e = p("x + 1 BETWEEN 1 AND 2");
+        assert_eq!(e, x.clone().between(lit(1i64), lit(2i64)));
+        assert!(matches!(e.kind, ExprKind::Between { negated: false, .. }));
+        assert_eq!(e.to_string(), "((x + 1) BETWEEN 1 AND 2)");
+        let n = p("x + 1 NOT BETWEEN 1 AND 2");
+        assert_eq!(n, x.not_between(lit(1i64), lit(2i64)));
+        assert_eq!(n.to_string(), "((x + 1) NOT BETWEEN 1 AND 2)");
+        // Nested, the operand is written once per level: linear, not exponential.
+        let mut text = "x".to_string();
+        for _ in 0..40 {
+            text = format!("({text} BETWEEN 1 AND 2)");
+        }
+        let e = p(&text);
+        // The innermost is two comparisons (7 nodes, 3 levels), each level above adds 3 nodes.
+        assert_eq!(e.size(), (7 + 3 * 39, 3 + 39));
+        assert_eq!(p(&e.to_string()), e);
+    }
+
+    #[test]
+    fn size_limit_is_checked() {
+        let items = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+        // `x IN (…)` with k items has k + 2 nodes.
+        let at_limit = format!("x IN ({})", items(expr::MAX_NODES - 2));
+        assert_eq!(p(&at_limit).size().0, expr::MAX_NODES);
+        let over = format!("x IN ({})", items(expr::MAX_NODES - 1));
+        let err = parse_expr(&over).unwrap_err();
+        assert_eq!(
+            err.message,
+            format!(
+                "expression too large: {} nodes (limit {})",
+                expr::MAX_NODES + 1,
+                expr::MAX_NODES
+            )
         );
     }
 

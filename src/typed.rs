@@ -2,8 +2,13 @@
 //!
 //! Columns are resolved to indices, every node has a type, implicit casts are
 //! explicit [`TypedKind::Cast`] nodes, functions point at their registry entry, and
-//! sugar is gone (`NULLIF` and simple `CASE` are searched `CASE`; `IN` lists hold
-//! literals of the probe's type).
+//! sugar is gone (`NULLIF` and simple `CASE` are searched `CASE`, `BETWEEN` is two
+//! comparisons; `IN` lists hold literals of the probe's type).
+//!
+//! Desugaring uses an operand more than once. A column or literal is simply copied;
+//! any other operand is written once, in a [`TypedKind::Let`], and its uses are
+//! [`TypedKind::Ref`] nodes, so nesting `NULLIF`s or `BETWEEN`s keeps the tree linear
+//! in the size of the text.
 
 use std::fmt;
 
@@ -72,6 +77,18 @@ pub enum TypedKind {
     Cast(Box<TypedExpr>),
     /// The first non-NULL argument.
     Coalesce(Vec<TypedExpr>),
+    /// `body`, in which [`TypedKind::Ref`]`(id)` is the value of `value`: an operand
+    /// that desugaring uses several times, computed once. The node has `body`'s type.
+    Let {
+        /// The name `Ref` nodes in `body` use (unique within the tree).
+        id: usize,
+        /// The shared value.
+        value: Box<TypedExpr>,
+        /// The expression using it.
+        body: Box<TypedExpr>,
+    },
+    /// The value of the enclosing [`TypedKind::Let`] with this id.
+    Ref(usize),
 }
 
 impl TypedExpr {
@@ -101,7 +118,8 @@ impl TypedExpr {
     /// The direct children, in evaluation order.
     pub fn children(&self) -> Vec<&TypedExpr> {
         match &self.kind {
-            TypedKind::Column(_) | TypedKind::Literal(_) => vec![],
+            TypedKind::Column(_) | TypedKind::Literal(_) | TypedKind::Ref(_) => vec![],
+            TypedKind::Let { value, body, .. } => vec![value, body],
             TypedKind::Call { args, .. } => args.iter().collect(),
             TypedKind::And(c) | TypedKind::Or(c) | TypedKind::Coalesce(c) => c.iter().collect(),
             TypedKind::Not(x) | TypedKind::Cast(x) => vec![x],
@@ -147,7 +165,7 @@ impl TypedExpr {
 
     /// Whether the value depends on no column.
     pub fn is_constant(&self) -> bool {
-        !matches!(self.kind, TypedKind::Column(_))
+        !matches!(self.kind, TypedKind::Column(_) | TypedKind::Ref(_))
             && self.children().iter().all(|c| c.is_constant())
     }
 
@@ -263,6 +281,13 @@ impl fmt::Display for DisplayTyped<'_> {
                 self.list(f, c, ", ")?;
                 f.write_str(")")
             }
+            TypedKind::Let { id, value, body } => write!(
+                f,
+                "(LET ${id} = {} IN {})",
+                self.child(value),
+                self.child(body)
+            ),
+            TypedKind::Ref(id) => write!(f, "${id}"),
         }
     }
 }

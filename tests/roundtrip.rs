@@ -226,11 +226,22 @@ fn tree() -> impl Strategy<Value = Expr> {
             }),
             // `Expr::cast` turns a cast of an untyped NULL into a typed NULL literal.
             (inner.clone(), sql_type()).prop_map(|(x, to)| x.cast(to)),
+            // A `BETWEEN` node when `x` is computed, two comparisons otherwise.
+            (inner.clone(), inner.clone(), inner.clone(), any::<bool>()).prop_map(
+                |(x, low, high, negated)| {
+                    if negated {
+                        x.not_between(low, high)
+                    } else {
+                        x.between(low, high)
+                    }
+                }
+            ),
         ]
     })
 }
 
-/// Whether a tree is canonical: flat AND/OR with 2+ children, no cast of an untyped NULL.
+/// Whether a tree is canonical: flat AND/OR with 2+ children, no cast of an untyped
+/// NULL, `BETWEEN` nodes only on computed values.
 fn is_canonical(e: &Expr) -> bool {
     let all = |children: &[Expr]| children.iter().all(is_canonical);
     match &e.kind {
@@ -261,6 +272,14 @@ fn is_canonical(e: &Expr) -> bool {
         }
         ExprKind::InList { expr, list, .. } => !list.is_empty() && is_canonical(expr) && all(list),
         ExprKind::IsNull { expr, .. } => is_canonical(expr),
+        ExprKind::Between {
+            expr, low, high, ..
+        } => {
+            !matches!(expr.kind, ExprKind::Column(_) | ExprKind::Literal(_))
+                && is_canonical(expr)
+                && is_canonical(low)
+                && is_canonical(high)
+        }
         ExprKind::Cast { expr, .. } => {
             !matches!(
                 expr.kind,

@@ -27,7 +27,12 @@ use inkwell::values::{
 };
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
-use crate::program::{ArithOp, CmpOp, Helper, Mode, Node, NodeId, PType, Program, TruthTest};
+use crate::program::{
+    in_set_lookup, ArithOp, CmpOp, Helper, InSet, Mode, Node, NodeId, PType, Program, TruthTest,
+};
+
+/// The symbol kernels call [`in_set_lookup`] by.
+const IN_SET_LOOKUP: &str = "broadhead_in_set_lookup";
 
 /// Rows per block: the width of the vectors and of the masks.
 ///
@@ -777,6 +782,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     // ----- nodes -----
 
+    #[recursive::recursive]
     fn node(
         &mut self,
         id: NodeId,
@@ -897,19 +903,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         found = self.or(found, eq)?;
                     }
                 }
-                let valid = self.validity(&xv)?.unwrap_or(self.ones());
-                let yes = self.and(found, valid)?;
-                let no = if has_null {
-                    self.mzero()
-                } else {
-                    self.and(self.not(found)?, valid)?
-                };
-                let (t, f) = if negated { (no, yes) } else { (yes, no) };
-                V::Bool {
-                    t,
-                    f,
-                    err: xv.err(),
-                }
+                self.membership(found, &xv, has_null, negated)?
+            }
+            Node::InSet {
+                x,
+                state,
+                has_null,
+                negated,
+            } => {
+                let t = self.prog.type_of(x);
+                let xv = self.node(x, block, memo)?;
+                let found = self.in_set(t, state, &xv)?;
+                self.membership(found, &xv, has_null, negated)?
             }
             Node::Cast(x, to) => {
                 let from = self.prog.type_of(x);
@@ -925,6 +930,101 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         };
         memo.insert(id, v);
         Ok(v)
+    }
+
+    /// The result of `x [NOT] IN (…)` from the lanes where `x` was `found`.
+    fn membership(
+        &self,
+        found: IntValue<'ctx>,
+        xv: &V<'ctx>,
+        has_null: bool,
+        negated: bool,
+    ) -> R<V<'ctx>> {
+        let valid = self.validity(xv)?.unwrap_or(self.ones());
+        let yes = self.and(found, valid)?;
+        let no = if has_null {
+            self.mzero()
+        } else {
+            self.and(self.not(found)?, valid)?
+        };
+        let (t, f) = if negated { (no, yes) } else { (yes, no) };
+        Ok(V::Bool {
+            t,
+            f,
+            err: xv.err(),
+        })
+    }
+
+    /// The lanes whose value of `x` (of type `t`) is in the [`InSet`] at parameter
+    /// `state`: the block's keys ([`InSet::key`]) are stored in the helper buffer and
+    /// looked up by [`in_set_lookup`].
+    fn in_set(&mut self, t: PType, state: usize, x: &V<'ctx>) -> R<IntValue<'ctx>> {
+        let V::Vals { v, .. } = *x else {
+            return Err(EmitError("IN set of a non-numeric value".into()));
+        };
+        let keys_ty = self.i64t.vec_type(LANES);
+        let keys = if t.is_float() {
+            // -0.0 as 0.0 and every NaN as one NaN, as `InSet::key` does.
+            let zero = v.get_type().const_zero();
+            let is_zero = self
+                .b
+                .build_float_compare(FloatPredicate::OEQ, v, zero, "")?;
+            let v = self
+                .b
+                .build_select(is_zero, zero, v, "")?
+                .into_vector_value();
+            let is_nan = self.b.build_float_compare(FloatPredicate::UNO, v, v, "")?;
+            let nan = self.float_splat(t, f64::NAN)?;
+            let v = self.b.build_select(is_nan, nan, v, "")?.into_vector_value();
+            if t == PType::F32 {
+                let bits = self
+                    .b
+                    .build_bit_cast(v, self.ctx.i32_type().vec_type(LANES), "")?
+                    .into_vector_value();
+                self.b.build_int_z_extend(bits, keys_ty, "")?
+            } else {
+                self.b.build_bit_cast(v, keys_ty, "")?.into_vector_value()
+            }
+        } else if t.width() == 8 {
+            v
+        } else if t.is_signed() {
+            self.b.build_int_s_extend(v, keys_ty, "")?
+        } else {
+            self.b.build_int_z_extend(v, keys_ty, "")?
+        };
+        let buf = self.b.build_pointer_cast(
+            self.helper_buf,
+            keys_ty.ptr_type(AddressSpace::default()),
+            "",
+        )?;
+        let store = self.b.build_store(buf, keys)?;
+        store
+            .set_alignment(8)
+            .map_err(|e| EmitError(e.to_string()))?;
+        let f = match self.module.get_function(IN_SET_LOOKUP) {
+            Some(f) => f,
+            None => {
+                let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+                let i64p = self.i64t.ptr_type(AddressSpace::default());
+                let ty = self.i64t.fn_type(&[i8p.into(), i64p.into()], false);
+                let f = self
+                    .module
+                    .add_function(IN_SET_LOOKUP, ty, Some(Linkage::External));
+                let lookup: unsafe extern "C" fn(*const InSet, *const u64) -> u64 = in_set_lookup;
+                self.helpers.push((f, lookup as usize));
+                f
+            }
+        };
+        let set = self.params[state].ok_or_else(|| EmitError("IN set not loaded".into()))?;
+        let keys_ptr = self.b.build_pointer_cast(
+            self.helper_buf,
+            self.i64t.ptr_type(AddressSpace::default()),
+            "",
+        )?;
+        let m = self
+            .call(f, &[set.into(), keys_ptr.into()])?
+            .into_int_value();
+        Ok(self.b.build_int_truncate_or_bit_cast(m, self.mt, "")?)
     }
 
     fn validity(&self, v: &V<'ctx>) -> R<Option<IntValue<'ctx>>> {

@@ -160,6 +160,20 @@ pub enum Node {
         /// `NOT IN`.
         negated: bool,
     },
+    /// `x IN (values)` for a long list of a numeric type: the kernel passes each
+    /// block's probe keys ([`InSet::key`]) to a lookup in the sorted keys of the
+    /// [`InSet`] that parameter `state` points at, so the code is the same size
+    /// whatever the length of the list (and the list is not part of the program).
+    InSet {
+        /// The probe (an integer or float type).
+        x: NodeId,
+        /// The parameter slot holding the `*const InSet`.
+        state: usize,
+        /// Whether the list also had a NULL.
+        has_null: bool,
+        /// `NOT IN`.
+        negated: bool,
+    },
     /// Conversion between numeric types and booleans (range-checked; floats to
     /// integers round half to even).
     Cast(NodeId, PType),
@@ -230,7 +244,8 @@ impl Program {
             | Node::Not(_)
             | Node::IsNull(..)
             | Node::Truth(..)
-            | Node::InList { .. } => PType::Bool,
+            | Node::InList { .. }
+            | Node::InSet { .. } => PType::Bool,
         }
     }
 
@@ -333,6 +348,15 @@ impl Program {
                         }
                     }
                 }
+                Node::InSet { x, state, .. } => {
+                    let t = child(*x)?;
+                    if !(t.is_int() || t.is_float()) {
+                        return Err(format!("node {id}: IN set of {t:?}"));
+                    }
+                    if *state >= self.params.len() || self.params[*state] != PType::Ptr {
+                        return Err(format!("node {id}: IN set state must be a Ptr parameter"));
+                    }
+                }
                 Node::Cast(x, to) => {
                     let t = child(*x)?;
                     let ok = |t: PType| t.is_int() || t.is_float() || t == PType::Bool;
@@ -429,4 +453,118 @@ pub struct OutSlot {
     pub values: *mut u8,
     /// Where validity words go.
     pub validity: *mut u64,
+}
+
+/// The values of a long `IN` list, as [`Node::InSet`] looks them up.
+///
+/// Values are kept as 64-bit keys in which equal SQL values are equal integers:
+/// integers sign- or zero-extended, floats with `-0.0` as `0.0` and every NaN as one
+/// NaN (SQL equality: NaN = NaN, -0.0 = 0.0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InSet {
+    keys: Vec<u64>,
+}
+
+impl InSet {
+    /// A set of values of type `t`, each given as the bits a parameter of `t` holds
+    /// (integers sign- or zero-extended to 64 bits, floats' IEEE bits).
+    pub fn new(t: PType, values: impl IntoIterator<Item = u64>) -> InSet {
+        let mut keys: Vec<u64> = values.into_iter().map(|v| InSet::key(t, v)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        InSet { keys }
+    }
+
+    /// The key of a value of type `t` given as parameter bits.
+    pub fn key(t: PType, bits: u64) -> u64 {
+        match t {
+            PType::F64 => {
+                let x = f64::from_bits(bits);
+                if x == 0.0 {
+                    0
+                } else if x.is_nan() {
+                    f64::NAN.to_bits()
+                } else {
+                    bits
+                }
+            }
+            PType::F32 => {
+                let x = f32::from_bits(bits as u32);
+                u64::from(if x == 0.0 {
+                    0
+                } else if x.is_nan() {
+                    f32::NAN.to_bits()
+                } else {
+                    x.to_bits()
+                })
+            }
+            _ => bits,
+        }
+    }
+
+    /// Whether the set holds `key`.
+    pub fn contains(&self, key: u64) -> bool {
+        self.keys.binary_search(&key).is_ok()
+    }
+
+    /// The number of distinct values.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// The lookup kernels call for [`Node::InSet`]: bit `i` of the result is set when
+/// `keys[i]` is in the set, for the `LANES` keys of a block.
+///
+/// # Safety
+/// `set` points at a live [`InSet`] and `keys` at `LANES` readable `u64`s.
+pub(crate) unsafe extern "C" fn in_set_lookup(set: *const InSet, keys: *const u64) -> u64 {
+    // SAFETY: the caller's contract above.
+    let (set, keys) = unsafe {
+        (
+            &*set,
+            std::slice::from_raw_parts(keys, crate::LANES as usize),
+        )
+    };
+    let mut mask = 0u64;
+    for (i, &k) in keys.iter().enumerate() {
+        if set.contains(k) {
+            mask |= 1 << i;
+        }
+    }
+    mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_set_keys_follow_sql_equality() {
+        let f64_key = |x: f64| InSet::key(PType::F64, x.to_bits());
+        assert_eq!(f64_key(-0.0), f64_key(0.0));
+        assert_eq!(f64_key(f64::NAN), f64_key(-f64::NAN));
+        assert_ne!(f64_key(1.0), f64_key(-1.0));
+        let f32_key = |x: f32| InSet::key(PType::F32, u64::from(x.to_bits()));
+        assert_eq!(f32_key(-0.0), f32_key(0.0));
+        assert_eq!(f32_key(f32::NAN), f32_key(-f32::NAN));
+        let set = InSet::new(PType::I64, [5u64, (-3i64) as u64, 5, 9]);
+        assert_eq!(set.len(), 3);
+        let keys: [u64; crate::LANES as usize] = std::array::from_fn(|i| {
+            if i % 2 == 0 {
+                5
+            } else {
+                ((-3i64) as u64).wrapping_add(i as u64)
+            }
+        });
+        // SAFETY: `set` is live and `keys` has LANES values.
+        let mask = unsafe { in_set_lookup(&set, keys.as_ptr()) };
+        // Even lanes hold 5; lane 1 holds -3 + 1, no odd lane holds -3 exactly.
+        assert_eq!(mask, 0x5555);
+    }
 }
