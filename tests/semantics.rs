@@ -575,3 +575,68 @@ fn min_modulo_minus_one_is_zero_but_min_divided_by_minus_one_overflows() {
     );
     assert_eq!(select("a % b = 0 AND b <> 0", &m), Ok(vec![0]));
 }
+
+fn strings(v: &[Option<&str>]) -> ArrayRef {
+    Arc::new(StringArray::from(v.to_vec()))
+}
+
+/// `IS [NOT] NULL` of a computed VARCHAR compiles: the kernel computes the string's
+/// validity without the string (it used to fail in code generation).
+#[test]
+fn is_null_of_a_computed_string_compiles() {
+    let b = batch(vec![
+        ("s", strings(&[Some("a"), None, Some("b"), None])),
+        ("t", strings(&[Some("x"), Some("y"), None, None])),
+        (
+            "b",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+            ])) as ArrayRef,
+        ),
+    ]);
+    assert_eq!(select("COALESCE(s, t) IS NULL", &b), Ok(vec![3]));
+    assert_eq!(select("COALESCE(s, t) IS NOT NULL", &b), Ok(vec![0, 1, 2]));
+    assert_eq!(select("NULLIF(s, 'a') IS NULL", &b), Ok(vec![0, 1, 3]));
+    assert_eq!(select("if(b, s, t) IS NOT NULL", &b), Ok(vec![0, 1]));
+    assert_eq!(
+        select("CASE WHEN b THEN s END IS NULL", &b),
+        Ok(vec![1, 2, 3])
+    );
+    assert_eq!(
+        select(
+            "CASE WHEN b THEN 'k' ELSE COALESCE(t, NULL) END IS NULL",
+            &b
+        ),
+        Ok(vec![2])
+    );
+    let out = project("COALESCE(NULLIF(s, 'a'), t) IS NULL", &b).unwrap();
+    assert_eq!(
+        bools(&out),
+        vec![Some(false), Some(false), Some(false), Some(true)]
+    );
+}
+
+/// Errors inside a computed string's operands are raised only where the operand is
+/// used, as for every other type.
+#[test]
+fn is_null_of_a_computed_string_raises_errors_only_where_used() {
+    let b = batch(vec![
+        ("s", strings(&[Some("a"), None])),
+        ("x", ints(&[Some(1), Some(0)])),
+    ]);
+    assert_eq!(
+        select("CASE WHEN x <> 0 AND 1 / x = 1 THEN s END IS NULL", &b),
+        Ok(vec![1])
+    );
+    assert_eq!(
+        select("COALESCE(s, CASE WHEN 1 / x = 1 THEN 'k' END) IS NULL", &b),
+        Err("division by zero at row 1".into())
+    );
+    assert_eq!(
+        select("COALESCE('k', CASE WHEN 1 / x = 1 THEN s END) IS NULL", &b),
+        Ok(vec![])
+    );
+}
