@@ -327,6 +327,22 @@ pub enum LiteralError {
     Unsupported,
 }
 
+impl LiteralError {
+    /// The message for `text` not being a literal of type `to`, e.g.
+    /// `invalid DATE literal '1994-13-45'`.
+    pub fn message(self, text: &str, to: &DataType) -> String {
+        let type_name = sql_type_name(to);
+        match self {
+            LiteralError::Invalid => format!("invalid {type_name} literal '{text}'"),
+            LiteralError::OutOfRange => format!("{type_name} literal '{text}' out of range"),
+            LiteralError::TooPrecise => {
+                format!("{type_name} literal '{text}' is more precise than the type")
+            }
+            LiteralError::Unsupported => format!("literals of type {type_name} are not supported"),
+        }
+    }
+}
+
 /// A date and time (UTC) as `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` or a bare date.
 fn parse_datetime(text: &str) -> Option<chrono::NaiveDateTime> {
     [
@@ -462,10 +478,11 @@ impl ScalarValue {
     /// The same value in type `to` when the conversion loses nothing: integers that
     /// fit, integers that floats hold exactly, doubles that are exact reals, dates at
     /// midnight as timestamps, timestamps relabelled with another time zone or made
-    /// finer, and strings that parse as dates or timestamps. `None` otherwise.
+    /// finer, and strings that [parse](ScalarValue::parse) as a value of the type
+    /// (a quoted literal is of unknown type, as in PostgreSQL). `None` otherwise.
     ///
     /// This is how a literal adopts the type of what it is compared with
-    /// (`int32_col IN (1, 3)`, `date_col >= '1994-01-01'`).
+    /// (`int32_col IN (1, 3)`, `date_col >= '1994-01-01'`, `float_col = 'NaN'`).
     pub fn convert_exact(&self, to: &DataType) -> Option<ScalarValue> {
         use ScalarValue::*;
         if let Null(_) = self {
@@ -494,9 +511,7 @@ impl ScalarValue {
                 (f as f64 == *v || v.is_nan()).then_some(Float32(f))
             }
             (Utf8(_), DataType::Utf8) => Some(self.clone()),
-            (Utf8(s), DataType::Date32 | DataType::Timestamp(_, _)) => {
-                ScalarValue::parse(s, to).ok()
-            }
+            (Utf8(s), _) => ScalarValue::parse(s, to).ok(),
             (Date32(d), DataType::Date32) => Some(Date32(*d)),
             (Date32(d), DataType::Timestamp(unit, tz)) => {
                 let per_day = 86_400 * crate::types::units_per_second(*unit);

@@ -640,3 +640,135 @@ fn is_null_of_a_computed_string_raises_errors_only_where_used() {
         Ok(vec![])
     );
 }
+
+/// A quoted literal has no type of its own: it takes the type of what it meets
+/// (PostgreSQL's `unknown`), in comparisons, arithmetic, IN, BETWEEN, CASE and
+/// COALESCE.
+#[test]
+fn string_literals_take_the_type_of_what_they_meet() {
+    let b = batch(vec![
+        ("q", floats(&[1.0, 5.0, 7.5, f64::NAN])),
+        ("i", ints(&[Some(1), Some(5), Some(8), None])),
+        (
+            "flag",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+            ])) as ArrayRef,
+        ),
+    ]);
+    assert_eq!(select("q < '5'", &b), Ok(vec![0]));
+    assert_eq!(select("'5' > q", &b), Ok(vec![0]));
+    assert_eq!(select("i + '1' = 6", &b), Ok(vec![1]));
+    assert_eq!(select("i IN ('1', '8')", &b), Ok(vec![0, 2]));
+    assert_eq!(select("q BETWEEN '2' AND '8'", &b), Ok(vec![1, 2]));
+    assert_eq!(select("flag = 'yes'", &b), Ok(vec![0, 3]));
+    assert_eq!(
+        select("CASE WHEN flag THEN i ELSE '7' END = 7", &b),
+        Ok(vec![1, 2])
+    );
+    assert_eq!(select("COALESCE(i, '9') > 7", &b), Ok(vec![2, 3]));
+    assert_eq!(select("NULLIF(i, '5') IS NULL", &b), Ok(vec![1, 3]));
+    // NaN and the infinities are spelled as in PostgreSQL, in any case.
+    assert_eq!(select("q = 'NaN'", &b), Ok(vec![3]));
+    assert_eq!(select("q = 'nan'", &b), Ok(vec![3]));
+    assert_eq!(select("q < 'Infinity'", &b), Ok(vec![0, 1, 2]));
+    assert_eq!(
+        select("q > '-Infinity' AND q < 'inf'", &b),
+        Ok(vec![0, 1, 2])
+    );
+    assert_eq!(select("q > '-INF'", &b), Ok(vec![0, 1, 2, 3]));
+}
+
+/// A string that does not parse as the type it meets is a bind error naming the
+/// literal, the type and the position; mismatched operators say so in one line.
+#[test]
+fn type_errors_are_one_line_and_name_the_literal() {
+    let schema = Schema::new(vec![
+        Field::new("l_quantity", DataType::Float64, true),
+        Field::new("l_shipdate", DataType::Date32, true),
+        Field::new("t", DataType::Int8, true),
+        Field::new("name", DataType::Utf8, true),
+    ]);
+    let (msg, col) = bind_error("l_quantity < 'abc'", &schema);
+    assert_eq!(msg, "invalid DOUBLE literal 'abc' at line 1, column 14");
+    assert_eq!(col, 14);
+    let (msg, _) = bind_error("t = '300'", &schema);
+    assert_eq!(
+        msg,
+        "TINYINT literal '300' out of range at line 1, column 5"
+    );
+    let (msg, col) = bind_error("l_quantity IN (1, 'x')", &schema);
+    assert_eq!(msg, "invalid DOUBLE literal 'x' at line 1, column 19");
+    assert_eq!(col, 19);
+    let (msg, _) = bind_error("COALESCE(l_quantity, 'x') > 1", &schema);
+    assert_eq!(msg, "invalid DOUBLE literal 'x' at line 1, column 22");
+    let (msg, _) = bind_error("l_shipdate > 1994-01-01", &schema);
+    assert_eq!(
+        msg,
+        "cannot compare DATE with BIGINT (hint: write DATE '1994-01-01') at line 1, column 1"
+    );
+    let (msg, _) = bind_error("l_shipdate IN (19940101)", &schema);
+    assert!(
+        msg.starts_with(
+            "cannot compare DATE with BIGINT (hint: write a date as DATE 'YYYY-MM-DD')"
+        ),
+        "{msg}"
+    );
+    let (msg, _) = bind_error("l_shipdate + name IS NULL", &schema);
+    assert_eq!(msg, "cannot add DATE and VARCHAR at line 1, column 1");
+    let (msg, _) = bind_error("name / 2 > 1", &schema);
+    assert_eq!(msg, "cannot divide VARCHAR by BIGINT at line 1, column 1");
+    let (msg, _) = bind_error("name = 5", &schema);
+    assert_eq!(
+        msg,
+        "cannot compare VARCHAR with BIGINT at line 1, column 1"
+    );
+    let (msg, _) = bind_error("l_quantity LIKE 'a%'", &schema);
+    assert_eq!(
+        msg,
+        "LIKE needs VARCHAR operands, not DOUBLE and VARCHAR at line 1, column 1"
+    );
+    let (msg, _) = bind_error("l_shipdate + '5' > l_shipdate", &schema);
+    assert_eq!(msg, "cannot add DATE and VARCHAR at line 1, column 1");
+    assert!(Filter::new(&schema, "l_quantity < '5'").is_ok());
+    for sql in ["l_quantity < 'x'", "l_shipdate > 1994-01-01", "name = 5"] {
+        let err = Filter::new(&schema, sql).unwrap_err().to_string();
+        assert!(!err.contains("candidates"), "{sql}: {err}");
+    }
+}
+
+/// Two columns of one name: a reference to it is ambiguous; the others still work,
+/// by position.
+#[test]
+fn an_ambiguous_column_name_is_an_error_naming_both_columns() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Int64, true),
+        Field::new("a", DataType::Int64, true),
+    ]));
+    let b = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            ints(&[Some(1), Some(2)]),
+            ints(&[Some(10), Some(20)]),
+            ints(&[Some(3), Some(4)]),
+        ],
+    )
+    .unwrap();
+    let (msg, col) = bind_error("a > 2", &schema);
+    assert_eq!(
+        msg,
+        "column reference \"a\" is ambiguous: it names columns 1 and 3 at line 1, column 1"
+    );
+    assert_eq!(col, 1);
+    assert!(Projector::new(&schema, &["a + 1"]).is_err());
+    assert_eq!(select("b > 15", &b), Ok(vec![1]));
+    let out = project("b * 2", &b).unwrap();
+    assert_eq!(
+        out.as_primitive::<Int64Type>().values().to_vec(),
+        vec![20, 40]
+    );
+}
