@@ -772,3 +772,43 @@ fn an_ambiguous_column_name_is_an_error_naming_both_columns() {
         vec![20, 40]
     );
 }
+
+/// `BETWEEN SYMMETRIC` accepts its bounds in either order (PostgreSQL); a NULL bound
+/// gives NULL; `ASYMMETRIC` is the default.
+#[test]
+fn between_symmetric_swaps_the_bounds() {
+    let b = batch(vec![
+        (
+            "x",
+            ints(&[Some(0), Some(1), Some(2), Some(3), Some(4), None]),
+        ),
+        ("n", ints(&[None, None, None, None, None, None])),
+    ]);
+    assert_eq!(select("x BETWEEN SYMMETRIC 3 AND 1", &b), Ok(vec![1, 2, 3]));
+    assert_eq!(select("x BETWEEN SYMMETRIC 1 AND 3", &b), Ok(vec![1, 2, 3]));
+    assert_eq!(select("x BETWEEN 3 AND 1", &b), Ok(vec![]));
+    assert_eq!(select("x BETWEEN ASYMMETRIC 3 AND 1", &b), Ok(vec![]));
+    assert_eq!(
+        select("x BETWEEN ASYMMETRIC 1 AND 3", &b),
+        Ok(vec![1, 2, 3])
+    );
+    assert_eq!(
+        select("x NOT BETWEEN SYMMETRIC 3 AND 1", &b),
+        Ok(vec![0, 4])
+    );
+    assert_eq!(
+        select("x BETWEEN SYMMETRIC (1 + 2) * 1 AND abs(-1) AND x <> 2", &b),
+        Ok(vec![1, 3])
+    );
+    assert_eq!(
+        select(
+            "x BETWEEN SYMMETRIC CASE WHEN x > 2 AND x < 4 THEN 9 ELSE 4 END AND 2",
+            &b
+        ),
+        Ok(vec![2, 3, 4])
+    );
+    let out = project("x BETWEEN SYMMETRIC n AND 2", &b).unwrap();
+    assert_eq!(bools(&out), vec![None; 6], "a NULL bound gives NULL");
+    let out = project("x NOT BETWEEN SYMMETRIC 2 AND n", &b).unwrap();
+    assert_eq!(bools(&out), vec![None; 6]);
+}
