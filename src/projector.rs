@@ -12,6 +12,7 @@ use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
 use crate::explain::{Backend, Explanation, Stages};
 use crate::expr::Expr;
+use crate::filter::{utf8_schema, Utf8Input};
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
 use crate::lower::{lower, physical};
@@ -61,6 +62,8 @@ struct Output {
 
 struct Inner {
     schema: SchemaRef,
+    /// How batches of `schema` become the batches the expressions were bound to.
+    input: Utf8Input,
     outputs: Vec<Output>,
     jit: Option<Jit>,
     /// Why some outputs are interpreted (for explain).
@@ -106,8 +109,9 @@ impl Projector {
         let mut outputs = Vec::with_capacity(exprs.len());
         let mut compiled = Vec::new();
         let mut reason = None;
+        let bound_schema = utf8_schema(schema);
         for (expr, source) in exprs {
-            let typed = bind(&expr, schema)?;
+            let typed = bind(&expr, &bound_schema)?;
             let optimized = optimize(typed.clone());
             let kernel_output = match lower(&[&optimized], Mode::Project) {
                 Ok(_) => {
@@ -127,10 +131,14 @@ impl Projector {
                 kernel_output,
             });
         }
+        let mut columns: Vec<usize> = outputs.iter().flat_map(|o| o.typed.columns()).collect();
+        columns.sort_unstable();
+        columns.dedup();
+        let input = Utf8Input::new(schema, &columns);
         let jit = if compiled.is_empty() {
             None
         } else {
-            match Jit::new(compiled, Mode::Project, schema, cache)? {
+            match Jit::new(compiled, Mode::Project, &input.schema, cache)? {
                 Ok(jit) => Some(jit),
                 Err(u) => {
                     // Each output lowers alone; together they always do too.
@@ -145,6 +153,7 @@ impl Projector {
         Ok(Projector {
             inner: Arc::new(Inner {
                 schema: Arc::new(schema.clone()),
+                input,
                 outputs,
                 jit,
                 interpreted_reason: reason,
@@ -202,6 +211,7 @@ impl Projector {
     /// One array per expression, each of `batch.num_rows()` values.
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.input.convert(batch)?;
         let compiled = match &self.inner.jit {
             Some(jit) => {
                 let columns: Vec<_> = jit
@@ -226,6 +236,7 @@ impl Projector {
         selection: &SelectionVector,
     ) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         if let Some(bad) = selection.iter().find(|&i| i >= rows) {
             return Err(EvalError::Other(format!(
@@ -363,7 +374,7 @@ impl Projector {
             })
             .collect();
         let backend = match (&inner.jit, &inner.interpreted_reason) {
-            (Some(jit), _) => Backend::Jit(jit.explain(&inner.schema)?),
+            (Some(jit), _) => Backend::Jit(jit.explain(&inner.input.schema)?),
             (None, reason) => Backend::Interpreted(reason.clone().unwrap_or_default()),
         };
         Ok(Explanation { stages, backend })

@@ -812,3 +812,59 @@ fn between_symmetric_swaps_the_bounds() {
     let out = project("x NOT BETWEEN SYMMETRIC 2 AND n", &b).unwrap();
     assert_eq!(bools(&out), vec![None; 6]);
 }
+
+/// `LargeUtf8` and `Utf8View` columns are read as VARCHAR.
+#[test]
+fn large_and_view_strings_are_read_as_varchar() {
+    use arrow::array::{LargeStringArray, StringViewArray};
+    let values = [Some("abc"), None, Some("xyz"), Some("ab")];
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("l", DataType::LargeUtf8, true),
+        Field::new("v", DataType::Utf8View, true),
+        Field::new("unused", DataType::LargeUtf8, true),
+    ]));
+    let b = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(LargeStringArray::from(values.to_vec())),
+            Arc::new(StringViewArray::from(values.to_vec())),
+            Arc::new(LargeStringArray::from(values.to_vec())),
+        ],
+    )
+    .unwrap();
+    let rows = |sql: &str| {
+        let filter = Filter::new(&schema, sql).unwrap();
+        assert!(filter.is_jit(), "{sql}");
+        let mask = filter.evaluate_mask(&b).unwrap();
+        let selected: Vec<usize> = filter.evaluate(&b).unwrap().iter().collect();
+        assert_eq!(
+            selected,
+            (0..mask.len())
+                .filter(|&i| mask.value(i))
+                .collect::<Vec<_>>()
+        );
+        selected
+    };
+    assert_eq!(rows("l LIKE 'ab%'"), vec![0, 3]);
+    assert_eq!(rows("v > 'b' OR v IS NULL"), vec![1, 2]);
+    assert_eq!(rows("l = v AND length(v) = 3"), vec![0, 2]);
+    let projector = Projector::new(&schema, &["length(l)", "v", "COALESCE(l, 'none')"]).unwrap();
+    let out = projector.evaluate(&b).unwrap();
+    assert_eq!(
+        out[0]
+            .as_primitive::<Int32Type>()
+            .iter()
+            .collect::<Vec<_>>(),
+        vec![Some(3), None, Some(3), Some(2)]
+    );
+    assert_eq!(
+        out[2].as_string::<i32>().iter().collect::<Vec<_>>(),
+        vec![Some("abc"), Some("none"), Some("xyz"), Some("ab")]
+    );
+    let selected = Filter::new(&schema, "v <> 'xyz'")
+        .unwrap()
+        .evaluate(&b)
+        .unwrap();
+    let taken = projector.evaluate_selected(&b, &selected).unwrap();
+    assert_eq!(taken[0].len(), 2);
+}
