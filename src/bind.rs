@@ -31,7 +31,11 @@ pub fn bind(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
 
 /// Binds a filter predicate: the result must be BOOLEAN (an untyped NULL counts as one).
 pub fn bind_predicate(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
-    let typed = bind(expr, schema)?;
+    let binder = Binder { schema };
+    let mut typed = binder.bind(expr)?;
+    if is_string_literal(&typed) {
+        typed = binder.coerce(typed, &DataType::Boolean)?;
+    }
     match typed.data_type {
         DataType::Boolean => Ok(typed),
         DataType::Null => Ok(TypedExpr::literal(
@@ -170,6 +174,10 @@ fn unquoted_date(e: &TypedExpr) -> Option<String> {
     let (y, m, d) = (int(y)?, int(m)?, int(d)?);
     let valid = (1..=9999).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d);
     valid.then(|| format!("{y:04}-{m:02}-{d:02}"))
+}
+
+fn is_string_literal(x: &TypedExpr) -> bool {
+    matches!(x.as_literal(), Some(ScalarValue::Utf8(_)))
 }
 
 fn is_boolean_like(t: &DataType) -> bool {
@@ -311,7 +319,8 @@ impl Binder<'_> {
 
     fn boolean(&self, expr: &Expr, op: &str) -> Result<TypedExpr> {
         let x = self.bind(expr)?;
-        if !is_boolean_like(&x.data_type) {
+        // A quoted literal is of unknown type: `x AND 'true'` reads it as a BOOLEAN.
+        if !is_boolean_like(&x.data_type) && !is_string_literal(&x) {
             return err(
                 x.span,
                 format!(
@@ -553,13 +562,19 @@ impl Binder<'_> {
                 return Some(sig);
             }
         }
+        let arity = candidates
+            .iter()
+            .filter(|s| s.args.len() == args.len())
+            .count();
         candidates.iter().copied().find(|s| {
             s.args.len() == args.len()
                 && args.iter().zip(&s.args).all(|(a, p)| match a.as_literal() {
-                    // An unknown-typed string takes the type of another argument.
+                    // An unknown-typed string takes the type of another argument, or
+                    // of the parameter when the function has one signature.
                     Some(v @ ScalarValue::Utf8(_)) => {
                         v.convert_exact(p).is_some()
                             && (*p == DataType::Utf8
+                                || arity == 1
                                 || args.iter().any(|o| {
                                     o.as_literal().is_none() && registry::same_type(&o.data_type, p)
                                 }))

@@ -665,6 +665,15 @@ fn string_literals_take_the_type_of_what_they_meet() {
     assert_eq!(select("i IN ('1', '8')", &b), Ok(vec![0, 2]));
     assert_eq!(select("q BETWEEN '2' AND '8'", &b), Ok(vec![1, 2]));
     assert_eq!(select("flag = 'yes'", &b), Ok(vec![0, 3]));
+    assert_eq!(select("flag AND 't'", &b), Ok(vec![0, 3]));
+    assert_eq!(select("'yes'", &b), Ok(vec![0, 1, 2, 3]));
+    assert_eq!(select("'off' OR 'on' IS FALSE", &b), Ok(vec![]));
+    assert_eq!(
+        Filter::new(&b.schema(), "flag AND 'maybe'")
+            .unwrap_err()
+            .to_string(),
+        "invalid BOOLEAN literal 'maybe' at line 1, column 10"
+    );
     assert_eq!(
         select("CASE WHEN flag THEN i ELSE '7' END = 7", &b),
         Ok(vec![1, 2])
