@@ -90,12 +90,16 @@ fn mismatch_message(name: &str, args: &[TypedExpr], candidates: &[&'static Signa
     use registry::FuncId;
     let types: Vec<String> = args.iter().map(|a| sql_type_name(&a.data_type)).collect();
     let func = candidates.first().map(|s| s.func);
-    let message = match (func, types.as_slice()) {
+    match (func, types.as_slice()) {
         (Some(f), [a, b])
             if f.is_comparison()
                 || matches!(f, FuncId::IsDistinctFrom | FuncId::IsNotDistinctFrom) =>
         {
-            format!("cannot compare {a} with {b}")
+            let message = format!("cannot compare {a} with {b}");
+            match hint(args) {
+                Some(h) => format!("{message} (hint: {h})"),
+                None => message,
+            }
         }
         (Some(FuncId::Add), [a, b]) => format!("cannot add {a} and {b}"),
         (Some(FuncId::Subtract), [a, b]) => format!("cannot subtract {b} from {a}"),
@@ -122,20 +126,16 @@ fn mismatch_message(name: &str, args: &[TypedExpr], candidates: &[&'static Signa
             } else {
                 String::new()
             };
-            return format!(
+            format!(
                 "no function matches {name}({}); candidates: {}{tail}",
                 types.join(", "),
                 list.join(", ")
-            );
+            )
         }
-    };
-    match hint(args) {
-        Some(h) => format!("{message} (hint: {h})"),
-        None => message,
     }
 }
 
-/// What the user probably meant when the operands of an operator do not meet.
+/// What the user probably meant when comparing a date or timestamp with a number.
 fn hint(args: &[TypedExpr]) -> Option<String> {
     let temporal = args
         .iter()

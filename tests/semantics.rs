@@ -728,6 +728,8 @@ fn type_errors_are_one_line_and_name_the_literal() {
     );
     let (msg, _) = bind_error("l_shipdate + name IS NULL", &schema);
     assert_eq!(msg, "cannot add DATE and VARCHAR at line 1, column 1");
+    let (msg, _) = bind_error("l_shipdate * 2 IS NULL", &schema);
+    assert_eq!(msg, "cannot multiply DATE by BIGINT at line 1, column 1");
     let (msg, _) = bind_error("name / 2 > 1", &schema);
     assert_eq!(msg, "cannot divide VARCHAR by BIGINT at line 1, column 1");
     let (msg, _) = bind_error("name = 5", &schema);
