@@ -31,10 +31,13 @@ pub fn bind(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
 
 /// Binds a filter predicate: the result must be BOOLEAN (an untyped NULL counts as one).
 pub fn bind_predicate(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
-    let binder = Binder { schema };
-    let mut typed = binder.bind(expr)?;
-    if is_string_literal(&typed) {
-        typed = binder.coerce(typed, &DataType::Boolean)?;
+    let mut typed = bind(expr, schema)?;
+    // A quoted literal is of unknown type: `WHERE 'yes'` reads it as a BOOLEAN.
+    if let Some(ScalarValue::Utf8(s)) = typed.as_literal() {
+        typed = match ScalarValue::parse(s, &DataType::Boolean) {
+            Ok(v) => TypedExpr::literal(v, typed.span),
+            Err(e) => return err(typed.span, e.message(s, &DataType::Boolean)),
+        };
     }
     match typed.data_type {
         DataType::Boolean => Ok(typed),

@@ -27,7 +27,8 @@ use crate::expr::{self, Expr, ExprKind, Span};
 use crate::scalar::ScalarValue;
 use crate::types::{from_sql_type, sql_type_name};
 
-/// How deep the converted tree may nest.
+/// How deep the converted tree may nest: at most this many levels, a leaf
+/// counting as one (`NOT NOT x` has three).
 ///
 /// sqlparser limits the nesting of parentheses and prefix operators, but a chain
 /// of left-associative operators (`a + b + c + …`) is parsed without recursion and
@@ -623,7 +624,8 @@ fn dismantle(root: ast::Expr) {
 /// function its own stack slot).
 fn convert(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
     use ast::Expr as E;
-    if cx.depth > MAX_DEPTH {
+    // The root is at depth 0: a node at depth MAX_DEPTH is on level MAX_DEPTH + 1.
+    if cx.depth >= MAX_DEPTH {
         return Err(too_deep(e, cx));
     }
     let d = cx.deeper();
@@ -2019,31 +2021,32 @@ mod tests {
         );
     }
 
-    /// The nesting limit is 256 levels, whatever nests (sqlparser's own limit,
-    /// 50 by default, used to cut `NOT` and `CASE` short without a position).
+    /// The nesting limit is 256 levels (a leaf counts as one), whatever nests
+    /// (sqlparser's own limit, 50 by default, used to cut `NOT` and `CASE` short
+    /// without a position).
     #[test]
     fn the_nesting_limit_is_256_for_not_case_and_parentheses() {
         let nots = |n: usize| format!("{}x", "NOT ".repeat(n));
         assert!(parse_expr(&nots(50)).is_ok());
-        assert!(parse_expr(&nots(256)).is_ok());
-        let (msg, (column, _)) = err(&nots(257));
+        assert!(parse_expr(&nots(255)).is_ok());
+        let (msg, (column, _)) = err(&nots(256));
         assert_eq!(
             msg,
             "the expression is nested too deeply (more than 256 levels)"
         );
-        assert_eq!(column, 4 * 257 + 1, "points at the operand past the limit");
+        assert_eq!(column, 4 * 256 + 1, "points at the operand past the limit");
         let cases = |n: usize| format!("{}x{}", "CASE WHEN ".repeat(n), " THEN 1 END".repeat(n));
         assert!(parse_expr(&cases(50)).is_ok());
-        assert!(parse_expr(&cases(256)).is_ok());
-        let (msg, (column, _)) = err(&cases(257));
+        assert!(parse_expr(&cases(255)).is_ok());
+        let (msg, (column, _)) = err(&cases(256));
         assert!(
             msg.starts_with("the expression is nested too deeply"),
             "{msg}"
         );
-        assert_eq!(column, 10 * 257 + 1, "points at the operand past the limit");
+        assert_eq!(column, 10 * 256 + 1, "points at the operand past the limit");
         let parens = |n: usize| format!("{}NOT x{}", "NOT (".repeat(n), ")".repeat(n));
-        assert!(parse_expr(&parens(255)).is_ok());
-        let (msg, _) = err(&parens(256));
+        assert!(parse_expr(&parens(254)).is_ok());
+        let (msg, _) = err(&parens(255));
         assert!(
             msg.starts_with("the expression is nested too deeply"),
             "{msg}"
