@@ -535,3 +535,58 @@ impl ScalarValue {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Floats are read as PostgreSQL's `float8in` reads them: `NaN`, `Infinity`,
+    /// `-Infinity` and `inf` in any case, with surrounding spaces.
+    #[test]
+    fn special_floats_are_spelled_as_in_postgresql() {
+        for (text, expected) in [
+            ("NaN", f64::NAN),
+            ("nan", f64::NAN),
+            ("Infinity", f64::INFINITY),
+            ("+infinity", f64::INFINITY),
+            ("-Infinity", f64::NEG_INFINITY),
+            ("inf", f64::INFINITY),
+            ("-INF", f64::NEG_INFINITY),
+            ("  iNf ", f64::INFINITY),
+            ("1e3", 1000.0),
+        ] {
+            let v = ScalarValue::parse(text, &DataType::Float64);
+            assert_eq!(v, Ok(ScalarValue::Float64(expected)), "{text}");
+            let v = ScalarValue::Utf8(text.into()).convert_exact(&DataType::Float32);
+            assert_eq!(v, Some(ScalarValue::Float32(expected as f32)), "{text}");
+        }
+        for text in ["1e400", "-1e400"] {
+            let v = ScalarValue::parse(text, &DataType::Float64);
+            assert_eq!(v, Err(LiteralError::OutOfRange), "{text}");
+        }
+        for text in ["NaNa", "infinit", "", "1,5"] {
+            let v = ScalarValue::parse(text, &DataType::Float64);
+            assert_eq!(v, Err(LiteralError::Invalid), "{text}");
+        }
+    }
+
+    #[test]
+    fn quoted_literals_convert_to_the_type_they_meet() {
+        let s = |t: &str| ScalarValue::Utf8(t.into());
+        assert_eq!(
+            s("5").convert_exact(&DataType::Int8),
+            Some(ScalarValue::Int8(5))
+        );
+        assert_eq!(s("300").convert_exact(&DataType::Int8), None);
+        assert_eq!(s("2.5").convert_exact(&DataType::Int64), None);
+        assert_eq!(
+            s("yes").convert_exact(&DataType::Boolean),
+            Some(ScalarValue::Boolean(true))
+        );
+        assert_eq!(s("abc").convert_exact(&DataType::Utf8), Some(s("abc")));
+        assert_eq!(
+            LiteralError::OutOfRange.message("300", &DataType::Int8),
+            "TINYINT literal '300' out of range"
+        );
+    }
+}
