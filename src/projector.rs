@@ -221,11 +221,11 @@ impl Projector {
                     .collect();
                 self.run_kernel(jit, &columns, batch.num_rows(), |row| {
                     jit.describe_row(batch, row, row)
-                })?
+                })
             }
-            None => Vec::new(),
+            None => Ok(Vec::new()),
         };
-        self.assemble(compiled, |e| interpret(e, batch))
+        self.assemble(batch, compiled, |e| interpret(e, batch))
     }
 
     /// The expressions over the selected rows only, compacted: output row `i` is the
@@ -256,9 +256,9 @@ impl Projector {
                     let row = selection.get(k).unwrap_or(k);
                     jit.describe_row(batch, row, row)
                 };
-                self.run_kernel(jit, &columns, selection.len(), describe)?
+                self.run_kernel(jit, &columns, selection.len(), describe)
             }
-            None => Vec::new(),
+            None => Ok(Vec::new()),
         };
         let needs_interpreter = self.inner.outputs.iter().any(|o| o.kernel_output.is_none());
         let taken = if needs_interpreter {
@@ -266,7 +266,7 @@ impl Projector {
         } else {
             None
         };
-        self.assemble(compiled, |e| {
+        self.assemble(batch, compiled, |e| {
             let taken = taken.as_ref().expect("taken for interpreted outputs");
             interpret(e, taken).map_err(|err| match err {
                 crate::Error::Eval(ev) => remap_row(ev, selection).into(),
@@ -275,19 +275,68 @@ impl Projector {
         })
     }
 
+    /// The outputs in order, from the kernel's results and the interpreter's.
+    ///
+    /// When evaluation fails, the error is that of the lowest failing row of `batch`
+    /// across all outputs, compiled or interpreted (on a tie, the earlier output's),
+    /// as docs/semantics.md says; the kernel alone only knows its own outputs.
     fn assemble(
         &self,
-        compiled: Vec<ArrayRef>,
+        batch: &RecordBatch,
+        compiled: Result<Vec<ArrayRef>>,
         interpret_one: impl Fn(&TypedExpr) -> Result<ArrayRef>,
     ) -> Result<Vec<ArrayRef>> {
+        let mut arrays = Vec::with_capacity(self.inner.outputs.len());
+        let mut first: Option<crate::Error> = None;
+        let (compiled, mut failed) = match compiled {
+            Ok(c) => (c, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        for o in &self.inner.outputs {
+            match o.kernel_output {
+                Some(k) => arrays.extend(compiled.get(k).cloned()),
+                None => match interpret_one(&o.optimized) {
+                    Ok(a) => arrays.push(a),
+                    Err(e) => first = Some(self.earlier(batch, first, e)),
+                },
+            }
+        }
+        if let Some(e) = failed.take() {
+            first = Some(self.earlier(batch, first, e));
+        }
+        match first {
+            Some(e) => Err(e),
+            None => Ok(arrays),
+        }
+    }
+
+    /// Of two errors, the one of the lower row of `batch`; on a tie, the one of the
+    /// first output that fails on that row.
+    fn earlier(
+        &self,
+        batch: &RecordBatch,
+        a: Option<crate::Error>,
+        b: crate::Error,
+    ) -> crate::Error {
+        let Some(a) = a else { return b };
+        match (error_row(&a), error_row(&b)) {
+            (Some(ra), Some(rb)) if ra == rb => self.first_error_at(batch, ra).unwrap_or(a),
+            (Some(ra), Some(rb)) if rb < ra => b,
+            (Some(_), None) => b,
+            _ => a,
+        }
+    }
+
+    /// The error of the first output that fails on row `row` of `batch`.
+    fn first_error_at(&self, batch: &RecordBatch, row: usize) -> Option<crate::Error> {
+        let one = batch.slice(row, 1);
         self.inner
             .outputs
             .iter()
-            .map(|o| match o.kernel_output {
-                Some(k) => Ok(compiled[k].clone()),
-                None => interpret_one(&o.optimized),
+            .find_map(|o| match interpret(&o.optimized, &one) {
+                Err(crate::Error::Eval(e)) => Some(e.shifted(row).into()),
+                _ => None,
             })
-            .collect()
     }
 
     fn run_kernel(
@@ -378,6 +427,15 @@ impl Projector {
             (None, reason) => Backend::Interpreted(reason.clone().unwrap_or_default()),
         };
         Ok(Explanation { stages, backend })
+    }
+}
+
+/// The row an evaluation error names, if it names one.
+fn error_row(e: &crate::Error) -> Option<usize> {
+    match e {
+        crate::Error::Eval(EvalError::DivisionByZero { row })
+        | crate::Error::Eval(EvalError::Overflow { row, .. }) => Some(*row),
+        _ => None,
     }
 }
 

@@ -879,3 +879,28 @@ fn large_and_view_strings_are_read_as_varchar() {
     let taken = projector.evaluate_selected(&b, &selected).unwrap();
     assert_eq!(taken[0].len(), 2);
 }
+
+/// A projection reports the error of the lowest failing row across all outputs,
+/// compiled or interpreted (on a tie, the earlier output's): the kernel's own error
+/// used to win whatever its row.
+#[test]
+fn a_projection_reports_the_lowest_failing_row_across_both_back_ends() {
+    let b = batch(vec![
+        ("i", ints(&[Some(1), Some(i64::MAX), Some(i64::MAX)])),
+        ("x", ints(&[Some(0), Some(1), Some(0)])),
+    ]);
+    let schema = b.schema();
+    let p = Projector::new(&schema, &["i + 1", "CASE WHEN 1 / x = 1 THEN 'a' END"]).unwrap();
+    assert!(p.is_jit(0) && !p.is_jit(1));
+    let err = p.evaluate(&b).unwrap_err().to_string();
+    assert_eq!(err, "division by zero at row 0");
+    let selected = broadhead::SelectionVector::UInt32(vec![1, 2]);
+    let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
+    assert_eq!(err, "BIGINT addition out of range at row 1");
+    let selected = broadhead::SelectionVector::UInt32(vec![2]);
+    let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
+    assert_eq!(err, "BIGINT addition out of range at row 2", "a tie: the first output");
+    let p = Projector::new(&schema, &["CASE WHEN 1 / x = 1 THEN 'a' END", "i + 1"]).unwrap();
+    let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
+    assert_eq!(err, "division by zero at row 2", "a tie: the first output");
+}
