@@ -42,7 +42,14 @@ pub fn bind(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
 
 /// Binds a filter predicate: the result must be BOOLEAN (an untyped NULL counts as one).
 pub fn bind_predicate(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
-    let typed = bind(expr, schema)?;
+    let mut typed = bind(expr, schema)?;
+    // A quoted literal is of unknown type: `WHERE 'yes'` reads it as a BOOLEAN.
+    if let Some(ScalarValue::Utf8(s)) = typed.as_literal() {
+        typed = match ScalarValue::parse(s, &DataType::Boolean) {
+            Ok(v) => TypedExpr::literal(v, typed.span),
+            Err(e) => return err(typed.span, e.message(s, &DataType::Boolean)),
+        };
+    }
     match typed.data_type {
         DataType::Boolean => Ok(typed),
         DataType::Null => Ok(TypedExpr::literal(
@@ -65,21 +72,6 @@ struct Binder<'a> {
     next_id: Cell<usize>,
 }
 
-/// Levenshtein distance, for "did you mean" suggestions.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(!ca.eq_ignore_ascii_case(cb));
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// Up to three candidates closest to `name`, closest first.
 pub(crate) fn suggestions<'n>(
     name: &str,
@@ -87,7 +79,12 @@ pub(crate) fn suggestions<'n>(
 ) -> Vec<&'n str> {
     let limit = (name.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = candidates
-        .map(|c| (edit_distance(name, c), c))
+        .map(|c| {
+            (
+                strsim::levenshtein(&name.to_lowercase(), &c.to_lowercase()),
+                c,
+            )
+        })
         .filter(|(d, c)| *d <= limit || c.to_lowercase().contains(&name.to_lowercase()))
         .collect();
     scored.sort();
@@ -100,6 +97,103 @@ fn quote_list(names: &[&str]) -> String {
         .map(|n| format!("'{n}'"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The one-line message for a call no signature matches. Operators say what they
+/// cannot do with which types, with a hint at what was probably meant; functions
+/// list a few of their signatures.
+fn mismatch_message(name: &str, args: &[TypedExpr], candidates: &[&'static Signature]) -> String {
+    use registry::FuncId;
+    let types: Vec<String> = args.iter().map(|a| sql_type_name(&a.data_type)).collect();
+    let func = candidates.first().map(|s| s.func);
+    match (func, types.as_slice()) {
+        (Some(f), [a, b])
+            if f.is_comparison()
+                || matches!(f, FuncId::IsDistinctFrom | FuncId::IsNotDistinctFrom) =>
+        {
+            let message = format!("cannot compare {a} with {b}");
+            match hint(args) {
+                Some(h) => format!("{message} (hint: {h})"),
+                None => message,
+            }
+        }
+        (Some(FuncId::Add), [a, b]) => format!("cannot add {a} and {b}"),
+        (Some(FuncId::Subtract), [a, b]) => format!("cannot subtract {b} from {a}"),
+        (Some(FuncId::Multiply), [a, b]) => format!("cannot multiply {a} by {b}"),
+        (Some(FuncId::Divide), [a, b]) => format!("cannot divide {a} by {b}"),
+        (Some(FuncId::Modulo), [a, b]) => format!("cannot take {a} modulo {b}"),
+        (Some(FuncId::Negate), [a]) => format!("cannot negate {a}"),
+        (Some(FuncId::Like | FuncId::ILike), [a, b]) => {
+            let op = crate::expr::binary_operator(name).unwrap_or(name);
+            format!("{op} needs VARCHAR operands, not {a} and {b}")
+        }
+        (Some(_), [a]) if crate::expr::postfix_operator(name).is_some() => {
+            let op = crate::expr::postfix_operator(name).unwrap_or(name);
+            format!("{op} needs a BOOLEAN operand, not {a}")
+        }
+        _ => {
+            let mut list: Vec<String> = candidates.iter().map(|s| s.display()).collect();
+            list.dedup();
+            const SHOWN: usize = 6;
+            let more = list.len().saturating_sub(SHOWN);
+            list.truncate(SHOWN);
+            let tail = if more > 0 {
+                format!(", … and {more} more")
+            } else {
+                String::new()
+            };
+            format!(
+                "no function matches {name}({}); candidates: {}{tail}",
+                types.join(", "),
+                list.join(", ")
+            )
+        }
+    }
+}
+
+/// What the user probably meant when comparing a date or timestamp with a number.
+fn hint(args: &[TypedExpr]) -> Option<String> {
+    let temporal = args
+        .iter()
+        .find(|a| crate::types::is_temporal(&a.data_type))?;
+    let other = args
+        .iter()
+        .find(|a| crate::types::is_numeric(&a.data_type))?;
+    let keyword = match temporal.data_type {
+        DataType::Date32 => "DATE",
+        _ => "TIMESTAMP",
+    };
+    Some(match unquoted_date(other) {
+        Some(text) => format!("write {keyword} '{text}'"),
+        None if keyword == "DATE" => "write a date as DATE 'YYYY-MM-DD'".into(),
+        None => "write a timestamp as TIMESTAMP 'YYYY-MM-DD HH:MM:SS'".into(),
+    })
+}
+
+/// `1994-01-01` written without quotes (so parsed as `1994 - 1 - 1`), as text.
+fn unquoted_date(e: &TypedExpr) -> Option<String> {
+    fn minus(e: &TypedExpr) -> Option<(&TypedExpr, &TypedExpr)> {
+        match &e.kind {
+            TypedKind::Call { sig, args } if sig.name == "subtract" => match args.as_slice() {
+                [a, b] => Some((a, b)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    let int = |e: &TypedExpr| match e.as_literal() {
+        Some(ScalarValue::Int64(v)) => Some(*v),
+        _ => None,
+    };
+    let (ym, d) = minus(e)?;
+    let (y, m) = minus(ym)?;
+    let (y, m, d) = (int(y)?, int(m)?, int(d)?);
+    let valid = (1..=9999).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d);
+    valid.then(|| format!("{y:04}-{m:02}-{d:02}"))
+}
+
+fn is_string_literal(x: &TypedExpr) -> bool {
+    matches!(x.as_literal(), Some(ScalarValue::Utf8(_)))
 }
 
 fn is_boolean_like(t: &DataType) -> bool {
@@ -247,9 +341,24 @@ impl Binder<'_> {
 
     fn column(&self, name: &str, span: Span) -> Result<TypedExpr> {
         let fields = self.schema.fields();
-        let index = match self.schema.index_of(name) {
-            Ok(i) => i,
-            Err(_) => {
+        // Columns are kept by position: a name two columns share is ambiguous.
+        let exact: Vec<usize> = (0..fields.len())
+            .filter(|&i| fields[i].name() == name)
+            .collect();
+        let index = match exact.as_slice() {
+            [i] => *i,
+            [_, _, ..] => {
+                let positions: Vec<String> = exact.iter().map(|i| (i + 1).to_string()).collect();
+                let (last, rest) = positions.split_last().expect("two or more");
+                return err(
+                    span,
+                    format!(
+                        "column reference \"{name}\" is ambiguous: it names columns {} and {last}",
+                        rest.join(", ")
+                    ),
+                );
+            }
+            [] => {
                 let folded: Vec<usize> = (0..fields.len())
                     .filter(|&i| fields[i].name().eq_ignore_ascii_case(name))
                     .collect();
@@ -302,7 +411,8 @@ impl Binder<'_> {
 
     fn boolean(&self, expr: &Expr, op: &str) -> Result<TypedExpr> {
         let x = self.bind(expr)?;
-        if !is_boolean_like(&x.data_type) {
+        // A quoted literal is of unknown type: `x AND 'true'` reads it as a BOOLEAN.
+        if !is_boolean_like(&x.data_type) && !is_string_literal(&x) {
             return err(
                 x.span,
                 format!(
@@ -315,7 +425,27 @@ impl Binder<'_> {
     }
 
     /// The type `args` meet in, letting literals adopt a type they fit exactly.
+    ///
+    /// Quoted string literals are of unknown type (as in PostgreSQL): they take the
+    /// type the other values meet in when they parse as it (`qty < '5'`), and are
+    /// VARCHAR only among strings and NULLs.
     fn unify(&self, args: &[&TypedExpr]) -> Option<DataType> {
+        let mut target = self.unify_typed(args)?;
+        for a in args {
+            if let Some(v @ ScalarValue::Utf8(_)) = a.as_literal() {
+                target = Some(match target {
+                    None | Some(DataType::Null) => DataType::Utf8,
+                    Some(t) if v.convert_exact(&t).is_some() => t,
+                    Some(_) => return None,
+                });
+            }
+        }
+        target
+    }
+
+    /// The type `args` other than string literals meet in: `Some(None)` when there
+    /// are none, `None` when they have no common type.
+    fn unify_typed(&self, args: &[&TypedExpr]) -> Option<Option<DataType>> {
         let mut target: Option<DataType> = None;
         for a in args.iter().filter(|a| a.as_literal().is_none()) {
             target = Some(match target {
@@ -324,15 +454,42 @@ impl Binder<'_> {
             });
         }
         for a in args {
-            if let Some(v) = a.as_literal() {
-                target = Some(match target {
-                    None => v.data_type(),
-                    Some(t) if v.convert_exact(&t).is_some() => t,
-                    Some(t) => common_type(&t, &v.data_type())?,
-                });
+            match a.as_literal() {
+                None | Some(ScalarValue::Utf8(_)) => {}
+                Some(v) => {
+                    target = Some(match target {
+                        None => v.data_type(),
+                        Some(t) if v.convert_exact(&t).is_some() => t,
+                        Some(t) => common_type(&t, &v.data_type())?,
+                    });
+                }
             }
         }
-        target
+        Some(target)
+    }
+
+    /// The error for a string literal among `args` that does not parse as the type
+    /// the other arguments meet in (`qty < 'abc'`: invalid DOUBLE literal 'abc'),
+    /// when `meets(type)` says the values could meet in that type.
+    fn bad_string_literal(
+        &self,
+        args: &[&TypedExpr],
+        meets: impl Fn(&DataType) -> bool,
+    ) -> Result<()> {
+        let Some(Some(target)) = self.unify_typed(args) else {
+            return Ok(());
+        };
+        if matches!(target, DataType::Utf8 | DataType::Null) || !meets(&target) {
+            return Ok(());
+        }
+        for a in args {
+            if let Some(ScalarValue::Utf8(s)) = a.as_literal() {
+                if let Err(e) = ScalarValue::parse(s, &target) {
+                    return err(a.span, e.message(s, &target));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `x` as type `to`: literals are converted (exactly, or through a checked cast),
@@ -389,10 +546,9 @@ impl Binder<'_> {
                 return Ok(TypedExpr::literal(converted, x.span));
             }
             if let ScalarValue::Utf8(s) = v {
-                return err(
-                    x.span,
-                    format!("invalid {} literal '{s}'", sql_type_name(to)),
-                );
+                if let Err(e) = ScalarValue::parse(s, to) {
+                    return err(x.span, e.message(s, to));
+                }
             }
         }
         self.cast(x, to, Span::NONE)
@@ -413,13 +569,9 @@ impl Binder<'_> {
             return Ok(x);
         }
         if let Some(ScalarValue::Utf8(s)) = x.as_literal() {
-            return match x
-                .as_literal()
-                .and_then(|v| v.convert_exact(to))
-                .or_else(|| ScalarValue::parse(s, to).ok())
-            {
-                Some(v) => Ok(TypedExpr::literal(v, span)),
-                None => err(span, format!("invalid {} literal '{s}'", sql_type_name(to))),
+            return match ScalarValue::parse(s, to) {
+                Ok(v) => Ok(TypedExpr::literal(v, span)),
+                Err(e) => err(span, e.message(s, to)),
             };
         }
         if !cast_supported(&x.data_type, to) {
@@ -462,28 +614,16 @@ impl Binder<'_> {
             };
             return err(span, format!("unknown function '{name}'{hint}"));
         }
-        let types: Vec<DataType> = args.iter().map(|a| a.data_type.clone()).collect();
         let sig = self.resolve(&candidates, &args);
         let Some(sig) = sig else {
-            self.bad_temporal_literal(&args)?;
-            let shown: Vec<String> = types.iter().map(sql_type_name).collect();
-            let mut list: Vec<String> = candidates.iter().map(|s| s.display()).collect();
-            list.dedup();
-            let more = list.len().saturating_sub(12);
-            list.truncate(12);
-            let tail = if more > 0 {
-                format!(", … and {more} more")
-            } else {
-                String::new()
-            };
-            return err(
-                span,
-                format!(
-                    "no function matches {name}({}); candidates: {}{tail}",
-                    shown.join(", "),
-                    list.join(", ")
-                ),
-            );
+            // Only where the operands could meet in the others' type: `qty < 'x'`
+            // is a bad DOUBLE, `qty LIKE 'x'` a bad operator.
+            self.bad_string_literal(&args.iter().collect::<Vec<_>>(), |t| {
+                candidates
+                    .iter()
+                    .any(|s| s.is_homogeneous() && s.args.iter().all(|p| registry::same_type(p, t)))
+            })?;
+            return err(span, mismatch_message(name, &args, &candidates));
         };
         let args = args
             .into_iter()
@@ -501,28 +641,6 @@ impl Binder<'_> {
             (t, _) => t.clone(),
         };
         Ok(TypedExpr::new(TypedKind::Call { sig, args }, ret, span))
-    }
-
-    /// A string literal that meets a DATE or TIMESTAMP but does not parse as one is a
-    /// bad literal, not a missing function.
-    fn bad_temporal_literal(&self, args: &[TypedExpr]) -> Result<()> {
-        let temporal = args
-            .iter()
-            .find(|a| crate::types::is_temporal(&a.data_type) && a.as_literal().is_none());
-        if let Some(t) = temporal {
-            for a in args {
-                if let Some(ScalarValue::Utf8(s)) = a.as_literal() {
-                    if a.as_literal()
-                        .and_then(|v| v.convert_exact(&t.data_type))
-                        .is_none()
-                    {
-                        let what = sql_type_name(&t.data_type);
-                        return err(a.span, format!("invalid {what} literal '{s}'"));
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     fn resolve(
@@ -544,9 +662,23 @@ impl Binder<'_> {
                 return Some(sig);
             }
         }
+        let arity = candidates
+            .iter()
+            .filter(|s| s.args.len() == args.len())
+            .count();
         candidates.iter().copied().find(|s| {
             s.args.len() == args.len()
                 && args.iter().zip(&s.args).all(|(a, p)| match a.as_literal() {
+                    // An unknown-typed string takes the type of another argument, or
+                    // of the parameter when the function has one signature.
+                    Some(v @ ScalarValue::Utf8(_)) => {
+                        v.convert_exact(p).is_some()
+                            && (*p == DataType::Utf8
+                                || arity == 1
+                                || args.iter().any(|o| {
+                                    o.as_literal().is_none() && registry::same_type(&o.data_type, p)
+                                }))
+                    }
                     Some(v) => v.convert_exact(p).is_some(),
                     None => {
                         common_type(&a.data_type, p).is_some_and(|c| registry::same_type(&c, p))
@@ -588,6 +720,10 @@ impl Binder<'_> {
     }
 
     fn meet(&self, values: &[&TypedExpr], what: &str, span: Span) -> Result<DataType> {
+        if let Some(t) = self.unify(values) {
+            return Ok(t);
+        }
+        self.bad_string_literal(values, |_| true)?;
         self.unify(values).ok_or_else(|| {
             let types: Vec<String> = values.iter().map(|v| sql_type_name(&v.data_type)).collect();
             BindError {
@@ -672,6 +808,14 @@ impl Binder<'_> {
         if items.iter().all(|i| i.as_literal().is_some()) {
             let mut all: Vec<&TypedExpr> = vec![&probe];
             all.extend(items.iter());
+            if self.unify(&all).is_none() {
+                self.bad_string_literal(&all, |_| true)?;
+                if let Some(bad) = items.iter().find(|i| self.unify(&[&probe, i]).is_none()) {
+                    let pair = [probe.clone(), bad.clone()];
+                    let equal: Vec<&'static Signature> = registry::lookup("equal").collect();
+                    return err(bad.span, mismatch_message("equal", &pair, &equal));
+                }
+            }
             let target = self.meet(&all, "IN", span)?;
             let probe = self.coerce(probe, &target)?;
             let values = items

@@ -1,10 +1,11 @@
 //! [`Filter`]: a compiled predicate that selects rows of record batches.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
+use arrow::array::{Array, AsArray, BooleanArray, RecordBatch, RecordBatchOptions};
 use arrow::buffer::{BooleanBuffer, Buffer};
-use arrow::datatypes::{Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use broadhead_codegen::{Mode, OutSlot};
 
 use crate::bind::bind_predicate;
@@ -45,6 +46,8 @@ pub struct Filter {
 
 struct Inner {
     schema: SchemaRef,
+    /// How batches of `schema` become the batches the predicate was bound to.
+    input: Utf8Input,
     source: Option<String>,
     expr: Expr,
     typed: TypedExpr,
@@ -96,13 +99,15 @@ impl Filter {
         source: Option<String>,
         cache: &Arc<KernelCache>,
     ) -> Result<Filter> {
-        let typed = bind_predicate(&expr, schema)?;
+        let typed = bind_predicate(&expr, &utf8_schema(schema))?;
+        let input = Utf8Input::new(schema, &typed.columns());
         let optimized = optimize(typed.clone());
         let backend =
-            Jit::new(vec![optimized.clone()], Mode::Filter, schema, cache)?.map_err(|u| u.0);
+            Jit::new(vec![optimized.clone()], Mode::Filter, &input.schema, cache)?.map_err(|u| u.0);
         Ok(Filter {
             inner: Arc::new(Inner {
                 schema: Arc::new(schema.clone()),
+                input,
                 source,
                 expr,
                 typed,
@@ -161,6 +166,7 @@ impl Filter {
     /// allocation: the way to filter a stream of batches without allocating.
     pub fn evaluate_into(&self, batch: &RecordBatch, out: &mut SelectionVector) -> Result<()> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         let mode = out.mode();
         if rows > mode.max_rows() {
@@ -197,6 +203,7 @@ impl Filter {
     /// The result as a mask: TRUE for selected rows, FALSE otherwise (never NULL).
     pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         let bits = match &self.inner.backend {
             Ok(jit) => {
@@ -224,7 +231,7 @@ impl Filter {
     pub fn explain(&self) -> Result<Explanation> {
         let inner = &self.inner;
         let backend = match &inner.backend {
-            Ok(jit) => Backend::Jit(jit.explain(&inner.schema)?),
+            Ok(jit) => Backend::Jit(jit.explain(&inner.input.schema)?),
             Err(reason) => Backend::Interpreted(reason.clone()),
         };
         Ok(Explanation {
@@ -236,6 +243,78 @@ impl Filter {
             }],
             backend,
         })
+    }
+}
+
+/// The string types read as `Utf8` (cast when a batch is evaluated).
+fn is_other_string(t: &DataType) -> bool {
+    matches!(t, DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// `schema` with `LargeUtf8` and `Utf8View` columns as `Utf8`: what expressions are
+/// bound to, so that the engine has one string layout.
+pub(crate) fn utf8_schema(schema: &Schema) -> Schema {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            t if is_other_string(t) => f.as_ref().clone().with_data_type(DataType::Utf8),
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    Schema::new_with_metadata(fields, schema.metadata().clone())
+}
+
+/// How a batch of the caller's schema becomes a batch the bound expressions read:
+/// the `LargeUtf8`/`Utf8View` columns they use are cast to `Utf8` (other columns are
+/// passed through untouched, whatever their type).
+pub(crate) struct Utf8Input {
+    /// The schema of the converted batches (the caller's, with the cast columns as
+    /// `Utf8`).
+    pub(crate) schema: SchemaRef,
+    /// The columns to cast.
+    casts: Vec<usize>,
+}
+
+impl Utf8Input {
+    /// For expressions over `schema` that read `columns`.
+    pub(crate) fn new(schema: &Schema, columns: &[usize]) -> Utf8Input {
+        let casts: Vec<usize> = columns
+            .iter()
+            .copied()
+            .filter(|&c| is_other_string(schema.field(c).data_type()))
+            .collect();
+        let fields: Vec<Field> = (0..schema.fields().len())
+            .map(|i| {
+                let f = schema.field(i).clone();
+                if casts.contains(&i) {
+                    f.with_data_type(DataType::Utf8)
+                } else {
+                    f
+                }
+            })
+            .collect();
+        Utf8Input {
+            schema: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
+            casts,
+        }
+    }
+
+    /// `batch` (of the caller's schema, checked) as the expressions read it.
+    pub(crate) fn convert<'a>(&self, batch: &'a RecordBatch) -> Result<Cow<'a, RecordBatch>> {
+        if self.casts.is_empty() {
+            return Ok(Cow::Borrowed(batch));
+        }
+        let mut columns = batch.columns().to_vec();
+        for &c in &self.casts {
+            columns[c] = arrow::compute::cast(&columns[c], &DataType::Utf8)?;
+        }
+        let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        Ok(Cow::Owned(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &options,
+        )?))
     }
 }
 

@@ -285,6 +285,7 @@ impl Lowerer {
             TypedKind::IsNull { expr, negated } => {
                 let x = match self.string_column(expr) {
                     Some(s) => self.add(Node::Input(s)),
+                    None if expr.data_type == DataType::Utf8 => self.presence(expr)?,
                     None => self.expr(expr)?,
                 };
                 self.add(Node::IsNull(x, *negated))
@@ -330,6 +331,47 @@ impl Lowerer {
                 Some(&v) => v,
                 None => return unsupported(format!("reference ${id} outside its LET")),
             },
+        })
+    }
+
+    /// A BOOLEAN node that is NULL exactly where the string `e` is NULL (TRUE
+    /// elsewhere), raising the same errors on the same rows: kernels do not carry
+    /// computed strings, but `IS NULL` only needs their validity. A `CASE` keeps its
+    /// conditions and a `COALESCE` its order, so which operands are evaluated for a
+    /// row (and so which errors count) is unchanged.
+    fn presence(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
+        Ok(match &e.kind {
+            TypedKind::Column(_) => {
+                let Some(s) = self.string_column(e) else {
+                    return unsupported(format!("a column of type {}", e.data_type));
+                };
+                let input = self.add(Node::Input(s));
+                let missing = self.add(Node::IsNull(input, false));
+                let null = self.add(Node::Null(PType::Bool));
+                let present = self.add(Node::Bool(true));
+                self.add(Node::Case(vec![(missing, null)], present))
+            }
+            TypedKind::Literal(v) if v.is_null() => self.add(Node::Null(PType::Bool)),
+            TypedKind::Literal(_) => self.add(Node::Bool(true)),
+            TypedKind::Case {
+                branches,
+                else_expr,
+            } => {
+                let mut pairs = Vec::with_capacity(branches.len());
+                for (c, v) in branches {
+                    pairs.push((self.expr(c)?, self.presence(v)?));
+                }
+                let otherwise = self.presence(else_expr)?;
+                self.add(Node::Case(pairs, otherwise))
+            }
+            TypedKind::Coalesce(args) => {
+                let ids = args
+                    .iter()
+                    .map(|x| self.presence(x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.add(Node::Coalesce(ids))
+            }
+            _ => return unsupported("IS NULL of this string expression"),
         })
     }
 

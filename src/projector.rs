@@ -12,6 +12,7 @@ use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
 use crate::explain::{Backend, Explanation, Stages};
 use crate::expr::Expr;
+use crate::filter::{utf8_schema, Utf8Input};
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
 use crate::lower::{lower, physical};
@@ -61,6 +62,8 @@ struct Output {
 
 struct Inner {
     schema: SchemaRef,
+    /// How batches of `schema` become the batches the expressions were bound to.
+    input: Utf8Input,
     outputs: Vec<Output>,
     jit: Option<Jit>,
     /// Why some outputs are interpreted (for explain).
@@ -106,8 +109,9 @@ impl Projector {
         let mut outputs = Vec::with_capacity(exprs.len());
         let mut compiled = Vec::new();
         let mut reason = None;
+        let bound_schema = utf8_schema(schema);
         for (expr, source) in exprs {
-            let typed = bind(&expr, schema)?;
+            let typed = bind(&expr, &bound_schema)?;
             let optimized = optimize(typed.clone());
             let kernel_output = match lower(&[&optimized], Mode::Project) {
                 Ok(_) => {
@@ -127,10 +131,14 @@ impl Projector {
                 kernel_output,
             });
         }
+        let mut columns: Vec<usize> = outputs.iter().flat_map(|o| o.typed.columns()).collect();
+        columns.sort_unstable();
+        columns.dedup();
+        let input = Utf8Input::new(schema, &columns);
         let jit = if compiled.is_empty() {
             None
         } else {
-            match Jit::new(compiled, Mode::Project, schema, cache)? {
+            match Jit::new(compiled, Mode::Project, &input.schema, cache)? {
                 Ok(jit) => Some(jit),
                 Err(u) => {
                     // Each output lowers alone; together they always do too.
@@ -145,6 +153,7 @@ impl Projector {
         Ok(Projector {
             inner: Arc::new(Inner {
                 schema: Arc::new(schema.clone()),
+                input,
                 outputs,
                 jit,
                 interpreted_reason: reason,
@@ -202,6 +211,7 @@ impl Projector {
     /// One array per expression, each of `batch.num_rows()` values.
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.input.convert(batch)?;
         let compiled = match &self.inner.jit {
             Some(jit) => {
                 let columns: Vec<_> = jit
@@ -211,11 +221,11 @@ impl Projector {
                     .collect();
                 self.run_kernel(jit, &columns, batch.num_rows(), |row| {
                     jit.describe_row(batch, row, row)
-                })?
+                })
             }
-            None => Vec::new(),
+            None => Ok(Vec::new()),
         };
-        self.assemble(compiled, |e| interpret(e, batch))
+        self.assemble(batch, compiled, |e| interpret(e, batch))
     }
 
     /// The expressions over the selected rows only, compacted: output row `i` is the
@@ -226,6 +236,7 @@ impl Projector {
         selection: &SelectionVector,
     ) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         if let Some(bad) = selection.iter().find(|&i| i >= rows) {
             return Err(EvalError::Other(format!(
@@ -245,9 +256,9 @@ impl Projector {
                     let row = selection.get(k).unwrap_or(k);
                     jit.describe_row(batch, row, row)
                 };
-                self.run_kernel(jit, &columns, selection.len(), describe)?
+                self.run_kernel(jit, &columns, selection.len(), describe)
             }
-            None => Vec::new(),
+            None => Ok(Vec::new()),
         };
         let needs_interpreter = self.inner.outputs.iter().any(|o| o.kernel_output.is_none());
         let taken = if needs_interpreter {
@@ -255,7 +266,7 @@ impl Projector {
         } else {
             None
         };
-        self.assemble(compiled, |e| {
+        self.assemble(batch, compiled, |e| {
             let taken = taken.as_ref().expect("taken for interpreted outputs");
             interpret(e, taken).map_err(|err| match err {
                 crate::Error::Eval(ev) => remap_row(ev, selection).into(),
@@ -264,19 +275,68 @@ impl Projector {
         })
     }
 
+    /// The outputs in order, from the kernel's results and the interpreter's.
+    ///
+    /// When evaluation fails, the error is that of the lowest failing row of `batch`
+    /// across all outputs, compiled or interpreted (on a tie, the earlier output's),
+    /// as docs/semantics.md says; the kernel alone only knows its own outputs.
     fn assemble(
         &self,
-        compiled: Vec<ArrayRef>,
+        batch: &RecordBatch,
+        compiled: Result<Vec<ArrayRef>>,
         interpret_one: impl Fn(&TypedExpr) -> Result<ArrayRef>,
     ) -> Result<Vec<ArrayRef>> {
+        let mut arrays = Vec::with_capacity(self.inner.outputs.len());
+        let mut first: Option<crate::Error> = None;
+        let (compiled, mut failed) = match compiled {
+            Ok(c) => (c, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        for o in &self.inner.outputs {
+            match o.kernel_output {
+                Some(k) => arrays.extend(compiled.get(k).cloned()),
+                None => match interpret_one(&o.optimized) {
+                    Ok(a) => arrays.push(a),
+                    Err(e) => first = Some(self.earlier(batch, first, e)),
+                },
+            }
+        }
+        if let Some(e) = failed.take() {
+            first = Some(self.earlier(batch, first, e));
+        }
+        match first {
+            Some(e) => Err(e),
+            None => Ok(arrays),
+        }
+    }
+
+    /// Of two errors, the one of the lower row of `batch`; on a tie, the one of the
+    /// first output that fails on that row.
+    fn earlier(
+        &self,
+        batch: &RecordBatch,
+        a: Option<crate::Error>,
+        b: crate::Error,
+    ) -> crate::Error {
+        let Some(a) = a else { return b };
+        match (error_row(&a), error_row(&b)) {
+            (Some(ra), Some(rb)) if ra == rb => self.first_error_at(batch, ra).unwrap_or(a),
+            (Some(ra), Some(rb)) if rb < ra => b,
+            (Some(_), None) => b,
+            _ => a,
+        }
+    }
+
+    /// The error of the first output that fails on row `row` of `batch`.
+    fn first_error_at(&self, batch: &RecordBatch, row: usize) -> Option<crate::Error> {
+        let one = batch.slice(row, 1);
         self.inner
             .outputs
             .iter()
-            .map(|o| match o.kernel_output {
-                Some(k) => Ok(compiled[k].clone()),
-                None => interpret_one(&o.optimized),
+            .find_map(|o| match interpret(&o.optimized, &one) {
+                Err(crate::Error::Eval(e)) => Some(e.shifted(row).into()),
+                _ => None,
             })
-            .collect()
     }
 
     fn run_kernel(
@@ -363,10 +423,19 @@ impl Projector {
             })
             .collect();
         let backend = match (&inner.jit, &inner.interpreted_reason) {
-            (Some(jit), _) => Backend::Jit(jit.explain(&inner.schema)?),
+            (Some(jit), _) => Backend::Jit(jit.explain(&inner.input.schema)?),
             (None, reason) => Backend::Interpreted(reason.clone().unwrap_or_default()),
         };
         Ok(Explanation { stages, backend })
+    }
+}
+
+/// The row an evaluation error names, if it names one.
+fn error_row(e: &crate::Error) -> Option<usize> {
+    match e {
+        crate::Error::Eval(EvalError::DivisionByZero { row })
+        | crate::Error::Eval(EvalError::Overflow { row, .. }) => Some(*row),
+        _ => None,
     }
 }
 

@@ -327,6 +327,22 @@ pub enum LiteralError {
     Unsupported,
 }
 
+impl LiteralError {
+    /// The message for `text` not being a literal of type `to`, e.g.
+    /// `invalid DATE literal '1994-13-45'`.
+    pub fn message(self, text: &str, to: &DataType) -> String {
+        let type_name = sql_type_name(to);
+        match self {
+            LiteralError::Invalid => format!("invalid {type_name} literal '{text}'"),
+            LiteralError::OutOfRange => format!("{type_name} literal '{text}' out of range"),
+            LiteralError::TooPrecise => {
+                format!("{type_name} literal '{text}' is more precise than the type")
+            }
+            LiteralError::Unsupported => format!("literals of type {type_name} are not supported"),
+        }
+    }
+}
+
 /// A date and time (UTC) as `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` or a bare date.
 fn parse_datetime(text: &str) -> Option<chrono::NaiveDateTime> {
     [
@@ -462,10 +478,11 @@ impl ScalarValue {
     /// The same value in type `to` when the conversion loses nothing: integers that
     /// fit, integers that floats hold exactly, doubles that are exact reals, dates at
     /// midnight as timestamps, timestamps relabelled with another time zone or made
-    /// finer, and strings that parse as dates or timestamps. `None` otherwise.
+    /// finer, and strings that [parse](ScalarValue::parse) as a value of the type
+    /// (a quoted literal is of unknown type, as in PostgreSQL). `None` otherwise.
     ///
     /// This is how a literal adopts the type of what it is compared with
-    /// (`int32_col IN (1, 3)`, `date_col >= '1994-01-01'`).
+    /// (`int32_col IN (1, 3)`, `date_col >= '1994-01-01'`, `float_col = 'NaN'`).
     pub fn convert_exact(&self, to: &DataType) -> Option<ScalarValue> {
         use ScalarValue::*;
         if let Null(_) = self {
@@ -494,9 +511,7 @@ impl ScalarValue {
                 (f as f64 == *v || v.is_nan()).then_some(Float32(f))
             }
             (Utf8(_), DataType::Utf8) => Some(self.clone()),
-            (Utf8(s), DataType::Date32 | DataType::Timestamp(_, _)) => {
-                ScalarValue::parse(s, to).ok()
-            }
+            (Utf8(s), _) => ScalarValue::parse(s, to).ok(),
             (Date32(d), DataType::Date32) => Some(Date32(*d)),
             (Date32(d), DataType::Timestamp(unit, tz)) => {
                 let per_day = 86_400 * crate::types::units_per_second(*unit);
@@ -518,5 +533,60 @@ impl ScalarValue {
             }
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Floats are read as PostgreSQL's `float8in` reads them: `NaN`, `Infinity`,
+    /// `-Infinity` and `inf` in any case, with surrounding spaces.
+    #[test]
+    fn special_floats_are_spelled_as_in_postgresql() {
+        for (text, expected) in [
+            ("NaN", f64::NAN),
+            ("nan", f64::NAN),
+            ("Infinity", f64::INFINITY),
+            ("+infinity", f64::INFINITY),
+            ("-Infinity", f64::NEG_INFINITY),
+            ("inf", f64::INFINITY),
+            ("-INF", f64::NEG_INFINITY),
+            ("  iNf ", f64::INFINITY),
+            ("1e3", 1000.0),
+        ] {
+            let v = ScalarValue::parse(text, &DataType::Float64);
+            assert_eq!(v, Ok(ScalarValue::Float64(expected)), "{text}");
+            let v = ScalarValue::Utf8(text.into()).convert_exact(&DataType::Float32);
+            assert_eq!(v, Some(ScalarValue::Float32(expected as f32)), "{text}");
+        }
+        for text in ["1e400", "-1e400"] {
+            let v = ScalarValue::parse(text, &DataType::Float64);
+            assert_eq!(v, Err(LiteralError::OutOfRange), "{text}");
+        }
+        for text in ["NaNa", "infinit", "", "1,5"] {
+            let v = ScalarValue::parse(text, &DataType::Float64);
+            assert_eq!(v, Err(LiteralError::Invalid), "{text}");
+        }
+    }
+
+    #[test]
+    fn quoted_literals_convert_to_the_type_they_meet() {
+        let s = |t: &str| ScalarValue::Utf8(t.into());
+        assert_eq!(
+            s("5").convert_exact(&DataType::Int8),
+            Some(ScalarValue::Int8(5))
+        );
+        assert_eq!(s("300").convert_exact(&DataType::Int8), None);
+        assert_eq!(s("2.5").convert_exact(&DataType::Int64), None);
+        assert_eq!(
+            s("yes").convert_exact(&DataType::Boolean),
+            Some(ScalarValue::Boolean(true))
+        );
+        assert_eq!(s("abc").convert_exact(&DataType::Utf8), Some(s("abc")));
+        assert_eq!(
+            LiteralError::OutOfRange.message("300", &DataType::Int8),
+            "TINYINT literal '300' out of range"
+        );
     }
 }

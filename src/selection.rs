@@ -96,7 +96,76 @@ impl SelectionVector {
         (0..self.len()).filter_map(|i| self.get(i))
     }
 
-    /// The indices as an Arrow array (for `take`).
+    /// The indices as an Arrow array of their own width, without copying: the
+    /// vector's buffer becomes the array's.
+    ///
+    /// ```
+    /// use arrow::array::{Array, AsArray};
+    /// use arrow::datatypes::UInt16Type;
+    /// use broadhead::SelectionVector;
+    ///
+    /// let rows = SelectionVector::UInt16(vec![1, 5, 7]);
+    /// let array = rows.into_array();
+    /// assert_eq!(array.as_primitive::<UInt16Type>().values().to_vec(), vec![1, 5, 7]);
+    /// ```
+    pub fn into_array(self) -> ArrayRef {
+        match self {
+            SelectionVector::UInt16(v) => Arc::new(UInt16Array::new(v.into(), None)),
+            SelectionVector::UInt32(v) => Arc::new(UInt32Array::new(v.into(), None)),
+            SelectionVector::UInt64(v) => Arc::new(UInt64Array::new(v.into(), None)),
+        }
+    }
+
+    /// The indices as a `UInt32Array` (what arrow's `take` and most consumers want).
+    ///
+    /// `u32` indices are moved into the array without copying. `u16` indices are
+    /// widened into a new buffer (a copy of 4 bytes per selected row); `u64`
+    /// indices are narrowed into a new buffer, or the vector is given back
+    /// unchanged (`Err`) if an index does not fit 32 bits.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow::array::{Float64Array, RecordBatch};
+    /// use arrow::datatypes::{DataType, Field, Schema};
+    /// use broadhead::{Filter, SelectionVector};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Float64, false)]));
+    /// let batch = RecordBatch::try_new(
+    ///     schema.clone(),
+    ///     vec![Arc::new(Float64Array::from(vec![1.0, 3.0, 5.0, 7.0]))],
+    /// )?;
+    /// let selected = Filter::new(&schema, "x > 2")?.evaluate(&batch)?;
+    /// let SelectionVector::UInt32(ref v) = selected else { unreachable!() };
+    /// let buffer = v.as_ptr();
+    /// let indices = selected.into_uint32_array().expect("u32 indices");
+    /// assert_eq!(indices.values().as_ptr(), buffer, "moved, not copied");
+    /// assert_eq!(indices.values().to_vec(), vec![1, 2, 3]);
+    /// let taken = arrow::compute::take_record_batch(&batch, &indices)?;
+    /// assert_eq!(taken.num_rows(), 3);
+    ///
+    /// let wide = SelectionVector::UInt64(vec![2, u64::MAX]);
+    /// assert!(wide.into_uint32_array().is_err(), "does not fit");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn into_uint32_array(self) -> Result<UInt32Array, SelectionVector> {
+        match self {
+            SelectionVector::UInt32(v) => Ok(UInt32Array::new(v.into(), None)),
+            SelectionVector::UInt16(v) => {
+                Ok(v.into_iter().map(u32::from).collect::<Vec<_>>().into())
+            }
+            SelectionVector::UInt64(v) => match v
+                .iter()
+                .map(|&i| u32::try_from(i))
+                .collect::<Result<Vec<u32>, _>>()
+            {
+                Ok(narrow) => Ok(UInt32Array::new(narrow.into(), None)),
+                Err(_) => Err(SelectionVector::UInt64(v)),
+            },
+        }
+    }
+
+    /// The indices as an Arrow array (for `take`), copied; see
+    /// [`SelectionVector::into_array`] for the version that moves them.
     pub fn to_array(&self) -> ArrayRef {
         match self {
             SelectionVector::UInt16(v) => Arc::new(UInt16Array::from(v.clone())),
@@ -145,6 +214,13 @@ impl SelectionVector {
                 SelectionVector::UInt64(v) => v.set_len(n),
             }
         }
+    }
+}
+
+/// Moves the indices into an array of their width (see [`SelectionVector::into_array`]).
+impl From<SelectionVector> for ArrayRef {
+    fn from(v: SelectionVector) -> ArrayRef {
+        v.into_array()
     }
 }
 

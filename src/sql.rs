@@ -20,15 +20,17 @@ use sqlparser::ast::{
     Spanned, UnaryOperator, Value, ValueWithSpan,
 };
 use sqlparser::dialect::GenericDialect;
+use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{self, Token, Tokenizer};
+use sqlparser::tokenizer::{self, Token, TokenWithSpan, Tokenizer};
 
 use crate::error::ParseError;
 use crate::expr::{self, Expr, ExprKind, Span};
-use crate::scalar::{LiteralError, ScalarValue};
+use crate::scalar::ScalarValue;
 use crate::types::{from_sql_type, sql_type_name};
 
-/// How deep the converted tree may nest.
+/// How deep the converted tree may nest: at most this many levels, a leaf
+/// counting as one (`NOT NOT x` has three).
 ///
 /// sqlparser limits the nesting of parentheses and prefix operators, but a chain
 /// of left-associative operators (`a + b + c + …`) is parsed without recursion and
@@ -43,6 +45,16 @@ const MAX_DEPTH: usize = expr::MAX_DEPTH;
 /// unsupported constructs without those helpers, and the tree is taken apart
 /// iteratively instead of dropped.
 const SHALLOW_TOKENS: usize = 1000;
+
+/// How deep sqlparser may recurse (its default is 50, which made the documented
+/// limit of [`MAX_DEPTH`] unreachable for `NOT`, `CASE` and parentheses).
+///
+/// sqlparser spends one or two levels per level of the converted tree (`NOT (x)`
+/// costs two), so this leaves [`MAX_DEPTH`] the limit that applies; beyond it only
+/// redundant parentheses are deeper, and the error points at the token where
+/// sqlparser stopped. sqlparser's recursive functions grow the stack on demand
+/// (its `recursive-protection` feature), so this depth is safe.
+const PARSER_RECURSION_LIMIT: usize = 4 * MAX_DEPTH + 8;
 
 /// What the conversion of a node needs to know about where it is.
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +94,7 @@ pub fn parse_expr(text: &str) -> Result<Expr, ParseError> {
     let (mut parser, cx) = start(&dialect, text, "empty expression")?;
     let ast = parser
         .parse_expr()
-        .map_err(|e| from_parser_error(e, text))?;
+        .map_err(|e| parse_failure(e, text, &parser))?;
     let result = expect_end(&parser)
         .and_then(|()| convert(&ast, cx))
         .and_then(checked_size);
@@ -117,7 +129,7 @@ pub fn parse_select_list(text: &str) -> Result<Vec<(Expr, Option<String>)>, Pars
     let (mut parser, cx) = start(&dialect, text, "empty select list")?;
     let items = parser
         .parse_comma_separated(Parser::parse_select_item)
-        .map_err(|e| from_parser_error(e, text))?;
+        .map_err(|e| parse_failure(e, text, &parser))?;
     let result = expect_end(&parser).and_then(|()| select_items(&items, cx));
     if !cx.shallow {
         for item in items {
@@ -194,7 +206,10 @@ fn start<'a>(
         depth: 0,
         shallow: count <= SHALLOW_TOKENS,
     };
-    let parser = Parser::new(dialect).with_tokens_with_locations(tokens);
+    let tokens = rewrite_symmetric(tokens);
+    let parser = Parser::new(dialect)
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .with_tokens_with_locations(tokens);
     if parser.peek_token_ref().token == Token::EOF {
         return Err(error(
             empty_message,
@@ -206,6 +221,173 @@ fn start<'a>(
         ));
     }
     Ok((parser, cx))
+}
+
+/// The quote style of the marker `BETWEEN SYMMETRIC` wraps its lower bound in: a
+/// one-argument call of a function whose name no input can spell (the tokenizer
+/// never gives a name this quote style).
+const SYMMETRIC_MARK: char = '\u{0}';
+
+fn is_word(t: &Token, keyword: Keyword) -> bool {
+    matches!(t, Token::Word(w) if w.keyword == keyword && w.quote_style.is_none())
+}
+
+/// sqlparser reads neither `BETWEEN SYMMETRIC` nor `BETWEEN ASYMMETRIC`. This drops
+/// `ASYMMETRIC` (the default) and rewrites `BETWEEN SYMMETRIC low AND` to
+/// `BETWEEN ␀(low) AND`, a [marker](SYMMETRIC_MARK) call that [`convert`] turns
+/// back into a symmetric BETWEEN.
+///
+/// The lower bound ends, as sqlparser reads it, at the first operator that binds
+/// less tightly than `BETWEEN` outside parentheses and `CASE … END`; when that is not
+/// `AND`, the keyword is left alone so that sqlparser reports the syntax error. As in
+/// PostgreSQL, where both words are reserved, `BETWEEN symmetric AND 5` still names a
+/// column.
+fn rewrite_symmetric(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let significant = |i: usize| !matches!(tokens[i].token, Token::Whitespace(_));
+    let next_after = |i: usize| (i + 1..tokens.len()).find(|&j| significant(j));
+    let mut prev_between = false;
+    let mut drop = vec![false; tokens.len()];
+    let mut open_at = vec![false; tokens.len()];
+    let mut close_before = vec![0usize; tokens.len()];
+    for i in 0..tokens.len() {
+        if !significant(i) {
+            continue;
+        }
+        let t = &tokens[i].token;
+        let after_between = prev_between;
+        prev_between = is_word(t, Keyword::BETWEEN);
+        let symmetric = is_word(t, Keyword::SYMMETRIC);
+        if !after_between || !(symmetric || is_word(t, Keyword::ASYMMETRIC)) {
+            continue;
+        }
+        let Some(first) = next_after(i) else { continue };
+        if is_word(&tokens[first].token, Keyword::AND) {
+            continue; // a column named symmetric
+        }
+        if !symmetric {
+            drop[i] = true;
+            continue;
+        }
+        if let Some(end) = lower_bound_end(&tokens, first) {
+            drop[i] = true;
+            open_at[i] = true;
+            close_before[end] += 1;
+        }
+    }
+    let mut out = Vec::with_capacity(tokens.len());
+    for (i, t) in tokens.into_iter().enumerate() {
+        for _ in 0..close_before[i] {
+            out.push(TokenWithSpan::new(Token::RParen, t.span));
+        }
+        if open_at[i] {
+            let name = Token::Word(tokenizer::Word {
+                value: "symmetric".into(),
+                quote_style: Some(SYMMETRIC_MARK),
+                keyword: Keyword::NoKeyword,
+            });
+            out.push(TokenWithSpan::new(name, t.span));
+            out.push(TokenWithSpan::new(Token::LParen, t.span));
+        }
+        if !drop[i] {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The index of the `AND` that ends the lower bound of a BETWEEN starting at token
+/// `first`, if it ends at an `AND`.
+fn lower_bound_end(tokens: &[TokenWithSpan], first: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, t) in tokens.iter().enumerate().skip(first) {
+        let t = &t.token;
+        match t {
+            Token::LParen | Token::LBracket | Token::LBrace => depth += 1,
+            Token::Word(w) if w.keyword == Keyword::CASE && w.quote_style.is_none() => depth += 1,
+            Token::RParen | Token::RBracket | Token::RBrace => depth = depth.checked_sub(1)?,
+            Token::Word(w) if w.keyword == Keyword::END && w.quote_style.is_none() => {
+                depth = depth.checked_sub(1)?
+            }
+            _ if depth > 0 || j == first => {}
+            _ if is_word(t, Keyword::AND) => return Some(j),
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && matches!(
+                        w.keyword,
+                        Keyword::OR
+                            | Keyword::XOR
+                            | Keyword::IS
+                            | Keyword::IN
+                            | Keyword::NOT
+                            | Keyword::BETWEEN
+                            | Keyword::LIKE
+                            | Keyword::ILIKE
+                            | Keyword::SIMILAR
+                            | Keyword::REGEXP
+                            | Keyword::RLIKE
+                            | Keyword::THEN
+                            | Keyword::WHEN
+                            | Keyword::ELSE
+                            | Keyword::AS
+                    ) =>
+            {
+                return None
+            }
+            Token::Eq
+            | Token::DoubleEq
+            | Token::Neq
+            | Token::Lt
+            | Token::Gt
+            | Token::LtEq
+            | Token::GtEq
+            | Token::Spaceship
+            | Token::Comma
+            | Token::SemiColon
+            | Token::EOF => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The lower bound of a `BETWEEN SYMMETRIC`, if `low` is the marker call
+/// [`rewrite_symmetric`] wrapped it in.
+fn symmetric_low(low: &ast::Expr) -> Option<&ast::Expr> {
+    let ast::Expr::Function(f) = low else {
+        return None;
+    };
+    match (f.name.0.as_slice(), &f.args) {
+        ([ObjectNamePart::Identifier(ident)], FunctionArguments::List(list))
+            if ident.quote_style == Some(SYMMETRIC_MARK) =>
+        {
+            match list.args.as_slice() {
+                [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] => Some(x),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `x BETWEEN SYMMETRIC low AND high`: PostgreSQL's definition,
+/// `(x BETWEEN low AND high) OR (x BETWEEN high AND low)`, so a NULL bound gives NULL
+/// (not what `least`/`greatest`, which skip NULLs, would give). `NOT BETWEEN
+/// SYMMETRIC` is its negation.
+fn between_symmetric(
+    x: &ast::Expr,
+    negated: bool,
+    low: &ast::Expr,
+    high: &ast::Expr,
+    d: Cx,
+) -> Result<Expr, ParseError> {
+    let (x, low, high) = (convert(x, d)?, convert(low, d)?, convert(high, d)?);
+    let at = x.span;
+    let either = expr::or(vec![
+        x.clone().between(low.clone(), high.clone()),
+        x.between(high, low),
+    ])
+    .with_span(at);
+    Ok(if negated { either.not() } else { either })
 }
 
 /// Fails unless the whole input was consumed.
@@ -247,13 +429,26 @@ fn span(s: tokenizer::Span) -> Span {
     }
 }
 
+/// An error of the parser, which stopped at its current token.
+fn parse_failure(e: ParserError, source: &str, parser: &Parser<'_>) -> ParseError {
+    match e {
+        // sqlparser gives no position: the token it was about to read is where
+        // the nesting went too deep.
+        ParserError::RecursionLimitExceeded => error(
+            format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
+            span(parser.peek_token_ref().span),
+        ),
+        e => from_parser_error(e, source),
+    }
+}
+
 /// A sqlparser error as a [`ParseError`], with the position its message names.
 fn from_parser_error(e: ParserError, source: &str) -> ParseError {
     let text = match e {
         ParserError::TokenizerError(s) | ParserError::ParserError(s) => s,
         ParserError::RecursionLimitExceeded => {
             return error(
-                "recursion limit exceeded (the expression is nested too deeply)",
+                format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
                 Span::NONE,
             )
         }
@@ -465,7 +660,8 @@ fn dismantle(root: ast::Expr) {
 /// function its own stack slot).
 fn convert(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
     use ast::Expr as E;
-    if cx.depth > MAX_DEPTH {
+    // The root is at depth 0: a node at depth MAX_DEPTH is on level MAX_DEPTH + 1.
+    if cx.depth >= MAX_DEPTH {
         return Err(too_deep(e, cx));
     }
     let d = cx.deeper();
@@ -486,7 +682,10 @@ fn convert(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
             negated,
             low,
             high,
-        } => between(expr, *negated, low, high, d),
+        } => match symmetric_low(low) {
+            Some(low) => between_symmetric(expr, *negated, low, high, d),
+            None => between(expr, *negated, low, high, d),
+        },
         E::InList {
             expr,
             list,
@@ -608,10 +807,11 @@ fn other(e: &ast::Expr, d: Cx) -> Result<Expr, ParseError> {
 }
 
 fn too_deep(e: &ast::Expr, cx: Cx) -> ParseError {
-    // Not the span of `e`: sqlparser computes it recursively, and `e` is deep.
+    // The right operand of an operator chain (the chain's own span would cover all
+    // of it); otherwise the node, where its span is safe to compute.
     let at = match e {
         ast::Expr::BinaryOp { right, .. } => shallow_span(right, cx),
-        _ => Span::NONE,
+        _ => shallow_span(e, cx),
     };
     error(
         format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
@@ -867,6 +1067,9 @@ fn function(e: &ast::Expr, f: &ast::Function, d: Cx) -> Result<Expr, ParseError>
     };
     // Errors point at the name; the call's span is completed below.
     let mut at = span(ident.span);
+    if ident.quote_style == Some(SYMMETRIC_MARK) {
+        return Err(error("SYMMETRIC must follow BETWEEN", at));
+    }
     let name = ident.value.to_lowercase();
     if f.filter.is_some() {
         return Err(error(
@@ -1031,17 +1234,7 @@ fn typed_string(
             ));
         }
     };
-    ScalarValue::parse(text, &to).map_err(|e| {
-        let message = match e {
-            LiteralError::Invalid => format!("invalid {type_name} literal '{text}'"),
-            LiteralError::OutOfRange => format!("{type_name} literal '{text}' out of range"),
-            LiteralError::TooPrecise => {
-                format!("{type_name} literal '{text}' is more precise than the type")
-            }
-            LiteralError::Unsupported => format!("literals of type {type_name} are not supported"),
-        };
-        error(message, at)
-    })
+    ScalarValue::parse(text, &to).map_err(|e| error(e.message(text, &to), at))
 }
 
 #[cfg(test)]
@@ -1383,8 +1576,8 @@ mod tests {
         let text = vec!["x"; 2000].join(" + ");
 
         assert!(message(&text).starts_with("the expression is nested too deeply"));
-        let text = format!("{}x{}", "(".repeat(500), ")".repeat(500));
-        assert!(message(&text).starts_with("recursion limit exceeded"));
+        let text = format!("{}x{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(message(&text).starts_with("the expression is nested too deeply"));
         let text = vec!["x"; 200].join(" + ");
         assert!(parse_expr(&text).is_ok());
     }
@@ -1837,5 +2030,113 @@ mod tests {
             assert_eq!(parse_expr(&text), Ok(e), "{text}");
         }
         assert_eq!(lit(7u32).to_string(), "UINT32 '7'");
+    }
+
+    #[test]
+    fn between_symmetric_and_asymmetric() {
+        let (x, one, three) = (col("x"), lit(1i64), lit(3i64));
+        let symmetric = or(vec![
+            x.clone().between(three.clone(), one.clone()),
+            x.clone().between(one.clone(), three.clone()),
+        ]);
+        assert_eq!(p("x BETWEEN SYMMETRIC 3 AND 1"), symmetric);
+        assert_eq!(p("x between symmetric 3 and 1"), symmetric);
+        assert_eq!(p("x NOT BETWEEN SYMMETRIC 3 AND 1"), symmetric.not());
+        assert_eq!(
+            p("x BETWEEN ASYMMETRIC 3 AND 1"),
+            x.clone().between(three.clone(), one.clone())
+        );
+        // The lower bound ends at the AND outside parentheses and CASE.
+        assert_eq!(
+            p("x BETWEEN SYMMETRIC abs(1 + 2) AND 1 AND y"),
+            and(vec![
+                or(vec![
+                    x.clone()
+                        .between(call("abs", vec![one.clone().add(lit(2i64))]), one.clone()),
+                    x.clone()
+                        .between(one.clone(), call("abs", vec![one.clone().add(lit(2i64))])),
+                ]),
+                col("y"),
+            ])
+        );
+        let c = case(vec![(col("a").and(col("b")), one.clone())], None);
+        assert_eq!(
+            p("x BETWEEN SYMMETRIC CASE WHEN a AND b THEN 1 END AND 3"),
+            or(vec![
+                x.clone().between(c.clone(), three.clone()),
+                x.clone().between(three.clone(), c),
+            ])
+        );
+        // Nested inside a bound.
+        let inner = or(vec![
+            col("y").between(three.clone(), one.clone()),
+            col("y").between(one.clone(), three.clone()),
+        ]);
+        assert_eq!(
+            p("x BETWEEN SYMMETRIC (y BETWEEN SYMMETRIC 3 AND 1) AND z"),
+            or(vec![
+                x.clone().between(inner.clone(), col("z")),
+                x.clone().between(col("z"), inner),
+            ])
+        );
+        // Both words are reserved in PostgreSQL; here they still name columns where
+        // they cannot be the keyword.
+        assert_eq!(
+            p("x BETWEEN symmetric AND 3"),
+            x.clone().between(col("symmetric"), three.clone())
+        );
+        assert_eq!(p("symmetric > 1"), col("symmetric").gt(one));
+        // Malformed: sqlparser's own message, at the token.
+        assert!(message("x BETWEEN SYMMETRIC 3 = 4 AND 1").starts_with("Expected: AND"));
+        assert!(message("x BETWEEN SYMMETRIC 3").starts_with("Expected: AND"));
+        // A quoted name is an ordinary function, not the marker.
+        assert_eq!(
+            p("\"symmetric\"(1) > 2"),
+            call("symmetric", vec![lit(1i64)]).gt(lit(2i64))
+        );
+    }
+
+    /// The nesting limit is 256 levels (a leaf counts as one), whatever nests
+    /// (sqlparser's own limit, 50 by default, used to cut `NOT` and `CASE` short
+    /// without a position).
+    #[test]
+    fn the_nesting_limit_is_256_for_not_case_and_parentheses() {
+        let nots = |n: usize| format!("{}x", "NOT ".repeat(n));
+        assert!(parse_expr(&nots(50)).is_ok());
+        assert!(parse_expr(&nots(255)).is_ok());
+        let (msg, (column, _)) = err(&nots(256));
+        assert_eq!(
+            msg,
+            "the expression is nested too deeply (more than 256 levels)"
+        );
+        assert_eq!(column, 4 * 256 + 1, "points at the operand past the limit");
+        let cases = |n: usize| format!("{}x{}", "CASE WHEN ".repeat(n), " THEN 1 END".repeat(n));
+        assert!(parse_expr(&cases(50)).is_ok());
+        assert!(parse_expr(&cases(255)).is_ok());
+        let (msg, (column, _)) = err(&cases(256));
+        assert!(
+            msg.starts_with("the expression is nested too deeply"),
+            "{msg}"
+        );
+        assert_eq!(column, 10 * 256 + 1, "points at the operand past the limit");
+        let parens = |n: usize| format!("{}NOT x{}", "NOT (".repeat(n), ")".repeat(n));
+        assert!(parse_expr(&parens(254)).is_ok());
+        let (msg, _) = err(&parens(255));
+        assert!(
+            msg.starts_with("the expression is nested too deeply"),
+            "{msg}"
+        );
+        // Redundant parentheses do not nest the tree, up to sqlparser's limit.
+        let redundant = |n: usize| format!("{}x{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(p(&redundant(500)), col("x"));
+        let (msg, (column, _)) = err(&redundant(5000));
+        assert!(
+            msg.starts_with("the expression is nested too deeply"),
+            "{msg}"
+        );
+        assert!(
+            column > 1000,
+            "points into the input, not at its start: {column}"
+        );
     }
 }

@@ -575,3 +575,332 @@ fn min_modulo_minus_one_is_zero_but_min_divided_by_minus_one_overflows() {
     );
     assert_eq!(select("a % b = 0 AND b <> 0", &m), Ok(vec![0]));
 }
+
+fn strings(v: &[Option<&str>]) -> ArrayRef {
+    Arc::new(StringArray::from(v.to_vec()))
+}
+
+/// `IS [NOT] NULL` of a computed VARCHAR compiles: the kernel computes the string's
+/// validity without the string (it used to fail in code generation).
+#[test]
+fn is_null_of_a_computed_string_compiles() {
+    let b = batch(vec![
+        ("s", strings(&[Some("a"), None, Some("b"), None])),
+        ("t", strings(&[Some("x"), Some("y"), None, None])),
+        (
+            "b",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+            ])) as ArrayRef,
+        ),
+    ]);
+    assert_eq!(select("COALESCE(s, t) IS NULL", &b), Ok(vec![3]));
+    assert_eq!(select("COALESCE(s, t) IS NOT NULL", &b), Ok(vec![0, 1, 2]));
+    assert_eq!(select("NULLIF(s, 'a') IS NULL", &b), Ok(vec![0, 1, 3]));
+    assert_eq!(select("if(b, s, t) IS NOT NULL", &b), Ok(vec![0, 1]));
+    assert_eq!(
+        select("CASE WHEN b THEN s END IS NULL", &b),
+        Ok(vec![1, 2, 3])
+    );
+    assert_eq!(
+        select(
+            "CASE WHEN b THEN 'k' ELSE COALESCE(t, NULL) END IS NULL",
+            &b
+        ),
+        Ok(vec![2])
+    );
+    let out = project("COALESCE(NULLIF(s, 'a'), t) IS NULL", &b).unwrap();
+    assert_eq!(
+        bools(&out),
+        vec![Some(false), Some(false), Some(false), Some(true)]
+    );
+}
+
+/// Errors inside a computed string's operands are raised only where the operand is
+/// used, as for every other type.
+#[test]
+fn is_null_of_a_computed_string_raises_errors_only_where_used() {
+    let b = batch(vec![
+        ("s", strings(&[Some("a"), None])),
+        ("x", ints(&[Some(1), Some(0)])),
+    ]);
+    assert_eq!(
+        select("CASE WHEN x <> 0 AND 1 / x = 1 THEN s END IS NULL", &b),
+        Ok(vec![1])
+    );
+    assert_eq!(
+        select("COALESCE(s, CASE WHEN 1 / x = 1 THEN 'k' END) IS NULL", &b),
+        Err("division by zero at row 1".into())
+    );
+    assert_eq!(
+        select("COALESCE('k', CASE WHEN 1 / x = 1 THEN s END) IS NULL", &b),
+        Ok(vec![])
+    );
+}
+
+/// A quoted literal has no type of its own: it takes the type of what it meets
+/// (PostgreSQL's `unknown`), in comparisons, arithmetic, IN, BETWEEN, CASE and
+/// COALESCE.
+#[test]
+fn string_literals_take_the_type_of_what_they_meet() {
+    let b = batch(vec![
+        ("q", floats(&[1.0, 5.0, 7.5, f64::NAN])),
+        ("i", ints(&[Some(1), Some(5), Some(8), None])),
+        (
+            "flag",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+            ])) as ArrayRef,
+        ),
+    ]);
+    assert_eq!(select("q < '5'", &b), Ok(vec![0]));
+    assert_eq!(select("'5' > q", &b), Ok(vec![0]));
+    assert_eq!(select("i + '1' = 6", &b), Ok(vec![1]));
+    assert_eq!(select("i IN ('1', '8')", &b), Ok(vec![0, 2]));
+    assert_eq!(select("q BETWEEN '2' AND '8'", &b), Ok(vec![1, 2]));
+    assert_eq!(select("flag = 'yes'", &b), Ok(vec![0, 3]));
+    assert_eq!(select("flag AND 't'", &b), Ok(vec![0, 3]));
+    assert_eq!(select("'yes'", &b), Ok(vec![0, 1, 2, 3]));
+    assert_eq!(select("'off' OR 'on' IS FALSE", &b), Ok(vec![]));
+    assert_eq!(
+        Filter::new(&b.schema(), "flag AND 'maybe'")
+            .unwrap_err()
+            .to_string(),
+        "invalid BOOLEAN literal 'maybe' at line 1, column 10"
+    );
+    assert_eq!(
+        select("CASE WHEN flag THEN i ELSE '7' END = 7", &b),
+        Ok(vec![1, 2])
+    );
+    assert_eq!(select("COALESCE(i, '9') > 7", &b), Ok(vec![2, 3]));
+    assert_eq!(select("NULLIF(i, '5') IS NULL", &b), Ok(vec![1, 3]));
+    // NaN and the infinities are spelled as in PostgreSQL, in any case.
+    assert_eq!(select("q = 'NaN'", &b), Ok(vec![3]));
+    assert_eq!(select("q = 'nan'", &b), Ok(vec![3]));
+    assert_eq!(select("q < 'Infinity'", &b), Ok(vec![0, 1, 2]));
+    assert_eq!(
+        select("q > '-Infinity' AND q < 'inf'", &b),
+        Ok(vec![0, 1, 2])
+    );
+    assert_eq!(select("q > '-INF'", &b), Ok(vec![0, 1, 2, 3]));
+}
+
+/// A string that does not parse as the type it meets is a bind error naming the
+/// literal, the type and the position; mismatched operators say so in one line.
+#[test]
+fn type_errors_are_one_line_and_name_the_literal() {
+    let schema = Schema::new(vec![
+        Field::new("l_quantity", DataType::Float64, true),
+        Field::new("l_shipdate", DataType::Date32, true),
+        Field::new("t", DataType::Int8, true),
+        Field::new("name", DataType::Utf8, true),
+    ]);
+    let (msg, col) = bind_error("l_quantity < 'abc'", &schema);
+    assert_eq!(msg, "invalid DOUBLE literal 'abc' at line 1, column 14");
+    assert_eq!(col, 14);
+    let (msg, _) = bind_error("t = '300'", &schema);
+    assert_eq!(
+        msg,
+        "TINYINT literal '300' out of range at line 1, column 5"
+    );
+    let (msg, col) = bind_error("l_quantity IN (1, 'x')", &schema);
+    assert_eq!(msg, "invalid DOUBLE literal 'x' at line 1, column 19");
+    assert_eq!(col, 19);
+    let (msg, _) = bind_error("COALESCE(l_quantity, 'x') > 1", &schema);
+    assert_eq!(msg, "invalid DOUBLE literal 'x' at line 1, column 22");
+    let (msg, _) = bind_error("l_shipdate > 1994-01-01", &schema);
+    assert_eq!(
+        msg,
+        "cannot compare DATE with BIGINT (hint: write DATE '1994-01-01') at line 1, column 1"
+    );
+    let (msg, _) = bind_error("l_shipdate IN (19940101)", &schema);
+    assert!(
+        msg.starts_with(
+            "cannot compare DATE with BIGINT (hint: write a date as DATE 'YYYY-MM-DD')"
+        ),
+        "{msg}"
+    );
+    let (msg, _) = bind_error("l_shipdate + name IS NULL", &schema);
+    assert_eq!(msg, "cannot add DATE and VARCHAR at line 1, column 1");
+    let (msg, _) = bind_error("l_shipdate * 2 IS NULL", &schema);
+    assert_eq!(msg, "cannot multiply DATE by BIGINT at line 1, column 1");
+    let (msg, _) = bind_error("name / 2 > 1", &schema);
+    assert_eq!(msg, "cannot divide VARCHAR by BIGINT at line 1, column 1");
+    let (msg, _) = bind_error("name = 5", &schema);
+    assert_eq!(
+        msg,
+        "cannot compare VARCHAR with BIGINT at line 1, column 1"
+    );
+    let (msg, _) = bind_error("l_quantity LIKE 'a%'", &schema);
+    assert_eq!(
+        msg,
+        "LIKE needs VARCHAR operands, not DOUBLE and VARCHAR at line 1, column 1"
+    );
+    let (msg, _) = bind_error("l_shipdate + '5' > l_shipdate", &schema);
+    assert_eq!(msg, "cannot add DATE and VARCHAR at line 1, column 1");
+    assert!(Filter::new(&schema, "l_quantity < '5'").is_ok());
+    for sql in ["l_quantity < 'x'", "l_shipdate > 1994-01-01", "name = 5"] {
+        let err = Filter::new(&schema, sql).unwrap_err().to_string();
+        assert!(!err.contains("candidates"), "{sql}: {err}");
+    }
+}
+
+/// Two columns of one name: a reference to it is ambiguous; the others still work,
+/// by position.
+#[test]
+fn an_ambiguous_column_name_is_an_error_naming_both_columns() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Int64, true),
+        Field::new("a", DataType::Int64, true),
+    ]));
+    let b = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            ints(&[Some(1), Some(2)]),
+            ints(&[Some(10), Some(20)]),
+            ints(&[Some(3), Some(4)]),
+        ],
+    )
+    .unwrap();
+    let (msg, col) = bind_error("a > 2", &schema);
+    assert_eq!(
+        msg,
+        "column reference \"a\" is ambiguous: it names columns 1 and 3 at line 1, column 1"
+    );
+    assert_eq!(col, 1);
+    assert!(Projector::new(&schema, &["a + 1"]).is_err());
+    assert_eq!(select("b > 15", &b), Ok(vec![1]));
+    let out = project("b * 2", &b).unwrap();
+    assert_eq!(
+        out.as_primitive::<Int64Type>().values().to_vec(),
+        vec![20, 40]
+    );
+}
+
+/// `BETWEEN SYMMETRIC` accepts its bounds in either order (PostgreSQL); a NULL bound
+/// gives NULL; `ASYMMETRIC` is the default.
+#[test]
+fn between_symmetric_swaps_the_bounds() {
+    let b = batch(vec![
+        (
+            "x",
+            ints(&[Some(0), Some(1), Some(2), Some(3), Some(4), None]),
+        ),
+        ("n", ints(&[None, None, None, None, None, None])),
+    ]);
+    assert_eq!(select("x BETWEEN SYMMETRIC 3 AND 1", &b), Ok(vec![1, 2, 3]));
+    assert_eq!(select("x BETWEEN SYMMETRIC 1 AND 3", &b), Ok(vec![1, 2, 3]));
+    assert_eq!(select("x BETWEEN 3 AND 1", &b), Ok(vec![]));
+    assert_eq!(select("x BETWEEN ASYMMETRIC 3 AND 1", &b), Ok(vec![]));
+    assert_eq!(
+        select("x BETWEEN ASYMMETRIC 1 AND 3", &b),
+        Ok(vec![1, 2, 3])
+    );
+    assert_eq!(
+        select("x NOT BETWEEN SYMMETRIC 3 AND 1", &b),
+        Ok(vec![0, 4])
+    );
+    assert_eq!(
+        select("x BETWEEN SYMMETRIC (1 + 2) * 1 AND abs(-1) AND x <> 2", &b),
+        Ok(vec![1, 3])
+    );
+    assert_eq!(
+        select(
+            "x BETWEEN SYMMETRIC CASE WHEN x > 2 AND x < 4 THEN 9 ELSE 4 END AND 2",
+            &b
+        ),
+        Ok(vec![2, 3, 4])
+    );
+    let out = project("x BETWEEN SYMMETRIC n AND 2", &b).unwrap();
+    assert_eq!(bools(&out), vec![None; 6], "a NULL bound gives NULL");
+    let out = project("x NOT BETWEEN SYMMETRIC 2 AND n", &b).unwrap();
+    assert_eq!(bools(&out), vec![None; 6]);
+}
+
+/// `LargeUtf8` and `Utf8View` columns are read as VARCHAR.
+#[test]
+fn large_and_view_strings_are_read_as_varchar() {
+    use arrow::array::{LargeStringArray, StringViewArray};
+    let values = [Some("abc"), None, Some("xyz"), Some("ab")];
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("l", DataType::LargeUtf8, true),
+        Field::new("v", DataType::Utf8View, true),
+        Field::new("unused", DataType::LargeUtf8, true),
+    ]));
+    let b = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(LargeStringArray::from(values.to_vec())),
+            Arc::new(StringViewArray::from(values.to_vec())),
+            Arc::new(LargeStringArray::from(values.to_vec())),
+        ],
+    )
+    .unwrap();
+    let rows = |sql: &str| {
+        let filter = Filter::new(&schema, sql).unwrap();
+        assert!(filter.is_jit(), "{sql}");
+        let mask = filter.evaluate_mask(&b).unwrap();
+        let selected: Vec<usize> = filter.evaluate(&b).unwrap().iter().collect();
+        assert_eq!(
+            selected,
+            (0..mask.len())
+                .filter(|&i| mask.value(i))
+                .collect::<Vec<_>>()
+        );
+        selected
+    };
+    assert_eq!(rows("l LIKE 'ab%'"), vec![0, 3]);
+    assert_eq!(rows("v > 'b' OR v IS NULL"), vec![1, 2]);
+    assert_eq!(rows("l = v AND length(v) = 3"), vec![0, 2]);
+    let projector = Projector::new(&schema, &["length(l)", "v", "COALESCE(l, 'none')"]).unwrap();
+    let out = projector.evaluate(&b).unwrap();
+    assert_eq!(
+        out[0]
+            .as_primitive::<Int32Type>()
+            .iter()
+            .collect::<Vec<_>>(),
+        vec![Some(3), None, Some(3), Some(2)]
+    );
+    assert_eq!(
+        out[2].as_string::<i32>().iter().collect::<Vec<_>>(),
+        vec![Some("abc"), Some("none"), Some("xyz"), Some("ab")]
+    );
+    let selected = Filter::new(&schema, "v <> 'xyz'")
+        .unwrap()
+        .evaluate(&b)
+        .unwrap();
+    let taken = projector.evaluate_selected(&b, &selected).unwrap();
+    assert_eq!(taken[0].len(), 2);
+}
+
+/// A projection reports the error of the lowest failing row across all outputs,
+/// compiled or interpreted (on a tie, the earlier output's): the kernel's own error
+/// used to win whatever its row.
+#[test]
+fn a_projection_reports_the_lowest_failing_row_across_both_back_ends() {
+    let b = batch(vec![
+        ("i", ints(&[Some(1), Some(i64::MAX), Some(i64::MAX)])),
+        ("x", ints(&[Some(0), Some(1), Some(0)])),
+    ]);
+    let schema = b.schema();
+    let p = Projector::new(&schema, &["i + 1", "CASE WHEN 1 / x = 1 THEN 'a' END"]).unwrap();
+    assert!(p.is_jit(0) && !p.is_jit(1));
+    let err = p.evaluate(&b).unwrap_err().to_string();
+    assert_eq!(err, "division by zero at row 0");
+    let selected = broadhead::SelectionVector::UInt32(vec![1, 2]);
+    let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
+    assert_eq!(err, "BIGINT addition out of range at row 1");
+    let selected = broadhead::SelectionVector::UInt32(vec![2]);
+    let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
+    assert_eq!(err, "BIGINT addition out of range at row 2", "a tie: the first output");
+    let p = Projector::new(&schema, &["CASE WHEN 1 / x = 1 THEN 'a' END", "i + 1"]).unwrap();
+    let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
+    assert_eq!(err, "division by zero at row 2", "a tie: the first output");
+}
