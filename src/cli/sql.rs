@@ -202,30 +202,18 @@ const AGGREGATES: &[&str] = &[
 
 /// The first aggregate call in `e`, if any.
 fn find_aggregate(e: &Expr) -> Option<&Expr> {
-    let children: Vec<&Expr> = match &e.kind {
-        ExprKind::Column(_) | ExprKind::Literal(_) => vec![],
-        ExprKind::Call { name, args } => {
-            if AGGREGATES.contains(&name.as_str()) {
-                return Some(e);
-            }
-            args.iter().collect()
+    if let ExprKind::Call { name, .. } = &e.kind {
+        if AGGREGATES.contains(&name.as_str()) {
+            return Some(e);
         }
-        ExprKind::And(xs) | ExprKind::Or(xs) => xs.iter().collect(),
-        ExprKind::Not(x) => vec![x],
-        ExprKind::Case {
-            operand,
-            branches,
-            else_expr,
-        } => operand
-            .iter()
-            .map(|x| x.as_ref())
-            .chain(branches.iter().flat_map(|(w, t)| [w, t]))
-            .chain(else_expr.iter().map(|x| x.as_ref()))
-            .collect(),
-        ExprKind::InList { expr, list, .. } => std::iter::once(expr.as_ref()).chain(list).collect(),
-        ExprKind::IsNull { expr, .. } | ExprKind::Cast { expr, .. } => vec![expr],
-    };
-    children.into_iter().find_map(find_aggregate)
+    }
+    let mut found = None;
+    e.for_each_child(|child| {
+        if found.is_none() {
+            found = find_aggregate(child);
+        }
+    });
+    found
 }
 
 /// Whether a function call is `count(*)`.
