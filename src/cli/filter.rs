@@ -163,14 +163,8 @@ pub fn run_job(job: Job) -> CliResult {
     let scanned = scan.output_schema().clone();
 
     // The output: passed-through columns and computed ones, over the scanned batches.
-    let position = |i: usize| {
-        let name = schema.field(i).name();
-        scanned
-            .fields()
-            .iter()
-            .position(|f| f.name() == name)
-            .expect("scanned")
-    };
+    // By position: two columns may have one name.
+    let position = |i: usize| scan.output_columns().binary_search(&i).expect("scanned");
     let computed: Vec<Expr> = items
         .iter()
         .filter_map(|(item, _)| match item {
