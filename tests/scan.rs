@@ -563,6 +563,20 @@ fn forged_footers_are_refused_without_allocating_what_they_claim() {
         "corrupt Parquet (",
     );
 
+    // Rows and values claimed alike, within what the chunks' sizes allow: the
+    // reader finds the pages short.
+    let mut f = footer.clone();
+    *f.field(4).item(0).field(3) = V::Int(6, 1 << 30);
+    for c in 0..3 {
+        *f.field(4).item(0).field(1).item(c).field(3).field(5) = V::Int(6, 1 << 30);
+    }
+    refused(
+        dir.path(),
+        "claims.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
     let mut f = footer.clone();
     *f.field(3) = V::Int(6, -5);
     refused(

@@ -1,5 +1,6 @@
 //! [`JitPredicate`]: a compiled predicate as the parquet crate's [`ArrowPredicate`].
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arrow::array::{Array, BooleanArray, RecordBatch};
@@ -90,8 +91,9 @@ pub struct JitPredicate {
     schema: SchemaRef,
     eval: Eval,
     rows: RowNumbers,
-    /// Rows of the reader's selection seen so far.
-    seen: u64,
+    /// Rows of the reader's selection seen so far (shared with the scan, which
+    /// checks them against the row group's claimed count).
+    seen: Arc<AtomicU64>,
     /// The last error, kept whole (the reader's error type flattens it to text).
     error: Arc<Mutex<Option<RowError>>>,
 }
@@ -323,7 +325,7 @@ impl JitPredicate {
             columns,
             eval,
             rows: RowNumbers::new(metadata),
-            seen: 0,
+            seen: Arc::new(AtomicU64::new(0)),
             error: Arc::new(Mutex::new(None)),
         })
     }
@@ -346,7 +348,7 @@ impl JitPredicate {
             schema: self.schema.clone(),
             eval: self.eval.clone(),
             rows: RowNumbers::of_groups(starts, row_groups, selection),
-            seen: 0,
+            seen: Arc::new(AtomicU64::new(0)),
             error: Arc::new(Mutex::new(None)),
         }
     }
@@ -391,12 +393,16 @@ impl JitPredicate {
         self.error.clone()
     }
 
+    /// How many rows the predicate has been given, counted as it runs.
+    pub(crate) fn rows_seen(&self) -> Arc<AtomicU64> {
+        self.seen.clone()
+    }
+
     /// The mask of TRUE rows of `batch` (the predicate's columns, as the reader reads
     /// them), and its row numbers counted on.
     pub(crate) fn mask(&mut self, batch: RecordBatch) -> Result<BooleanArray, RowError> {
-        let first = self.seen;
         let rows = batch.num_rows();
-        self.seen += rows as u64;
+        let first = self.seen.fetch_add(rows as u64, Ordering::Relaxed);
         let result = match &self.eval {
             Eval::Constant(b) => {
                 let bits = if *b {

@@ -365,6 +365,19 @@ impl<'a> Scan<'a> {
             },
             None => ScanError::corrupt(path, format!("row group {rg}: {e}")),
         };
+        // A row group whose pages hold fewer or more rows than it claims is corrupt
+        // (the reader itself stops quietly where the pages end).
+        let claimed = source.metadata.metadata().row_group(rg).num_rows().max(0) as u64;
+        let check_rows = |read: u64| {
+            if read == claimed {
+                Ok(())
+            } else {
+                Err(ScanError::corrupt(
+                    path,
+                    format!("row group {rg} claims {claimed} rows, its pages hold {read}"),
+                ))
+            }
+        };
         let send = |batch: RecordBatch| -> Result<bool, ScanError> {
             let batch = to_engine_batch(batch, &self.output_schema)
                 .map_err(|e| ScanError::corrupt(path, format!("row group {rg}: {e}")))?;
@@ -374,6 +387,7 @@ impl<'a> Scan<'a> {
             Selects::Where(_, compiled) if self.options.pushdown => {
                 let pushed = compiled.for_file(source.metadata.metadata(), &[rg], None);
                 let raised = pushed.error_handle();
+                let seen = pushed.rows_seen();
                 let take = || raised.lock().unwrap_or_else(|p| p.into_inner()).take();
                 let reader = builder
                     .with_projection(output_mask(&self.output_columns))
@@ -386,6 +400,7 @@ impl<'a> Scan<'a> {
                         return Ok(());
                     }
                 }
+                check_rows(seen.load(Ordering::Relaxed))?;
             }
             Selects::Where(_, compiled) => {
                 // Read every needed column once, evaluate, then keep the output columns.
@@ -401,8 +416,10 @@ impl<'a> Scan<'a> {
                     .with_projection(output_mask(&columns))
                     .build()
                     .map_err(|e| failed(&e, None))?;
+                let mut read = 0;
                 for batch in reader {
                     let batch = batch.map_err(|e| failed(&e, None))?;
+                    read += batch.num_rows() as u64;
                     let inputs = batch.project(&inputs).map_err(|e| failed(&e, None))?;
                     let mask = predicate.mask(inputs).map_err(|error| ScanError::Row {
                         path: path.clone(),
@@ -415,17 +432,22 @@ impl<'a> Scan<'a> {
                         return Ok(());
                     }
                 }
+                check_rows(read)?;
             }
             Selects::All | Selects::Nothing => {
                 let reader = builder
                     .with_projection(output_mask(&self.output_columns))
                     .build()
                     .map_err(|e| failed(&e, None))?;
+                let mut read = 0;
                 for batch in reader {
-                    if !send(batch.map_err(|e| failed(&e, None))?)? {
+                    let batch = batch.map_err(|e| failed(&e, None))?;
+                    read += batch.num_rows() as u64;
+                    if !send(batch)? {
                         return Ok(());
                     }
                 }
+                check_rows(read)?;
             }
         }
         Ok(())
