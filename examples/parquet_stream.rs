@@ -168,12 +168,16 @@ fn main() -> Result<()> {
         ),
         ("every column read, then filter_record_batch", naive),
     ] {
-        let start = Instant::now();
+        // The first run compiles the kernels (later ones find them in the cache);
+        // the best of three after it is reported.
         let (rows, sum) = run(&path, &predicate, 8192)?;
-        println!(
-            "{name}: {rows} rows, revenue {sum:.2}, {:.1} ms",
-            start.elapsed().as_secs_f64() * 1e3
-        );
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let start = Instant::now();
+            run(&path, &predicate, 8192)?;
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        println!("{name}: {rows} rows, revenue {sum:.2}, {:.1} ms", best * 1e3);
     }
     Ok(())
 }
