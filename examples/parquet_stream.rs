@@ -177,7 +177,10 @@ fn main() -> Result<()> {
             run(&path, &predicate, 8192)?;
             best = best.min(start.elapsed().as_secs_f64());
         }
-        println!("{name}: {rows} rows, revenue {sum:.2}, {:.1} ms", best * 1e3);
+        println!(
+            "{name}: {rows} rows, revenue {sum:.2}, {:.1} ms",
+            best * 1e3
+        );
     }
     Ok(())
 }

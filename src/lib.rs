@@ -50,7 +50,7 @@ mod projector;
 pub mod prune;
 pub mod registry;
 pub mod scalar;
-/// Another name for [`parquet`](crate::parquet), where the scan lived first.
+/// Another name for [`crate::parquet`], where the scan lived first.
 #[cfg(feature = "parquet")]
 pub use crate::parquet as scan;
 mod selection;

@@ -1,7 +1,7 @@
 //! Parquet (feature `parquet`): datasets of files, a scan with the predicate pushed
 //! into the reader, and the predicate itself for your own reader.
 //!
-//! - [`Dataset`] ([`dataset`](self#datasets)): the Parquet files that paths, directories
+//! - [`Dataset`]: the Parquet files that paths, directories
 //!   and globs name, with one schema; files are checked before the parquet crate reads
 //!   them, so a truncated or forged file is `corrupt Parquet (…)`, never a panic or an
 //!   allocation of what its footer claims.
@@ -23,6 +23,11 @@
 //! Column types the engine does not have are converted as they are read (see
 //! [`engine_type`]): decimals to DOUBLE, `Utf8View`/`LargeUtf8` and string
 //! dictionaries to VARCHAR, half floats to REAL.
+//!
+//! The parquet and arrow crates panic on some corrupt files; the scan catches those
+//! panics and reports them as errors. So that they are not printed as crashes, the
+//! first scan wraps the process's panic hook once: the wrapped hook runs for every
+//! panic but those caught this way.
 //!
 //! `broadhead::scan` is another name for this module.
 
