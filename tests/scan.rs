@@ -300,9 +300,16 @@ fn duplicate_column_names_keep_their_positions() {
 fn an_ambiguous_column_is_an_error_naming_both() {
     let dir = TempDir::new().unwrap();
     let f = duplicates(dir.path());
-    let r = run(&["filter", s(&f), "--where", "a > 2", "--count"]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("ambiguous"), "{}", r.stderr);
+    for args in [
+        ["--where", "a > 2", "--count"].as_slice(),
+        &["--where", "TRUE", "--select", "a"],
+    ] {
+        let mut all = vec!["filter", s(&f)];
+        all.extend(args);
+        let r = run(&all);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("ambiguous"), "{args:?}: {}", r.stderr);
+    }
 }
 
 // ---------------------------------------------------------------------------------

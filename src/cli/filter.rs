@@ -104,9 +104,15 @@ fn select_items(select: Option<&str>, schema: &Schema) -> CliResult<Vec<(Item, S
     items
         .into_iter()
         .map(|(expr, alias)| {
-            // A plain column is passed through, whatever its type.
+            // A plain column is passed through, whatever its type. A name two columns
+            // share is left to the binder, which says it is ambiguous.
             if let ExprKind::Column(name) = &expr.kind {
-                if let Some((i, _)) = schema.column_with_name(name) {
+                let mut named = schema
+                    .fields()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.name() == name);
+                if let (Some((i, _)), None) = (named.next(), named.next()) {
                     return Ok((Item::Column(i), alias.unwrap_or_else(|| name.clone())));
                 }
             }
