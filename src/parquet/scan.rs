@@ -1,6 +1,7 @@
 //! [`Scan`]: reading some columns of a dataset where a predicate is TRUE.
 
 use std::fs::File;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -285,12 +286,7 @@ impl<'a> Scan<'a> {
                         return;
                     };
                     let (fi, rg, _, _) = tasks[task];
-                    // The parquet and arrow crates panic on some corrupt files.
-                    let path = &self.dataset.files()[fi].path;
-                    let result =
-                        guarded(|| self.read_row_group(fi, rg, map, &tx)).unwrap_or_else(|panic| {
-                            Err(ScanError::corrupt(path, format!("row group {rg}: {panic}")))
-                        });
+                    let result = self.read_row_group(fi, rg, map, &tx);
                     let _ = tx.send(match result {
                         Ok(()) => Msg::Done,
                         Err(e) => Msg::Failed(e),
@@ -389,12 +385,14 @@ impl<'a> Scan<'a> {
                 let raised = pushed.error_handle();
                 let seen = pushed.rows_seen();
                 let take = || raised.lock().unwrap_or_else(|p| p.into_inner()).take();
-                let reader = builder
-                    .with_projection(output_mask(&self.output_columns))
-                    .with_row_filter(RowFilter::new(vec![Box::new(pushed)]))
-                    .build()
-                    .map_err(|e| failed(&e, take()))?;
-                for batch in reader {
+                let mut reader = reading(path, rg, || {
+                    builder
+                        .with_projection(output_mask(&self.output_columns))
+                        .with_row_filter(RowFilter::new(vec![Box::new(pushed)]))
+                        .build()
+                })?
+                .map_err(|e| failed(&e, take()))?;
+                while let Some(batch) = reading(path, rg, || reader.next())? {
                     let batch = batch.map_err(|e| failed(&e, take()))?;
                     if !send(batch)? {
                         return Ok(());
@@ -412,12 +410,12 @@ impl<'a> Scan<'a> {
                 let position = |c: &usize| columns.binary_search(c).expect("read");
                 let inputs: Vec<usize> = predicate.columns().iter().map(position).collect();
                 let outputs: Vec<usize> = self.output_columns.iter().map(position).collect();
-                let reader = builder
-                    .with_projection(output_mask(&columns))
-                    .build()
-                    .map_err(|e| failed(&e, None))?;
+                let mut reader = reading(path, rg, || {
+                    builder.with_projection(output_mask(&columns)).build()
+                })?
+                .map_err(|e| failed(&e, None))?;
                 let mut read = 0;
-                for batch in reader {
+                while let Some(batch) = reading(path, rg, || reader.next())? {
                     let batch = batch.map_err(|e| failed(&e, None))?;
                     read += batch.num_rows() as u64;
                     let inputs = batch.project(&inputs).map_err(|e| failed(&e, None))?;
@@ -435,12 +433,14 @@ impl<'a> Scan<'a> {
                 check_rows(read)?;
             }
             Selects::All | Selects::Nothing => {
-                let reader = builder
-                    .with_projection(output_mask(&self.output_columns))
-                    .build()
-                    .map_err(|e| failed(&e, None))?;
+                let mut reader = reading(path, rg, || {
+                    builder
+                        .with_projection(output_mask(&self.output_columns))
+                        .build()
+                })?
+                .map_err(|e| failed(&e, None))?;
                 let mut read = 0;
-                for batch in reader {
+                while let Some(batch) = reading(path, rg, || reader.next())? {
                     let batch = batch.map_err(|e| failed(&e, None))?;
                     read += batch.num_rows() as u64;
                     if !send(batch)? {
@@ -452,6 +452,13 @@ impl<'a> Scan<'a> {
         }
         Ok(())
     }
+}
+
+/// `f()`, with a panic inside it as an error of the file: the parquet and arrow crates
+/// panic on some corrupt files. (Only reading is guarded: a panic in `map` or the sink
+/// is Broadhead's own bug, reported as such.)
+fn reading<T>(path: &Path, rg: usize, f: impl FnOnce() -> T) -> Result<T, ScanError> {
+    guarded(f).map_err(|panic| ScanError::corrupt(path, format!("row group {rg}: {panic}")))
 }
 
 enum Msg<T> {
