@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use arrow::array::BooleanBufferBuilder;
 use arrow::array::{Array, BooleanArray, RecordBatch};
 use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::{Schema, SchemaRef};
@@ -96,6 +97,9 @@ pub struct JitPredicate {
     seen: Arc<AtomicU64>,
     /// The last error, kept whole (the reader's error type flattens it to text).
     error: Arc<Mutex<Option<RowError>>>,
+    /// The rows it selected, one bit per row seen, when the scan asks for them (to
+    /// find the file row of a row of its output).
+    kept: Option<Arc<Mutex<BooleanBufferBuilder>>>,
 }
 
 impl std::fmt::Debug for JitPredicate {
@@ -253,7 +257,7 @@ pub(crate) fn constant_value(optimized: &TypedExpr) -> Option<bool> {
 }
 
 /// The message of an engine error without its row (which counts within a batch).
-fn without_row(e: &crate::Error) -> String {
+pub(crate) fn without_row(e: &crate::Error) -> String {
     match e {
         crate::Error::Eval(EvalError::DivisionByZero { .. }) => "division by zero".into(),
         crate::Error::Eval(EvalError::Overflow { what, .. }) => format!("{what} out of range"),
@@ -262,7 +266,7 @@ fn without_row(e: &crate::Error) -> String {
 }
 
 /// The row (within its batch) an engine error is about, if it names one.
-fn row_of(e: &crate::Error) -> Option<usize> {
+pub(crate) fn row_of(e: &crate::Error) -> Option<usize> {
     match e {
         crate::Error::Eval(EvalError::DivisionByZero { row })
         | crate::Error::Eval(EvalError::Overflow { row, .. }) => Some(*row),
@@ -327,6 +331,7 @@ impl JitPredicate {
             rows: RowNumbers::new(metadata),
             seen: Arc::new(AtomicU64::new(0)),
             error: Arc::new(Mutex::new(None)),
+            kept: None,
         })
     }
 
@@ -350,6 +355,7 @@ impl JitPredicate {
             rows: RowNumbers::of_groups(starts, row_groups, selection),
             seen: Arc::new(AtomicU64::new(0)),
             error: Arc::new(Mutex::new(None)),
+            kept: None,
         }
     }
 
@@ -393,6 +399,14 @@ impl JitPredicate {
         self.error.clone()
     }
 
+    /// From now on, records which rows it selects; the scan reads them to find the
+    /// file row of a row of its output.
+    pub(crate) fn record_kept(&mut self) -> Arc<Mutex<BooleanBufferBuilder>> {
+        self.kept
+            .get_or_insert_with(|| Arc::new(Mutex::new(BooleanBufferBuilder::new(1024))))
+            .clone()
+    }
+
     /// How many rows the predicate has been given, counted as it runs.
     pub(crate) fn rows_seen(&self) -> Arc<AtomicU64> {
         self.seen.clone()
@@ -410,7 +424,7 @@ impl JitPredicate {
                 } else {
                     BooleanBuffer::new_unset(rows)
                 };
-                return Ok(BooleanArray::new(bits, None));
+                Ok(BooleanArray::new(bits, None))
             }
             Eval::Jit(f) => to_engine_batch(batch, &self.schema)
                 .map_err(crate::Error::from)
@@ -426,6 +440,10 @@ impl JitPredicate {
                     BooleanArray::new(true_rows(r), None)
                 }),
         };
+        if let (Ok(mask), Some(kept)) = (&result, &self.kept) {
+            let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+            kept.append_buffer(mask.values());
+        }
         result.map_err(|e| {
             let (row_group, row) = self.rows.locate(first + row_of(&e).unwrap_or(0) as u64);
             let error = RowError {

@@ -7,6 +7,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use arrow::array::{Array, ArrayRef, RecordBatch, UInt64Array};
+use arrow::buffer::BooleanBuffer;
 use arrow::compute::{cast, filter_record_batch};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
@@ -14,7 +15,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowFilter};
 use parquet::arrow::ProjectionMask;
 
 use super::dataset::to_engine_batch;
-use super::predicate::constant_value;
+use super::predicate::{constant_value, row_of, without_row};
 use super::{guarded, Dataset, JitPredicate, RowError, ScanError, SourceFile};
 use crate::bind::bind_predicate;
 use crate::expr::Expr;
@@ -374,14 +375,40 @@ impl<'a> Scan<'a> {
                 ))
             }
         };
-        let send = |batch: RecordBatch| -> Result<bool, ScanError> {
+        // An error of `map` on a row (a division by zero in a computed output, say)
+        // names that row of the file: `file_row` finds it from the row of the batch.
+        let first_row: u64 = source.metadata.metadata().row_groups()[..rg]
+            .iter()
+            .map(|g| g.num_rows().max(0) as u64)
+            .sum();
+        let send = |batch: RecordBatch,
+                    file_row: &dyn Fn(usize) -> Option<u64>|
+         -> Result<bool, ScanError> {
             let batch = to_engine_batch(batch, &self.output_schema)
                 .map_err(|e| ScanError::corrupt(path, format!("row group {rg}: {e}")))?;
-            Ok(tx.send(Msg::Batch(map(batch)?)).is_ok())
+            let mapped = map(batch).map_err(|e| match e {
+                ScanError::Engine(e) => match row_of(&e).and_then(file_row) {
+                    Some(row) => ScanError::Row {
+                        path: path.clone(),
+                        error: RowError {
+                            row_group: rg,
+                            row: first_row + row,
+                            message: without_row(&e),
+                            source: Arc::new(e),
+                        },
+                    },
+                    None => ScanError::Engine(e),
+                },
+                other => other,
+            })?;
+            Ok(tx.send(Msg::Batch(mapped)).is_ok())
         };
+        // Rows sent so far, and the rows of the row group they are.
+        let mut sent = 0usize;
         match &self.selects {
             Selects::Where(_, compiled) if self.options.pushdown => {
-                let pushed = compiled.for_file(source.metadata.metadata(), &[rg], None);
+                let mut pushed = compiled.for_file(source.metadata.metadata(), &[rg], None);
+                let kept = pushed.record_kept();
                 let raised = pushed.error_handle();
                 let seen = pushed.rows_seen();
                 let take = || raised.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -394,9 +421,18 @@ impl<'a> Scan<'a> {
                 .map_err(|e| failed(&e, take()))?;
                 while let Some(batch) = reading(path, rg, || reader.next())? {
                     let batch = batch.map_err(|e| failed(&e, take()))?;
-                    if !send(batch)? {
+                    let n = batch.num_rows();
+                    // The output's rows are the kept rows, in order.
+                    let file_row = |r: usize| {
+                        let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                        let bits =
+                            BooleanBuffer::new(kept.as_slice().to_vec().into(), 0, kept.len());
+                        bits.set_indices().nth(sent + r).map(|i| i as u64)
+                    };
+                    if !send(batch, &file_row)? {
                         return Ok(());
                     }
+                    sent += n;
                 }
                 check_rows(seen.load(Ordering::Relaxed))?;
             }
@@ -426,7 +462,14 @@ impl<'a> Scan<'a> {
                     let projected = batch.project(&outputs).map_err(|e| failed(&e, None))?;
                     let selected =
                         filter_record_batch(&projected, &mask).map_err(|e| failed(&e, None))?;
-                    if !send(selected)? {
+                    let before = read - mask.len() as u64;
+                    let file_row = |r: usize| {
+                        mask.values()
+                            .set_indices()
+                            .nth(r)
+                            .map(|i| before + i as u64)
+                    };
+                    if !send(selected, &file_row)? {
                         return Ok(());
                     }
                 }
@@ -442,8 +485,9 @@ impl<'a> Scan<'a> {
                 let mut read = 0;
                 while let Some(batch) = reading(path, rg, || reader.next())? {
                     let batch = batch.map_err(|e| failed(&e, None))?;
+                    let before = read;
                     read += batch.num_rows() as u64;
-                    if !send(batch)? {
+                    if !send(batch, &|r| Some(before + r as u64))? {
                         return Ok(());
                     }
                 }
