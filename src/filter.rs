@@ -100,6 +100,19 @@ impl Filter {
         cache: &Arc<KernelCache>,
     ) -> Result<Filter> {
         let typed = bind_predicate(&expr, &utf8_schema(schema))?;
+        Self::from_typed(schema, expr, source, typed, cache)
+    }
+
+    /// Compiles a predicate already bound to `schema` (`typed`, as [`bind_predicate`]
+    /// makes it; `expr` is what it was bound from, for `explain`). The Parquet scan
+    /// compiles its bound predicate this way against the columns it reads.
+    pub(crate) fn from_typed(
+        schema: &Schema,
+        expr: Expr,
+        source: Option<String>,
+        typed: TypedExpr,
+        cache: &Arc<KernelCache>,
+    ) -> Result<Filter> {
         let input = Utf8Input::new(schema, &typed.columns());
         let optimized = optimize(typed.clone());
         let backend =

@@ -44,12 +44,15 @@ pub mod interpret;
 mod kernel;
 mod lower;
 pub mod optimize;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 mod projector;
 pub mod prune;
 pub mod registry;
 pub mod scalar;
+/// Another name for [`crate::parquet`], where the scan lived first.
 #[cfg(feature = "parquet")]
-pub mod scan;
+pub use crate::parquet as scan;
 mod selection;
 pub mod sql;
 mod strings;

@@ -190,9 +190,15 @@ fn select_items(
             }
             Selected::Expr(e, alias) => (e, alias),
         };
-        // A plain column is passed through, whatever its type.
+        // A plain column is passed through, whatever its type. A name two columns
+        // share is left to the binder, which says it is ambiguous.
         if let ExprKind::Column(name) = &expr.kind {
-            if let Some((i, _)) = schema.column_with_name(name) {
+            let mut named = schema
+                .fields()
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.name() == name);
+            if let (Some((i, _)), None) = (named.next(), named.next()) {
                 out.push((
                     Item::Column(i),
                     alias.clone().unwrap_or_else(|| name.clone()),
@@ -262,14 +268,8 @@ pub fn run_job(job: Job) -> CliResult {
     let scanned = scan.output_schema().clone();
 
     // The output: passed-through columns and computed ones, over the scanned batches.
-    let position = |i: usize| {
-        let name = schema.field(i).name();
-        scanned
-            .fields()
-            .iter()
-            .position(|f| f.name() == name)
-            .expect("scanned")
-    };
+    // By position: two columns may have one name.
+    let position = |i: usize| scan.output_columns().binary_search(&i).expect("scanned");
     let computed: Vec<Expr> = items
         .iter()
         .filter_map(|(item, _)| match item {

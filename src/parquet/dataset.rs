@@ -1,0 +1,447 @@
+//! Datasets: the files paths name, opened and checked, with one schema; type
+//! conversions to the engine's types.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::ArrowError;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+
+use super::footer::{check_footer, check_metadata};
+use super::{guarded, ScanError};
+use crate::types::sql_type_name;
+
+/// The type a column of type `t` is read as, when the engine lacks `t` itself:
+/// decimals become DOUBLE (the nearest double: exact decimals are a deviation from
+/// SQL, see `docs/cli.md`), `Utf8View`, `LargeUtf8` and dictionaries of strings
+/// become VARCHAR, `Float16` becomes REAL. `None`: read as it is.
+pub fn engine_type(t: &DataType) -> Option<DataType> {
+    match t {
+        DataType::Decimal32(..)
+        | DataType::Decimal64(..)
+        | DataType::Decimal128(..)
+        | DataType::Decimal256(..) => Some(DataType::Float64),
+        DataType::Utf8View | DataType::LargeUtf8 => Some(DataType::Utf8),
+        DataType::Float16 => Some(DataType::Float32),
+        DataType::Dictionary(_, value) => Some(engine_type(value).unwrap_or((**value).clone())),
+        _ => None,
+    }
+}
+
+/// `schema` with every field of a type the engine lacks converted ([`engine_type`]).
+pub fn engine_schema(schema: &Schema) -> Schema {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match engine_type(f.data_type()) {
+            Some(t) => Field::new(f.name(), t, f.is_nullable()),
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    Schema::new(fields)
+}
+
+/// `batch` with its columns cast to the types of `target` (which has the same fields
+/// but for types, as [`engine_schema`] makes it).
+pub fn to_engine_batch(batch: RecordBatch, target: &SchemaRef) -> Result<RecordBatch, ArrowError> {
+    if batch.schema().fields() == target.fields() {
+        return Ok(batch);
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(target.fields())
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(c.clone())
+            } else {
+                cast(c, f.data_type())
+            }
+        })
+        .collect::<Result<Vec<ArrayRef>, _>>()?;
+    RecordBatch::try_new_with_options(
+        target.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )
+}
+
+/// Whether a path argument is a glob rather than a name.
+fn is_glob(text: &str) -> bool {
+    text.contains(['*', '?', '[', '{'])
+}
+
+/// The Parquet files that command-line paths name:
+///
+/// - a file as it is;
+/// - a directory searched recursively for `*.parquet`, following symbolic links but
+///   visiting each file once (a link loop is not followed around);
+/// - a glob (`data/part-*.parquet`, `data/*/x.parquet`, `data/**/*.parquet`; `*`
+///   and `?` do not match `/`, `**` matches any number of directories, `[ab]` and
+///   `{a,b}` as in the shell) expanded to the regular files it matches.
+///
+/// Files found in a directory or by a glob are sorted by path. An argument that is
+/// none of these is an error that says why: it does not exist, it is a symbolic link
+/// loop, it is not a regular file (a FIFO, a device).
+pub fn expand_paths(args: &[impl AsRef<Path>]) -> Result<Vec<PathBuf>, ScanError> {
+    let mut out = Vec::new();
+    for arg in args {
+        let path = arg.as_ref();
+        let text = path.to_string_lossy();
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => {
+                let found = walk(path, None)?;
+                if found.is_empty() {
+                    return Err(ScanError::file(
+                        path,
+                        "directory contains no .parquet files",
+                    ));
+                }
+                out.extend(found);
+            }
+            Ok(m) => {
+                check_regular(path, &m)?;
+                out.push(path.to_path_buf());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && is_glob(&text) => {
+                let found = expand_glob(path)?;
+                if found.is_empty() {
+                    return Err(ScanError::Input(format!("{text}: no file matches")));
+                }
+                out.extend(found);
+            }
+            Err(e) => return Err(ScanError::file(path, describe_io(&e))),
+        }
+    }
+    Ok(out)
+}
+
+/// An I/O error in words, with the cases a user meets named plainly.
+fn describe_io(e: &std::io::Error) -> String {
+    // ELOOP: too many levels of symbolic links.
+    if e.raw_os_error() == Some(40) {
+        return "symlink loop (too many levels of symbolic links)".into();
+    }
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// An error unless `meta` (followed through links) is of a regular file.
+fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), ScanError> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    let what = {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_char_device() {
+            "a character device"
+        } else if t.is_block_device() {
+            "a block device"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            "not a file"
+        }
+    };
+    #[cfg(not(unix))]
+    let what = "not a file";
+    Err(ScanError::file(
+        path,
+        format!("not a regular file ({what})"),
+    ))
+}
+
+/// The regular files under `root` (following links, each file once, loops not
+/// followed), sorted by path: those whose path matches `glob`, or with `None`, those
+/// named `*.parquet`.
+fn walk(
+    root: &Path,
+    glob: Option<(&globset::GlobMatcher, usize)>,
+) -> Result<Vec<PathBuf>, ScanError> {
+    let mut walker = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .min_depth(1);
+    if let Some((_, depth)) = glob {
+        walker = walker.max_depth(depth);
+    }
+    let mut seen = HashSet::new();
+    let mut found = Vec::new();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            // A link back to an ancestor: its files are visited through the ancestor.
+            Err(e) if e.loop_ancestor().is_some() => continue,
+            Err(e) => {
+                let at = e.path().unwrap_or(root).to_path_buf();
+                let message = e
+                    .io_error()
+                    .map(describe_io)
+                    .unwrap_or_else(|| e.to_string());
+                return Err(ScanError::file(&at, message));
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let path = entry.path();
+        let wanted = match glob {
+            Some((m, _)) => m.is_match(path),
+            None => path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("parquet")),
+        };
+        if !wanted {
+            continue;
+        }
+        // One file reached by several paths (links) is read once.
+        let identity = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if seen.insert(identity) {
+            found.push(path.to_path_buf());
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The regular files a glob matches.
+fn expand_glob(pattern: &Path) -> Result<Vec<PathBuf>, ScanError> {
+    let text = pattern.to_string_lossy();
+    let bad = |e: globset::Error| ScanError::Input(format!("{text}: {}", e.kind()));
+    let matcher = globset::GlobBuilder::new(&text)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(bad)?
+        .compile_matcher();
+    // Walk from the longest leading part without wildcards, as deep as the pattern
+    // goes (without limit if it has `**`).
+    let components: Vec<Component> = pattern.components().collect();
+    let fixed = components
+        .iter()
+        .take_while(|c| !is_glob(&c.as_os_str().to_string_lossy()))
+        .count();
+    let base: PathBuf = components[..fixed].iter().collect();
+    let depth = if text.contains("**") {
+        usize::MAX
+    } else {
+        components.len() - fixed
+    };
+    if base.as_os_str().is_empty() {
+        // A relative pattern: walk ".", and give paths as the pattern spells them.
+        let matcher = globset::GlobBuilder::new(&format!("./{text}"))
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(bad)?
+            .compile_matcher();
+        let found = walk(Path::new("."), Some((&matcher, depth)))?;
+        return Ok(found
+            .into_iter()
+            .map(|p| p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p))
+            .collect());
+    }
+    match std::fs::metadata(&base) {
+        Ok(m) if m.is_dir() => walk(&base, Some((&matcher, depth))),
+        Ok(_) => Ok(vec![]),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(vec![]),
+        Err(e) => Err(ScanError::file(&base, describe_io(&e))),
+    }
+}
+
+/// One Parquet file of a dataset, with its footer read.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its footer (schema, row groups, statistics).
+    pub metadata: ArrowReaderMetadata,
+}
+
+impl SourceFile {
+    /// Opens a file and reads its footer; errors name the file and say what is wrong
+    /// with it (not a regular file, empty, not Parquet, corrupt: `corrupt Parquet
+    /// (…)`). The footer is checked against the file's size before the parquet crate
+    /// decodes it, so a forged footer cannot make it allocate what it claims.
+    pub fn open(path: &Path) -> Result<SourceFile, ScanError> {
+        let meta = std::fs::metadata(path).map_err(|e| ScanError::file(path, describe_io(&e)))?;
+        check_regular(path, &meta)?;
+        let size = meta.len();
+        if size == 0 {
+            return Err(ScanError::file(
+                path,
+                "is empty (0 bytes), not a Parquet file",
+            ));
+        }
+        let mut file = File::open(path).map_err(|e| ScanError::file(path, describe_io(&e)))?;
+        let not_parquet = |why: &str| ScanError::file(path, format!("not a Parquet file ({why})"));
+        if size < 12 {
+            return Err(not_parquet(&format!(
+                "{size} bytes, shorter than a Parquet header and footer"
+            )));
+        }
+        let io = |e: std::io::Error| ScanError::file(path, describe_io(&e));
+        let mut head = [0u8; 4];
+        file.read_exact(&mut head).map_err(io)?;
+        let mut tail = [0u8; 8];
+        file.seek(SeekFrom::End(-8)).map_err(io)?;
+        file.read_exact(&mut tail).map_err(io)?;
+        if &head != b"PAR1" {
+            return Err(not_parquet("it does not begin with PAR1"));
+        }
+        if &tail[4..] != b"PAR1" {
+            return Err(not_parquet("it does not end with PAR1: truncated?"));
+        }
+        let footer_len = u32::from_le_bytes(tail[..4].try_into().expect("4 bytes")) as u64;
+        if footer_len + 12 > size {
+            return Err(ScanError::corrupt(
+                path,
+                format!("its footer claims {footer_len} bytes of a {size}-byte file"),
+            ));
+        }
+        let mut footer = vec![0u8; footer_len as usize];
+        file.seek(SeekFrom::Start(size - 8 - footer_len))
+            .map_err(io)?;
+        file.read_exact(&mut footer).map_err(io)?;
+        check_footer(&footer).map_err(|e| ScanError::corrupt(path, e))?;
+        let metadata = guarded(|| ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()))
+            .map_err(|panic| ScanError::corrupt(path, panic))?
+            .map_err(|e| ScanError::corrupt(path, e))?;
+        check_metadata(metadata.metadata(), size - 8 - footer_len)
+            .map_err(|e| ScanError::corrupt(path, e))?;
+        Ok(SourceFile {
+            path: path.to_path_buf(),
+            metadata,
+        })
+    }
+
+    /// The number of rows.
+    pub fn num_rows(&self) -> u64 {
+        self.metadata.metadata().file_metadata().num_rows().max(0) as u64
+    }
+}
+
+/// Parquet files that share one schema.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    files: Vec<SourceFile>,
+    file_schema: SchemaRef,
+    schema: SchemaRef,
+}
+
+impl Dataset {
+    /// Opens the files (at least one) and checks that they have the same columns and
+    /// types; the error names the first file that differs from the first file.
+    pub fn open(paths: &[PathBuf]) -> Result<Dataset, ScanError> {
+        let files = paths
+            .iter()
+            .map(|p| SourceFile::open(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(first) = files.first() else {
+            return Err(ScanError::Input("no input files".into()));
+        };
+        let file_schema = first.metadata.schema().clone();
+        for f in &files[1..] {
+            if let Some(diff) = schema_difference(&file_schema, f.metadata.schema()) {
+                return Err(ScanError::file(
+                    &f.path,
+                    format!(
+                        "its schema differs from that of {}: {diff}",
+                        first.path.display()
+                    ),
+                ));
+            }
+        }
+        let schema = Arc::new(engine_schema(&file_schema));
+        Ok(Dataset {
+            files,
+            file_schema,
+            schema,
+        })
+    }
+
+    /// The schema expressions are bound against (types converted by [`engine_type`]).
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The schema as stored in the files.
+    pub fn file_schema(&self) -> &SchemaRef {
+        &self.file_schema
+    }
+
+    /// The files.
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// The total number of rows.
+    pub fn num_rows(&self) -> u64 {
+        self.files.iter().map(|f| f.num_rows()).sum()
+    }
+}
+
+/// How two schemas differ, if they do (names and types; nullability may differ).
+fn schema_difference(a: &Schema, b: &Schema) -> Option<String> {
+    let name = |t: &DataType| sql_type_name(t);
+    for (x, y) in a.fields().iter().zip(b.fields()) {
+        if x.name() != y.name() {
+            return Some(format!(
+                "it has column '{}' where the first has '{}'",
+                y.name(),
+                x.name()
+            ));
+        }
+        if x.data_type() != y.data_type() {
+            return Some(format!(
+                "column '{}' is {} there and {} here",
+                x.name(),
+                name(x.data_type()),
+                name(y.data_type())
+            ));
+        }
+    }
+    if a.fields().len() != b.fields().len() {
+        return Some(format!(
+            "it has {} columns, the first has {}",
+            b.fields().len(),
+            a.fields().len()
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_types() {
+        assert_eq!(
+            engine_type(&DataType::Decimal128(15, 2)),
+            Some(DataType::Float64)
+        );
+        assert_eq!(engine_type(&DataType::Utf8View), Some(DataType::Utf8));
+        assert_eq!(engine_type(&DataType::Date32), None);
+        assert_eq!(
+            engine_type(&DataType::Dictionary(
+                Box::new(DataType::Int32),
+                Box::new(DataType::LargeUtf8)
+            )),
+            Some(DataType::Utf8)
+        );
+    }
+}

@@ -1,0 +1,314 @@
+//! Checks of a Parquet footer that the parquet crate does not make, done before and
+//! after it decodes the footer, so that a forged footer is an error rather than an
+//! abort (an allocation of what it claims) or a reader that never ends.
+//!
+//! Before decoding, [`check_footer`] walks the footer's Thrift compact encoding (the
+//! `FileMetaData` struct) with a small reader of its own and checks the schema's
+//! child counts: the parquet crate reserves a vector of `num_children` entries before
+//! checking that the elements exist, so a root claiming 2³¹ children aborts the
+//! process. After decoding, [`check_metadata`] checks row groups and column chunks
+//! against the file's size.
+
+use parquet::file::metadata::ParquetMetaData;
+
+/// Structs nested deeper than this in a footer are taken as corruption (the real
+/// `FileMetaData` nests a few levels; the schema itself is a flat list).
+const MAX_NESTING: usize = 64;
+
+/// Schemas nested deeper than this are refused: the parquet and arrow crates convert
+/// them recursively.
+const MAX_SCHEMA_DEPTH: usize = 64;
+
+/// A position in a Thrift compact-protocol buffer.
+struct Thrift<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+type Check<T = ()> = Result<T, String>;
+
+/// Reads one field of a struct (given its id and type), or returns its type to have
+/// it skipped.
+type FieldReader<'f, 'a> = dyn FnMut(&mut Thrift<'a>, i16, u8) -> Check<Option<u8>> + 'f;
+
+impl<'a> Thrift<'a> {
+    fn byte(&mut self) -> Check<u8> {
+        let b = *self
+            .buf
+            .get(self.pos)
+            .ok_or("the footer ends in the middle of a value")?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    fn varint(&mut self) -> Check<u64> {
+        let mut value = 0u64;
+        for shift in (0..70).step_by(7) {
+            let b = self.byte()?;
+            if shift < 64 {
+                value |= u64::from(b & 0x7f) << shift;
+            }
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err("a varint in the footer is too long".into())
+    }
+
+    fn zigzag(&mut self) -> Check<i64> {
+        let v = self.varint()?;
+        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+    }
+
+    fn skip(&mut self, n: u64) -> Check {
+        let end = (self.pos as u64)
+            .checked_add(n)
+            .filter(|&e| e <= self.buf.len() as u64)
+            .ok_or("a value in the footer runs past its end")?;
+        self.pos = end as usize;
+        Ok(())
+    }
+
+    /// A list or set header: (element type, size).
+    fn list_header(&mut self) -> Check<(u8, u64)> {
+        let b = self.byte()?;
+        let size = match b >> 4 {
+            15 => self.varint()?,
+            n => u64::from(n),
+        };
+        // Every element takes at least one byte.
+        if size > (self.buf.len() - self.pos) as u64 {
+            return Err(format!("a list in the footer claims {size} elements"));
+        }
+        Ok((b & 0x0f, size))
+    }
+
+    /// Skips a value of compact type `t`.
+    fn skip_value(&mut self, t: u8, depth: usize) -> Check {
+        match t {
+            1 | 2 => Ok(()), // a boolean field: the value is in the type
+            3 => self.skip(1),
+            4..=6 => self.varint().map(drop),
+            7 => self.skip(8),
+            8 => {
+                let n = self.varint()?;
+                self.skip(n)
+            }
+            9 | 10 => {
+                let (et, n) = self.list_header()?;
+                for _ in 0..n {
+                    if et == 1 || et == 2 {
+                        self.skip(1)?;
+                    } else {
+                        self.skip_value(et, depth + 1)?;
+                    }
+                }
+                Ok(())
+            }
+            11 => {
+                let n = self.varint()?;
+                if n == 0 {
+                    return Ok(());
+                }
+                let kv = self.byte()?;
+                for _ in 0..n {
+                    self.skip_value(kv >> 4, depth + 1)?;
+                    self.skip_value(kv & 0x0f, depth + 1)?;
+                }
+                Ok(())
+            }
+            12 => self.struct_fields(depth + 1, &mut |_, _, t| Ok(Some(t))),
+            _ => Err(format!("an unknown Thrift type {t} in the footer")),
+        }
+    }
+
+    /// Reads a struct's fields up to its end: `field(self, id, type)` reads the value
+    /// itself and returns `None`, or returns `Some(type)` to have it skipped.
+    fn struct_fields(&mut self, depth: usize, field: &mut FieldReader<'_, 'a>) -> Check {
+        if depth > MAX_NESTING {
+            return Err("the footer nests structs too deeply".into());
+        }
+        let mut last = 0i16;
+        loop {
+            let b = self.byte()?;
+            if b == 0 {
+                return Ok(());
+            }
+            let t = b & 0x0f;
+            let id = match b >> 4 {
+                0 => i16::try_from(self.zigzag()?).map_err(|_| "a bad field id in the footer")?,
+                delta => last.wrapping_add(i16::from(delta)),
+            };
+            last = id;
+            if let Some(t) = field(self, id, t)? {
+                self.skip_value(t, depth)?;
+            }
+        }
+    }
+}
+
+/// Checks the encoded `FileMetaData` of a footer: well-formed as far as it is read,
+/// and its schema's child counts consistent with its number of elements and nesting
+/// at most [`MAX_SCHEMA_DEPTH`] deep.
+pub(crate) fn check_footer(footer: &[u8]) -> Result<(), String> {
+    let mut t = Thrift {
+        buf: footer,
+        pos: 0,
+    };
+    let mut children: Vec<Option<i64>> = Vec::new();
+    t.struct_fields(0, &mut |t, id, ty| {
+        if id != 2 || ty != 9 {
+            return Ok(Some(ty));
+        }
+        // field 2: list<SchemaElement>; SchemaElement field 5 is num_children (i32).
+        let (et, n) = t.list_header()?;
+        if et != 12 {
+            return Err("the schema in the footer is not a list of elements".into());
+        }
+        for _ in 0..n {
+            let mut count = None;
+            t.struct_fields(1, &mut |t, id, ty| {
+                if id == 5 && ty == 5 {
+                    count = Some(t.zigzag()?);
+                    Ok(None)
+                } else {
+                    Ok(Some(ty))
+                }
+            })?;
+            children.push(count);
+        }
+        Ok(None)
+    })?;
+    check_schema_tree(&children)
+}
+
+/// Whether child counts describe one tree of exactly these elements (depth first).
+fn check_schema_tree(children: &[Option<i64>]) -> Result<(), String> {
+    let n = children.len() as i64;
+    // Children still expected by each open group, innermost last.
+    let mut open: Vec<i64> = Vec::new();
+    for (i, c) in children.iter().enumerate() {
+        if i > 0 && open.is_empty() {
+            return Err(format!(
+                "the schema has {} elements but its root's children end at {i}",
+                children.len()
+            ));
+        }
+        if let Some(last) = open.last_mut() {
+            *last -= 1;
+        }
+        let c = c.unwrap_or(0);
+        if c < 0 || c > n - 1 - i as i64 {
+            return Err(format!(
+                "schema element {i} claims {c} children, but {} elements follow it",
+                n - 1 - i as i64
+            ));
+        }
+        if c > 0 {
+            open.push(c);
+            if open.len() > MAX_SCHEMA_DEPTH {
+                return Err(format!(
+                    "the schema nests more than {MAX_SCHEMA_DEPTH} levels deep"
+                ));
+            }
+        }
+        while open.last() == Some(&0) {
+            open.pop();
+        }
+    }
+    if !open.is_empty() {
+        return Err("the schema ends before all its groups' children".into());
+    }
+    Ok(())
+}
+
+/// A page holds at most this many values (its count is an i32)…
+const MAX_VALUES_PER_PAGE: u64 = i32::MAX as u64;
+/// …and its header takes at least this many bytes, so a column chunk of `n` bytes
+/// holds fewer than `n / MIN_PAGE_BYTES × MAX_VALUES_PER_PAGE` values.
+const MIN_PAGE_BYTES: u64 = 8;
+
+/// Checks decoded metadata against the file: row counts non-negative and within what
+/// the column chunks can hold, column chunks (and their indexes) inside the data part
+/// of the file (`data_end`: where the footer begins).
+pub(crate) fn check_metadata(meta: &ParquetMetaData, data_end: u64) -> Result<(), String> {
+    let file_rows = meta.file_metadata().num_rows();
+    if file_rows < 0 {
+        return Err(format!("the file claims {file_rows} rows"));
+    }
+    let within = |what: &str, offset: i64, len: i64| -> Result<(), String> {
+        let end = offset.checked_add(len);
+        match end {
+            Some(end) if offset >= 4 && len >= 0 && end as u64 <= data_end => Ok(()),
+            _ => Err(format!(
+                "{what} at offset {offset}, {len} bytes, outside the data of a file whose footer begins at {data_end}"
+            )),
+        }
+    };
+    for (g, rg) in meta.row_groups().iter().enumerate() {
+        let rows = rg.num_rows();
+        if rows < 0 {
+            return Err(format!("row group {g} claims {rows} rows"));
+        }
+        for (c, col) in rg.columns().iter().enumerate() {
+            let what = format!("row group {g}, column {c}");
+            // Some writers store 0 for "no dictionary page".
+            let start = col
+                .dictionary_page_offset()
+                .filter(|&o| o != 0)
+                .unwrap_or_else(|| col.data_page_offset());
+            within(&format!("{what}: data pages"), col.data_page_offset(), 0)?;
+            within(&what, start, col.compressed_size())?;
+            if col.data_page_offset() < start {
+                return Err(format!("{what}: data pages before the column chunk"));
+            }
+            if let (Some(o), Some(l)) = (col.column_index_offset(), col.column_index_length()) {
+                within(&format!("{what}: column index"), o, l.into())?;
+            }
+            if let (Some(o), Some(l)) = (col.offset_index_offset(), col.offset_index_length()) {
+                within(&format!("{what}: offset index"), o, l.into())?;
+            }
+            let values = col.num_values();
+            // Every row has at least one value (or level) in every column.
+            if values < rows {
+                return Err(format!("{what} holds {values} values for {rows} rows"));
+            }
+            let most =
+                (col.compressed_size() as u64 / MIN_PAGE_BYTES).saturating_mul(MAX_VALUES_PER_PAGE);
+            if values as u64 > most {
+                return Err(format!(
+                    "{what} claims {values} values in {} bytes",
+                    col.compressed_size()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_trees() {
+        assert!(check_schema_tree(&[Some(2), None, None]).is_ok());
+        assert!(check_schema_tree(&[Some(2), Some(1), None, None]).is_ok());
+        assert!(check_schema_tree(&[Some(0)]).is_ok());
+        assert!(check_schema_tree(&[Some(1 << 31), None]).is_err());
+        assert!(check_schema_tree(&[Some(-1), None]).is_err());
+        assert!(check_schema_tree(&[Some(1), None, None]).is_err());
+        assert!(check_schema_tree(&[Some(3), None, None]).is_err());
+    }
+
+    #[test]
+    fn thrift_walk_refuses_bad_input() {
+        // A struct whose field 2 is a list claiming 2^31 elements in 4 bytes.
+        assert!(check_footer(&[0x29, 0xfc, 0xff, 0xff, 0xff, 0x07, 0]).is_err());
+        // Truncated.
+        assert!(check_footer(&[0x15]).is_err());
+        // Structs nested deeper than allowed.
+        let deep: Vec<u8> = std::iter::repeat_n(0x1c, 100).collect();
+        assert!(check_footer(&deep).is_err());
+    }
+}

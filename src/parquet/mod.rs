@@ -1,0 +1,130 @@
+//! Parquet (feature `parquet`): datasets of files, a scan with the predicate pushed
+//! into the reader, and the predicate itself for your own reader.
+//!
+//! - [`Dataset`]: the Parquet files that paths, directories
+//!   and globs name, with one schema; files are checked before the parquet crate reads
+//!   them, so a truncated or forged file is `corrupt Parquet (…)`, never a panic or an
+//!   allocation of what its footer claims.
+//! - [`Scan`]: some columns of a dataset where a predicate is TRUE:
+//!   - row groups whose statistics prove the predicate never TRUE are skipped
+//!     ([`crate::prune`]); a predicate that folds to FALSE or NULL skips them all, one
+//!     that folds to TRUE reads no column for itself and selects every row;
+//!   - with pushdown (the default) the compiled predicate runs inside the parquet
+//!     reader as a [`JitPredicate`] in its `RowFilter`: only the predicate's columns
+//!     are decoded for every row, the other output columns for the surviving rows only;
+//!   - row groups are read on a pool of threads, and the results come back in file
+//!     order; at most a couple of batches per thread are in flight, so memory stays
+//!     bounded by batch size × threads whatever the file size.
+//! - [`JitPredicate`]: a compiled predicate as the parquet crate's `ArrowPredicate`,
+//!   for a `ParquetRecordBatchReaderBuilder` of your own; errors in the data name the
+//!   row group and the row of the file.
+//!
+//! Columns are kept by position throughout: two columns of one name are two columns.
+//! Column types the engine does not have are converted as they are read (see
+//! [`engine_type`]): decimals to DOUBLE, `Utf8View`/`LargeUtf8` and string
+//! dictionaries to VARCHAR, half floats to REAL.
+//!
+//! The parquet and arrow crates panic on some corrupt files; the scan catches those
+//! panics and reports them as errors. So that they are not printed as crashes, the
+//! first scan wraps the process's panic hook once: the wrapped hook runs for every
+//! panic but those caught this way.
+//!
+//! `broadhead::scan` is another name for this module.
+
+mod dataset;
+mod footer;
+mod predicate;
+mod scan;
+
+use std::path::{Path, PathBuf};
+
+pub use dataset::{engine_schema, engine_type, expand_paths, to_engine_batch, Dataset, SourceFile};
+pub use predicate::{JitPredicate, RowError};
+pub use scan::{Scan, ScanItem, ScanOptions, ScanStats};
+
+/// A scan failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    /// The expression is wrong, or evaluating it failed.
+    #[error(transparent)]
+    Engine(#[from] crate::Error),
+    /// A file could not be read, is not Parquet, is corrupted, or does not fit.
+    #[error("{}: {message}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// Evaluating the predicate failed on a row of a file.
+    #[error("{}, {error}", path.display())]
+    Row {
+        /// The file.
+        path: PathBuf,
+        /// Where in the file, and what.
+        error: RowError,
+    },
+    /// The input paths name no file.
+    #[error("{0}")]
+    Input(String),
+}
+
+impl ScanError {
+    pub(crate) fn file(path: &Path, message: impl std::fmt::Display) -> ScanError {
+        ScanError::File {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        }
+    }
+
+    /// `path: corrupt Parquet (detail)`.
+    pub(crate) fn corrupt(path: &Path, detail: impl std::fmt::Display) -> ScanError {
+        ScanError::file(path, format!("corrupt Parquet ({detail})"))
+    }
+}
+
+std::thread_local! {
+    /// Whether this thread is inside [`guarded`]: its panics are reported as errors.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic inside it (the parquet and arrow crates panic on some
+/// corrupt files) into `Err` with the panic's message. The process's panic hook is
+/// not run for such panics: they are errors in the input, not bugs to report. (The
+/// first call wraps the installed hook once so that it skips guarded panics.)
+pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static WRAP_HOOK: std::sync::Once = std::sync::Once::new();
+    WRAP_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(|g| g.get()) {
+                previous(info)
+            }
+        }));
+    });
+    let outer = GUARDED.with(|g| g.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    result.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the reader panicked".into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guarded_turns_panics_into_errors() {
+        assert_eq!(guarded(|| 7), Ok(7));
+        let message = guarded(|| -> i32 { panic!("bad page {}", 3) });
+        assert_eq!(message, Err("bad page 3".to_string()));
+        // Nested guards restore the outer state.
+        assert_eq!(guarded(|| guarded(|| 1)), Ok(Ok(1)));
+        assert!(!GUARDED.with(|g| g.get()));
+    }
+}

@@ -1,0 +1,507 @@
+//! [`JitPredicate`]: a compiled predicate as the parquet crate's [`ArrowPredicate`].
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use arrow::array::BooleanBufferBuilder;
+use arrow::array::{Array, BooleanArray, RecordBatch};
+use arrow::buffer::BooleanBuffer;
+use arrow::datatypes::{Schema, SchemaRef};
+use arrow_schema::ArrowError;
+use parquet::arrow::arrow_reader::{ArrowPredicate, RowSelection};
+use parquet::arrow::ProjectionMask;
+use parquet::file::metadata::ParquetMetaData;
+
+use super::dataset::{engine_schema, to_engine_batch};
+use crate::bind::bind_predicate;
+use crate::cache::KernelCache;
+use crate::error::EvalError;
+use crate::expr::Expr;
+use crate::filter::true_rows;
+use crate::interpret::interpret;
+use crate::optimize::optimize;
+use crate::scalar::ScalarValue;
+use crate::sql::parse_expr;
+use crate::typed::{TypedExpr, TypedKind};
+use crate::Filter;
+
+/// A SQL predicate compiled for the parquet crate's reader: put it in a `RowFilter`
+/// and the reader decodes the predicate's columns, asks it which rows are TRUE, and
+/// decodes the other columns of those rows only (late materialization).
+///
+/// It reads only the columns the predicate needs ([`JitPredicate::projection`]) and
+/// is compiled against exactly those, as the reader passes them; a predicate that
+/// folds to a constant reads no column at all. Column types the engine lacks are
+/// converted as they are read ([`engine_type`](super::engine_type)). An error in the
+/// data (a division by zero, an overflow) names the row group and the row of the file
+/// (0-based), as [`RowError`]; the reader returns it as an `ArrowError` whose message
+/// is the same.
+///
+/// Row numbers assume the reader visits every row group in order; tell it otherwise
+/// with [`JitPredicate::with_rows`] when you select row groups or rows. Put it first
+/// (or alone) in the `RowFilter`: a later predicate sees only the rows the earlier ones
+/// kept, and its row numbers would be wrong.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow::array::{Int64Array, RecordBatch, StringArray};
+/// use arrow::datatypes::{DataType, Field, Schema};
+/// use parquet::arrow::{ArrowWriter, ProjectionMask};
+/// use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowFilter};
+/// use broadhead::parquet::JitPredicate;
+///
+/// // A small file with three columns.
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("id", DataType::Int64, false),
+///     Field::new("qty", DataType::Int64, false),
+///     Field::new("name", DataType::Utf8, false),
+/// ]));
+/// let batch = RecordBatch::try_new(schema.clone(), vec![
+///     Arc::new(Int64Array::from(vec![1, 2, 3, 4])),
+///     Arc::new(Int64Array::from(vec![10, 30, 50, 5])),
+///     Arc::new(StringArray::from(vec!["a", "b", "c", "d"])),
+/// ])?;
+/// let file = tempfile::tempfile()?;
+/// let mut writer = ArrowWriter::try_new(file.try_clone()?, schema, None)?;
+/// writer.write(&batch)?;
+/// writer.close()?;
+///
+/// // Read `name` where `qty > 20`: the predicate decodes `qty` alone.
+/// let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+/// let predicate = JitPredicate::new("qty > 20", builder.metadata(), builder.schema())?;
+/// let output = ProjectionMask::roots(builder.parquet_schema(), [2]);
+/// let reader = builder
+///     .with_projection(output)
+///     .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
+///     .with_batch_size(8192)
+///     .build()?;
+/// let mut names = Vec::new();
+/// for batch in reader {
+///     let batch = batch?;
+///     let column = batch.column(0).as_any().downcast_ref::<StringArray>().unwrap();
+///     names.extend(column.iter().map(|s| s.unwrap().to_string()));
+/// }
+/// assert_eq!(names, ["b", "c"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct JitPredicate {
+    projection: ProjectionMask,
+    /// The root columns read, in schema order.
+    columns: Vec<usize>,
+    /// Those columns as the engine reads them (types converted).
+    schema: SchemaRef,
+    eval: Eval,
+    rows: RowNumbers,
+    /// Rows of the reader's selection seen so far (shared with the scan, which
+    /// checks them against the row group's claimed count).
+    seen: Arc<AtomicU64>,
+    /// The last error, kept whole (the reader's error type flattens it to text).
+    error: Arc<Mutex<Option<RowError>>>,
+    /// The rows it selected, one bit per row seen, when the scan asks for them (to
+    /// find the file row of a row of its output).
+    kept: Option<Arc<Mutex<BooleanBufferBuilder>>>,
+}
+
+impl std::fmt::Debug for JitPredicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitPredicate")
+            .field("columns", &self.columns)
+            .field("jit", &self.is_jit())
+            .finish()
+    }
+}
+
+/// How the predicate is evaluated.
+#[derive(Clone)]
+enum Eval {
+    /// It folded to a constant: TRUE selects every row, FALSE or NULL none.
+    Constant(bool),
+    /// Compiled (or the filter's own interpreter fallback).
+    Jit(Filter),
+    /// The interpreter, by request.
+    Interpreted(TypedExpr),
+}
+
+/// An error evaluating a predicate on a row of a Parquet file.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("row group {row_group}, row {row}: {message}")]
+pub struct RowError {
+    /// The row group (0-based).
+    pub row_group: usize,
+    /// The row of the file (0-based, counting from the first row of the file).
+    pub row: u64,
+    /// What went wrong, without the row.
+    pub message: String,
+    /// The engine's error (its row number counts within the batch the reader passed).
+    pub source: Arc<crate::Error>,
+}
+
+/// Which rows of the file the reader presents, in order.
+#[derive(Debug, Clone)]
+struct RowNumbers {
+    /// The first row of each row group, then the number of rows of the file.
+    starts: Arc<[u64]>,
+    /// The rows presented: (first row of the file, count), in order.
+    ranges: Arc<[(u64, u64)]>,
+}
+
+impl RowNumbers {
+    /// Every row group of the file, in order.
+    fn new(metadata: &ParquetMetaData) -> RowNumbers {
+        let mut starts = vec![0u64];
+        for rg in metadata.row_groups() {
+            let last = *starts.last().expect("not empty");
+            starts.push(last.saturating_add(rg.num_rows().max(0) as u64));
+        }
+        let all = (0..starts.len() - 1).collect::<Vec<_>>();
+        RowNumbers::of_groups(starts.into(), &all, None)
+    }
+
+    fn of_groups(
+        starts: Arc<[u64]>,
+        groups: &[usize],
+        selection: Option<&RowSelection>,
+    ) -> RowNumbers {
+        let mut ranges: Vec<(u64, u64)> = groups
+            .iter()
+            .filter(|&&g| g + 1 < starts.len())
+            .map(|&g| (starts[g], starts[g + 1] - starts[g]))
+            .collect();
+        if let Some(selection) = selection {
+            // The selection counts rows of the chosen row groups, concatenated.
+            let mut selected = Vec::new();
+            let mut pending = ranges.into_iter();
+            let mut current: Option<(u64, u64)> = pending.next();
+            for s in selection.iter() {
+                let mut left = s.row_count as u64;
+                while left > 0 {
+                    let Some((start, len)) = current else { break };
+                    let n = left.min(len);
+                    if !s.skip {
+                        selected.push((start, n));
+                    }
+                    left -= n;
+                    current = if n == len {
+                        pending.next()
+                    } else {
+                        Some((start + n, len - n))
+                    };
+                }
+            }
+            ranges = selected;
+        }
+        RowNumbers {
+            starts,
+            ranges: ranges.into(),
+        }
+    }
+
+    /// The row group and file row of the `ordinal`th row presented.
+    fn locate(&self, ordinal: u64) -> (usize, u64) {
+        let mut left = ordinal;
+        let mut row = None;
+        for &(start, len) in self.ranges.iter() {
+            if left < len {
+                row = Some(start + left);
+                break;
+            }
+            left -= len;
+        }
+        // Past the known rows (the reader presented more than it was said to):
+        // count on from the end.
+        let row = row.unwrap_or_else(|| {
+            let end = self.ranges.last().map_or(0, |&(s, l)| s + l);
+            end + left
+        });
+        let group = self.starts.partition_point(|&s| s <= row).saturating_sub(1);
+        (group, row)
+    }
+}
+
+/// `e` with column indices replaced by their positions in `columns` (which holds
+/// every column `e` reads, sorted).
+fn remap(e: &mut TypedExpr, columns: &[usize]) {
+    let all = |v: &mut Vec<TypedExpr>| v.iter_mut().for_each(|c| remap(c, columns));
+    match &mut e.kind {
+        TypedKind::Column(i) => {
+            *i = columns
+                .binary_search(i)
+                .expect("a column the predicate reads");
+        }
+        TypedKind::Literal(_) => {}
+        TypedKind::Call { args, .. } => all(args),
+        TypedKind::And(c) | TypedKind::Or(c) | TypedKind::Coalesce(c) => all(c),
+        TypedKind::Not(x) | TypedKind::Cast(x) => remap(x, columns),
+        TypedKind::IsNull { expr, .. } | TypedKind::InList { expr, .. } => remap(expr, columns),
+        TypedKind::Case {
+            branches,
+            else_expr,
+        } => {
+            for (c, v) in branches {
+                remap(c, columns);
+                remap(v, columns);
+            }
+            remap(else_expr, columns);
+        }
+    }
+}
+
+/// The constant a bound predicate folded to, if it did: TRUE, or FALSE for FALSE and
+/// NULL alike (neither selects a row).
+pub(crate) fn constant_value(optimized: &TypedExpr) -> Option<bool> {
+    match optimized.as_literal()? {
+        ScalarValue::Boolean(b) => Some(*b),
+        ScalarValue::Null(_) => Some(false),
+        _ => None,
+    }
+}
+
+/// The message of an engine error without its row (which counts within a batch).
+pub(crate) fn without_row(e: &crate::Error) -> String {
+    match e {
+        crate::Error::Eval(EvalError::DivisionByZero { .. }) => "division by zero".into(),
+        crate::Error::Eval(EvalError::Overflow { what, .. }) => format!("{what} out of range"),
+        other => other.to_string(),
+    }
+}
+
+/// The row (within its batch) an engine error is about, if it names one.
+pub(crate) fn row_of(e: &crate::Error) -> Option<usize> {
+    match e {
+        crate::Error::Eval(EvalError::DivisionByZero { row })
+        | crate::Error::Eval(EvalError::Overflow { row, .. }) => Some(*row),
+        _ => None,
+    }
+}
+
+impl JitPredicate {
+    /// Compiles the SQL predicate `sql` for a reader of a file with this metadata
+    /// (`builder.metadata()`) and Arrow schema (`builder.schema()`).
+    pub fn new(sql: &str, metadata: &ParquetMetaData, schema: &Schema) -> crate::Result<Self> {
+        Self::from_expr(&parse_expr(sql)?, metadata, schema)
+    }
+
+    /// Compiles a predicate built with the [`Expr`] API; see [`JitPredicate::new`].
+    pub fn from_expr(
+        expr: &Expr,
+        metadata: &ParquetMetaData,
+        schema: &Schema,
+    ) -> crate::Result<Self> {
+        let engine = engine_schema(schema);
+        let optimized = optimize(bind_predicate(expr, &engine)?);
+        Self::from_bound(expr, &optimized, &engine, metadata, false)
+    }
+
+    /// Compiles `optimized` (bound to `engine`, the file's schema with types converted)
+    /// against the columns it reads; `expr` is what it was bound from.
+    pub(crate) fn from_bound(
+        expr: &Expr,
+        optimized: &TypedExpr,
+        engine: &Schema,
+        metadata: &ParquetMetaData,
+        interpret: bool,
+    ) -> crate::Result<Self> {
+        let (columns, eval) = match constant_value(optimized) {
+            Some(b) => (vec![], Eval::Constant(b)),
+            None => {
+                let columns = optimized.columns();
+                let mut typed = optimized.clone();
+                remap(&mut typed, &columns);
+                let schema = engine.project(&columns)?;
+                let eval = if interpret {
+                    Eval::Interpreted(typed)
+                } else {
+                    Eval::Jit(Filter::from_typed(
+                        &schema,
+                        expr.clone(),
+                        None,
+                        typed,
+                        KernelCache::global(),
+                    )?)
+                };
+                (columns, eval)
+            }
+        };
+        let descr = metadata.file_metadata().schema_descr();
+        Ok(JitPredicate {
+            projection: ProjectionMask::roots(descr, columns.iter().copied()),
+            schema: Arc::new(engine.project(&columns)?),
+            columns,
+            eval,
+            rows: RowNumbers::new(metadata),
+            seen: Arc::new(AtomicU64::new(0)),
+            error: Arc::new(Mutex::new(None)),
+            kept: None,
+        })
+    }
+
+    /// The same predicate for another file of the same schema (the scan compiles once
+    /// and clones per row group), reading `row_groups` of it in that order, with
+    /// `selection` (relative to those row groups' rows, as the reader takes it) if
+    /// any. Row numbers in errors count in this file.
+    pub fn for_file(
+        &self,
+        metadata: &ParquetMetaData,
+        row_groups: &[usize],
+        selection: Option<&RowSelection>,
+    ) -> JitPredicate {
+        let descr = metadata.file_metadata().schema_descr();
+        let starts = RowNumbers::new(metadata).starts;
+        JitPredicate {
+            projection: ProjectionMask::roots(descr, self.columns.iter().copied()),
+            columns: self.columns.clone(),
+            schema: self.schema.clone(),
+            eval: self.eval.clone(),
+            rows: RowNumbers::of_groups(starts, row_groups, selection),
+            seen: Arc::new(AtomicU64::new(0)),
+            error: Arc::new(Mutex::new(None)),
+            kept: None,
+        }
+    }
+
+    /// Tells the predicate which rows the reader presents, so that errors name the
+    /// right rows of the file: the row groups given to `with_row_groups` (in that
+    /// order) and the selection given to `with_row_selection`, if any.
+    pub fn with_rows(self, row_groups: &[usize], selection: Option<&RowSelection>) -> JitPredicate {
+        let starts = self.rows.starts.clone();
+        JitPredicate {
+            rows: RowNumbers::of_groups(starts, row_groups, selection),
+            ..self
+        }
+    }
+
+    /// The root columns (indices into the file's schema) the predicate reads.
+    pub fn columns(&self) -> &[usize] {
+        &self.columns
+    }
+
+    /// `Some(true)` if the predicate folded to TRUE (it selects every row and reads
+    /// no column), `Some(false)` if it folded to FALSE or NULL (it selects none).
+    pub fn constant(&self) -> Option<bool> {
+        match self.eval {
+            Eval::Constant(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Whether it runs as compiled code (a constant needs no code and counts as such).
+    pub fn is_jit(&self) -> bool {
+        match &self.eval {
+            Eval::Constant(_) => true,
+            Eval::Jit(f) => f.is_jit(),
+            Eval::Interpreted(_) => false,
+        }
+    }
+
+    /// A handle on the last error this predicate raised, kept whole: the reader's
+    /// own error type holds only its text. Take it before handing the predicate over.
+    pub fn error_handle(&self) -> Arc<Mutex<Option<RowError>>> {
+        self.error.clone()
+    }
+
+    /// From now on, records which rows it selects; the scan reads them to find the
+    /// file row of a row of its output.
+    pub(crate) fn record_kept(&mut self) -> Arc<Mutex<BooleanBufferBuilder>> {
+        self.kept
+            .get_or_insert_with(|| Arc::new(Mutex::new(BooleanBufferBuilder::new(1024))))
+            .clone()
+    }
+
+    /// How many rows the predicate has been given, counted as it runs.
+    pub(crate) fn rows_seen(&self) -> Arc<AtomicU64> {
+        self.seen.clone()
+    }
+
+    /// The mask of TRUE rows of `batch` (the predicate's columns, as the reader reads
+    /// them), and its row numbers counted on.
+    pub(crate) fn mask(&mut self, batch: RecordBatch) -> Result<BooleanArray, RowError> {
+        let rows = batch.num_rows();
+        let first = self.seen.fetch_add(rows as u64, Ordering::Relaxed);
+        let result = match &self.eval {
+            Eval::Constant(b) => {
+                let bits = if *b {
+                    BooleanBuffer::new_set(rows)
+                } else {
+                    BooleanBuffer::new_unset(rows)
+                };
+                Ok(BooleanArray::new(bits, None))
+            }
+            Eval::Jit(f) => to_engine_batch(batch, &self.schema)
+                .map_err(crate::Error::from)
+                .and_then(|b| f.evaluate_mask(&b)),
+            Eval::Interpreted(e) => to_engine_batch(batch, &self.schema)
+                .map_err(crate::Error::from)
+                .and_then(|b| interpret(e, &b))
+                .map(|r| {
+                    let r = r
+                        .as_any()
+                        .downcast_ref::<BooleanArray>()
+                        .expect("a predicate is BOOLEAN");
+                    BooleanArray::new(true_rows(r), None)
+                }),
+        };
+        if let (Ok(mask), Some(kept)) = (&result, &self.kept) {
+            let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+            kept.append_buffer(mask.values());
+        }
+        result.map_err(|e| {
+            let (row_group, row) = self.rows.locate(first + row_of(&e).unwrap_or(0) as u64);
+            let error = RowError {
+                row_group,
+                row,
+                message: without_row(&e),
+                source: Arc::new(e),
+            };
+            *self.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(error.clone());
+            error
+        })
+    }
+}
+
+impl ArrowPredicate for JitPredicate {
+    fn projection(&self) -> &ProjectionMask {
+        &self.projection
+    }
+
+    fn evaluate(&mut self, batch: RecordBatch) -> Result<BooleanArray, ArrowError> {
+        self.mask(batch)
+            .map_err(|e| ArrowError::ComputeError(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::arrow::arrow_reader::RowSelector;
+
+    fn numbers(groups: &[u64]) -> Arc<[u64]> {
+        let mut starts = vec![0];
+        for g in groups {
+            starts.push(starts.last().unwrap() + g);
+        }
+        starts.into()
+    }
+
+    #[test]
+    fn row_numbers_follow_groups_and_selection() {
+        let starts = numbers(&[10, 10, 10]);
+        let all = RowNumbers::of_groups(starts.clone(), &[0, 1, 2], None);
+        assert_eq!(all.locate(0), (0, 0));
+        assert_eq!(all.locate(12), (1, 12));
+        let some = RowNumbers::of_groups(starts.clone(), &[2, 0], None);
+        assert_eq!(some.locate(3), (2, 23));
+        assert_eq!(some.locate(13), (0, 3));
+        // Skip 5 rows of group 1, take 3, skip 7 (the rest of 1 and 5 of 2), take 5.
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(5),
+            RowSelector::select(3),
+            RowSelector::skip(7),
+            RowSelector::select(5),
+        ]);
+        let selected = RowNumbers::of_groups(starts, &[1, 2], Some(&selection));
+        assert_eq!(selected.locate(0), (1, 15));
+        assert_eq!(selected.locate(2), (1, 17));
+        assert_eq!(selected.locate(3), (2, 25));
+        assert_eq!(selected.locate(7), (2, 29));
+    }
+}

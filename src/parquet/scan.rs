@@ -1,0 +1,512 @@
+//! [`Scan`]: reading some columns of a dataset where a predicate is TRUE.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+
+use arrow::array::{Array, ArrayRef, RecordBatch, UInt64Array};
+use arrow::buffer::BooleanBuffer;
+use arrow::compute::{cast, filter_record_batch};
+use arrow::datatypes::SchemaRef;
+use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowFilter};
+use parquet::arrow::ProjectionMask;
+
+use super::dataset::to_engine_batch;
+use super::predicate::{constant_value, row_of, without_row};
+use super::{guarded, Dataset, JitPredicate, RowError, ScanError, SourceFile};
+use crate::bind::bind_predicate;
+use crate::expr::Expr;
+use crate::optimize::optimize;
+use crate::prune::{may_be_true, ColumnStats};
+use crate::scalar::ScalarValue;
+use crate::sql::parse_expr;
+use crate::typed::TypedExpr;
+
+/// How a scan reads.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Rows per batch.
+    pub batch_size: usize,
+    /// Threads reading row groups.
+    pub threads: usize,
+    /// Run the predicate inside the Parquet reader (late materialization).
+    pub pushdown: bool,
+    /// Skip row groups whose statistics prove the predicate never TRUE.
+    pub prune: bool,
+    /// Evaluate the predicate with the interpreter instead of the JIT.
+    pub interpret: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            batch_size: 8192,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            pushdown: true,
+            prune: true,
+            interpret: false,
+        }
+    }
+}
+
+/// What a scan hands its consumer, in file order.
+#[derive(Debug)]
+pub enum ScanItem<T> {
+    /// The mapped result of one batch of selected rows.
+    Batch(T),
+    /// A row group has been read to the end (or skipped: `pruned`).
+    RowGroupDone {
+        /// Its row count.
+        rows: u64,
+        /// Whether statistics (or a predicate folded to FALSE) ruled it out.
+        pruned: bool,
+    },
+}
+
+/// What a finished scan did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScanStats {
+    /// Row groups in the dataset.
+    pub row_groups: usize,
+    /// Row groups skipped on their statistics.
+    pub pruned: usize,
+}
+
+/// The predicate of a scan, once bound and optimized.
+enum Selects {
+    /// Every row (no predicate, or one that folded to TRUE).
+    All,
+    /// No row (a predicate that folded to FALSE or NULL).
+    Nothing,
+    /// The rows where it is TRUE: the optimized predicate over the dataset schema
+    /// (for pruning) and compiled for the columns it reads.
+    Where(TypedExpr, Box<JitPredicate>),
+}
+
+/// Reading some columns of a dataset where a predicate is TRUE.
+pub struct Scan<'a> {
+    dataset: &'a Dataset,
+    options: ScanOptions,
+    selects: Selects,
+    output_columns: Vec<usize>,
+    output_schema: SchemaRef,
+}
+
+impl<'a> Scan<'a> {
+    /// A scan of `output_columns` (schema indices; sorted and deduplicated here) of
+    /// the rows where `predicate` (SQL; `None`: every row) is TRUE. Errors in the
+    /// predicate are reported against `predicate`'s text.
+    pub fn new(
+        dataset: &'a Dataset,
+        predicate: Option<&str>,
+        output_columns: &[usize],
+        options: ScanOptions,
+    ) -> crate::Result<Scan<'a>> {
+        let expr = predicate.map(parse_expr).transpose()?;
+        Scan::from_expr(dataset, expr.as_ref(), output_columns, options)
+    }
+
+    /// [`Scan::new`] with a predicate built with the [`Expr`] API (or parsed already).
+    /// It is bound and optimized once: a predicate that folds to TRUE reads no column
+    /// for itself, one that folds to FALSE or NULL reads nothing.
+    pub fn from_expr(
+        dataset: &'a Dataset,
+        predicate: Option<&Expr>,
+        output_columns: &[usize],
+        options: ScanOptions,
+    ) -> crate::Result<Scan<'a>> {
+        let schema = dataset.schema();
+        let mut output_columns = output_columns.to_vec();
+        output_columns.sort_unstable();
+        output_columns.dedup();
+        let output_schema = Arc::new(schema.project(&output_columns)?);
+        let selects = match predicate {
+            None => Selects::All,
+            Some(expr) => {
+                let optimized = optimize(bind_predicate(expr, schema)?);
+                match constant_value(&optimized) {
+                    Some(true) => Selects::All,
+                    Some(false) => Selects::Nothing,
+                    None => {
+                        let first = dataset.files()[0].metadata.metadata();
+                        let compiled = JitPredicate::from_bound(
+                            expr,
+                            &optimized,
+                            schema,
+                            first,
+                            options.interpret,
+                        )?;
+                        Selects::Where(optimized, Box::new(compiled))
+                    }
+                }
+            }
+        };
+        Ok(Scan {
+            dataset,
+            options,
+            selects,
+            output_columns,
+            output_schema,
+        })
+    }
+
+    /// The schema of the batches the scan produces: the output columns, in schema order.
+    pub fn output_schema(&self) -> &SchemaRef {
+        &self.output_schema
+    }
+
+    /// The output columns (schema indices), sorted: the columns of the batches the
+    /// scan produces, in this order.
+    pub fn output_columns(&self) -> &[usize] {
+        &self.output_columns
+    }
+
+    /// Whether the predicate runs as compiled code (a constant needs no code).
+    pub fn is_jit(&self) -> bool {
+        match &self.selects {
+            Selects::Where(_, p) => p.is_jit(),
+            Selects::All | Selects::Nothing => true,
+        }
+    }
+
+    /// Row groups (file index, row group index, rows, pruned) in file order.
+    fn plan(&self) -> Vec<(usize, usize, u64, bool)> {
+        let mut tasks = Vec::new();
+        for (fi, file) in self.dataset.files().iter().enumerate() {
+            let meta = file.metadata.metadata();
+            let keep = match (&self.selects, self.options.prune) {
+                (Selects::Nothing, _) => vec![false; meta.num_row_groups()],
+                // Statistics of a corrupt file may make the parquet crate panic:
+                // then they prove nothing.
+                (Selects::Where(bound, _), true) => guarded(|| self.prune_file(file, bound))
+                    .unwrap_or_else(|_| vec![true; meta.num_row_groups()]),
+                _ => vec![true; meta.num_row_groups()],
+            };
+            for (rg, keep) in keep.into_iter().enumerate() {
+                let rows = meta.row_group(rg).num_rows().max(0) as u64;
+                tasks.push((fi, rg, rows, !keep));
+            }
+        }
+        tasks
+    }
+
+    /// Which row groups of `file` may hold a row where `bound` is TRUE.
+    fn prune_file(&self, file: &SourceFile, bound: &TypedExpr) -> Vec<bool> {
+        let meta = file.metadata.metadata();
+        let groups = meta.row_groups();
+        let schema = self.dataset.schema();
+        let descr = file.metadata.parquet_schema();
+        // Per column: per-row-group minimums, maximums and null counts. Columns are
+        // found by position (a root with one leaf), never by name.
+        let mut per_column = Vec::new();
+        for c in bound.columns() {
+            let field = schema.field(c);
+            let leaves: Vec<usize> = (0..descr.num_columns())
+                .filter(|&l| descr.get_column_root_idx(l) == c)
+                .collect();
+            let [leaf] = leaves[..] else { continue };
+            let file_field = file.metadata.schema().field(c);
+            let Ok(conv) = StatisticsConverter::from_column_index(leaf, file_field, descr) else {
+                continue;
+            };
+            let to_engine = |a: parquet::errors::Result<ArrayRef>| {
+                a.ok().and_then(|a| {
+                    if a.data_type() == field.data_type() {
+                        Some(a)
+                    } else {
+                        cast(&a, field.data_type()).ok()
+                    }
+                })
+            };
+            let mins = to_engine(conv.row_group_mins(groups.iter()));
+            let maxes = to_engine(conv.row_group_maxes(groups.iter()));
+            let nulls: Option<UInt64Array> = conv.row_group_null_counts(groups.iter()).ok();
+            per_column.push((c, mins, maxes, nulls));
+        }
+        (0..groups.len())
+            .map(|rg| {
+                let stats = |col: usize| {
+                    let (_, mins, maxes, nulls) = per_column.iter().find(|p| p.0 == col)?;
+                    let value = |a: &Option<ArrayRef>| {
+                        a.as_ref()
+                            .filter(|a| a.len() == groups.len())
+                            .and_then(|a| ScalarValue::from_array(a.as_ref(), rg))
+                    };
+                    Some(ColumnStats {
+                        min: value(mins),
+                        max: value(maxes),
+                        null_count: nulls
+                            .as_ref()
+                            .filter(|n| n.len() == groups.len() && n.is_valid(rg))
+                            .map(|n| n.value(rg)),
+                    })
+                };
+                let rows = groups[rg].num_rows().max(0) as u64;
+                may_be_true(bound, rows, &stats)
+            })
+            .collect()
+    }
+
+    /// Runs the scan: row groups are read on `threads` threads, each batch of
+    /// selected rows (with the output columns) is passed through `map` on the reading
+    /// thread, and the results are handed to `sink` on the calling thread in file
+    /// order. `sink` returns `false` to stop early (a `LIMIT`, say).
+    pub fn run<T: Send>(
+        &self,
+        map: &(dyn Fn(RecordBatch) -> Result<T, ScanError> + Sync),
+        sink: &mut dyn FnMut(ScanItem<T>) -> Result<bool, ScanError>,
+    ) -> Result<ScanStats, ScanError> {
+        let tasks = self.plan();
+        let stats = ScanStats {
+            row_groups: tasks.len(),
+            pruned: tasks.iter().filter(|t| t.3).count(),
+        };
+        let live: Vec<usize> = (0..tasks.len()).filter(|&i| !tasks[i].3).collect();
+        // One bounded channel per row group that is read; a reader blocks when its
+        // consumer is behind, so memory stays bounded.
+        let (senders, receivers): (Vec<_>, Vec<_>) =
+            live.iter().map(|_| sync_channel::<Msg<T>>(2)).unzip();
+        let senders: Vec<Mutex<Option<SyncSender<Msg<T>>>>> =
+            senders.into_iter().map(|s| Mutex::new(Some(s))).collect();
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let threads = self.options.threads.max(1).min(live.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&task) = live.get(i) else { return };
+                    let Some(tx) = senders[i].lock().unwrap_or_else(|p| p.into_inner()).take()
+                    else {
+                        return;
+                    };
+                    let (fi, rg, _, _) = tasks[task];
+                    let result = self.read_row_group(fi, rg, map, &tx);
+                    let _ = tx.send(match result {
+                        Ok(()) => Msg::Done,
+                        Err(e) => Msg::Failed(e),
+                    });
+                });
+            }
+            let result = self.consume(&tasks, receivers, sink);
+            stop.store(true, Ordering::Relaxed);
+            result
+        })?;
+        Ok(stats)
+    }
+
+    fn consume<T>(
+        &self,
+        tasks: &[(usize, usize, u64, bool)],
+        receivers: Vec<Receiver<Msg<T>>>,
+        sink: &mut dyn FnMut(ScanItem<T>) -> Result<bool, ScanError>,
+    ) -> Result<(), ScanError> {
+        let mut receivers = receivers.into_iter();
+        for &(fi, rg, rows, pruned) in tasks {
+            if !pruned {
+                let rx = receivers.next().expect("one receiver per row group read");
+                loop {
+                    match rx.recv() {
+                        Ok(Msg::Batch(t)) => {
+                            if !sink(ScanItem::Batch(t))? {
+                                return Ok(());
+                            }
+                        }
+                        Ok(Msg::Done) => break,
+                        Ok(Msg::Failed(e)) => return Err(e),
+                        Err(_) => {
+                            return Err(ScanError::file(
+                                &self.dataset.files()[fi].path,
+                                format!("reading row group {rg} stopped unexpectedly"),
+                            ))
+                        }
+                    }
+                }
+            }
+            if !sink(ScanItem::RowGroupDone { rows, pruned })? {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one row group, sending mapped batches of selected rows.
+    fn read_row_group<T>(
+        &self,
+        fi: usize,
+        rg: usize,
+        map: &(dyn Fn(RecordBatch) -> Result<T, ScanError> + Sync),
+        tx: &SyncSender<Msg<T>>,
+    ) -> Result<(), ScanError> {
+        let source = &self.dataset.files()[fi];
+        let path = &source.path;
+        let file = File::open(path).map_err(|e| ScanError::file(path, e))?;
+        let descr = source.metadata.parquet_schema();
+        let builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, source.metadata.clone())
+                .with_row_groups(vec![rg])
+                .with_batch_size(self.options.batch_size);
+        let output_mask = |columns: &[usize]| ProjectionMask::roots(descr, columns.iter().copied());
+        // A reader failure is the predicate's error on a row if it raised one, else
+        // the file's.
+        let failed = |e: &dyn std::fmt::Display, raised: Option<RowError>| match raised {
+            Some(error) => ScanError::Row {
+                path: path.clone(),
+                error,
+            },
+            None => ScanError::corrupt(path, format!("row group {rg}: {e}")),
+        };
+        // A row group whose pages hold fewer or more rows than it claims is corrupt
+        // (the reader itself stops quietly where the pages end).
+        let claimed = source.metadata.metadata().row_group(rg).num_rows().max(0) as u64;
+        let check_rows = |read: u64| {
+            if read == claimed {
+                Ok(())
+            } else {
+                Err(ScanError::corrupt(
+                    path,
+                    format!("row group {rg} claims {claimed} rows, its pages hold {read}"),
+                ))
+            }
+        };
+        // An error of `map` on a row (a division by zero in a computed output, say)
+        // names that row of the file: `file_row` finds it from the row of the batch.
+        let first_row: u64 = source.metadata.metadata().row_groups()[..rg]
+            .iter()
+            .map(|g| g.num_rows().max(0) as u64)
+            .sum();
+        let send = |batch: RecordBatch,
+                    file_row: &dyn Fn(usize) -> Option<u64>|
+         -> Result<bool, ScanError> {
+            let batch = to_engine_batch(batch, &self.output_schema)
+                .map_err(|e| ScanError::corrupt(path, format!("row group {rg}: {e}")))?;
+            let mapped = map(batch).map_err(|e| match e {
+                ScanError::Engine(e) => match row_of(&e).and_then(file_row) {
+                    Some(row) => ScanError::Row {
+                        path: path.clone(),
+                        error: RowError {
+                            row_group: rg,
+                            row: first_row + row,
+                            message: without_row(&e),
+                            source: Arc::new(e),
+                        },
+                    },
+                    None => ScanError::Engine(e),
+                },
+                other => other,
+            })?;
+            Ok(tx.send(Msg::Batch(mapped)).is_ok())
+        };
+        // Rows sent so far, and the rows of the row group they are.
+        let mut sent = 0usize;
+        match &self.selects {
+            Selects::Where(_, compiled) if self.options.pushdown => {
+                let mut pushed = compiled.for_file(source.metadata.metadata(), &[rg], None);
+                let kept = pushed.record_kept();
+                let raised = pushed.error_handle();
+                let seen = pushed.rows_seen();
+                let take = || raised.lock().unwrap_or_else(|p| p.into_inner()).take();
+                let mut reader = reading(path, rg, || {
+                    builder
+                        .with_projection(output_mask(&self.output_columns))
+                        .with_row_filter(RowFilter::new(vec![Box::new(pushed)]))
+                        .build()
+                })?
+                .map_err(|e| failed(&e, take()))?;
+                while let Some(batch) = reading(path, rg, || reader.next())? {
+                    let batch = batch.map_err(|e| failed(&e, take()))?;
+                    let n = batch.num_rows();
+                    // The output's rows are the kept rows, in order.
+                    let file_row = |r: usize| {
+                        let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                        let bits =
+                            BooleanBuffer::new(kept.as_slice().to_vec().into(), 0, kept.len());
+                        bits.set_indices().nth(sent + r).map(|i| i as u64)
+                    };
+                    if !send(batch, &file_row)? {
+                        return Ok(());
+                    }
+                    sent += n;
+                }
+                check_rows(seen.load(Ordering::Relaxed))?;
+            }
+            Selects::Where(_, compiled) => {
+                // Read every needed column once, evaluate, then keep the output columns.
+                let mut predicate = compiled.for_file(source.metadata.metadata(), &[rg], None);
+                let mut columns = predicate.columns().to_vec();
+                columns.extend(&self.output_columns);
+                columns.sort_unstable();
+                columns.dedup();
+                let position = |c: &usize| columns.binary_search(c).expect("read");
+                let inputs: Vec<usize> = predicate.columns().iter().map(position).collect();
+                let outputs: Vec<usize> = self.output_columns.iter().map(position).collect();
+                let mut reader = reading(path, rg, || {
+                    builder.with_projection(output_mask(&columns)).build()
+                })?
+                .map_err(|e| failed(&e, None))?;
+                let mut read = 0;
+                while let Some(batch) = reading(path, rg, || reader.next())? {
+                    let batch = batch.map_err(|e| failed(&e, None))?;
+                    read += batch.num_rows() as u64;
+                    let inputs = batch.project(&inputs).map_err(|e| failed(&e, None))?;
+                    let mask = predicate.mask(inputs).map_err(|error| ScanError::Row {
+                        path: path.clone(),
+                        error,
+                    })?;
+                    let projected = batch.project(&outputs).map_err(|e| failed(&e, None))?;
+                    let selected =
+                        filter_record_batch(&projected, &mask).map_err(|e| failed(&e, None))?;
+                    let before = read - mask.len() as u64;
+                    let file_row = |r: usize| {
+                        mask.values()
+                            .set_indices()
+                            .nth(r)
+                            .map(|i| before + i as u64)
+                    };
+                    if !send(selected, &file_row)? {
+                        return Ok(());
+                    }
+                }
+                check_rows(read)?;
+            }
+            Selects::All | Selects::Nothing => {
+                let mut reader = reading(path, rg, || {
+                    builder
+                        .with_projection(output_mask(&self.output_columns))
+                        .build()
+                })?
+                .map_err(|e| failed(&e, None))?;
+                let mut read = 0;
+                while let Some(batch) = reading(path, rg, || reader.next())? {
+                    let batch = batch.map_err(|e| failed(&e, None))?;
+                    let before = read;
+                    read += batch.num_rows() as u64;
+                    if !send(batch, &|r| Some(before + r as u64))? {
+                        return Ok(());
+                    }
+                }
+                check_rows(read)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `f()`, with a panic inside it as an error of the file: the parquet and arrow crates
+/// panic on some corrupt files. (Only reading is guarded: a panic in `map` or the sink
+/// is Broadhead's own bug, reported as such.)
+fn reading<T>(path: &Path, rg: usize, f: impl FnOnce() -> T) -> Result<T, ScanError> {
+    guarded(f).map_err(|panic| ScanError::corrupt(path, format!("row group {rg}: {panic}")))
+}
+
+enum Msg<T> {
+    Batch(T),
+    Done,
+    Failed(ScanError),
+}

@@ -1,0 +1,838 @@
+//! The Parquet scan and its public API on files made here: constant predicates, where
+//! data errors are, duplicate column names, malformed and forged files, inputs that
+//! are not files (symlink loops, FIFOs, devices), and `JitPredicate` in a reader of
+//! one's own.
+
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{Field, Schema};
+use assert_cmd::Command;
+use broadhead::parquet::{
+    expand_paths, Dataset, JitPredicate, Scan, ScanError, ScanItem, ScanOptions,
+};
+use parquet::arrow::arrow_reader::{
+    ParquetRecordBatchReaderBuilder, RowFilter, RowSelection, RowSelector,
+};
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::file::properties::WriterProperties;
+use tempfile::TempDir;
+
+#[allow(dead_code)]
+#[path = "../examples/parquet_stream.rs"]
+mod example;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let out = Command::cargo_bin("broadhead")
+        .unwrap()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let r = run(args);
+    assert_eq!(r.code, 0, "{args:?} failed: {}", r.stderr);
+    r.stdout
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Writes `columns` to `path` in row groups of `group` rows.
+fn write(path: &Path, columns: Vec<(&str, ArrayRef)>, group: usize) {
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch =
+        RecordBatch::try_new(schema.clone(), columns.into_iter().map(|c| c.1).collect()).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group))
+        .build();
+    let mut w =
+        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+/// 300 rows in row groups of 100: `i` = row, `d` = 1 but 0 at row 150, `s` = text.
+fn numbers(dir: &Path) -> PathBuf {
+    let path = dir.join("numbers.parquet");
+    let i: Vec<i64> = (0..300).collect();
+    let d: Vec<i64> = (0..300).map(|r| if r == 150 { 0 } else { 1 }).collect();
+    let text: Vec<String> = (0..300).map(|r| format!("v{r:03}")).collect();
+    write(
+        &path,
+        vec![
+            ("i", Arc::new(Int64Array::from(i))),
+            ("d", Arc::new(Int64Array::from(d))),
+            ("s", Arc::new(StringArray::from(text))),
+        ],
+        100,
+    );
+    path
+}
+
+const MODES: [&[&str]; 4] = [&[], &["--no-pushdown"], &["--interpret"], &["--no-prune"]];
+
+#[test]
+fn constant_predicates_select_every_row_or_none() {
+    let dir = TempDir::new().unwrap();
+    let f = numbers(dir.path());
+    for mode in MODES {
+        for (predicate, expected) in [
+            ("TRUE OR i > 5", "300"),
+            ("i > 5 AND 1 = 0", "0"),
+            ("'x' = 'x' OR s > 'a'", "300"),
+            ("1 = 1 AND i < 10", "10"),
+            ("NULL AND i > 5", "0"),
+            ("TRUE", "300"),
+        ] {
+            let mut args = vec!["filter", s(&f), "--where", predicate, "--count"];
+            args.extend(mode);
+            assert_eq!(ok(&args).trim(), expected, "{predicate} {mode:?}");
+        }
+        // Rows, not only counts: a constant TRUE with other columns selected.
+        let mut args = vec![
+            "filter",
+            s(&f),
+            "--where",
+            "TRUE OR i > 5",
+            "--select",
+            "s",
+            "-n",
+            "2",
+        ];
+        args.extend(mode);
+        assert_eq!(ok(&args), "s\nv000\nv001\n", "{mode:?}");
+    }
+    // Errors SQL requires are still raised.
+    let r = run(&["filter", s(&f), "--where", "TRUE OR nope > 5", "--count"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("unknown column 'nope'"), "{}", r.stderr);
+    let r = run(&["filter", s(&f), "--where", "FALSE AND s + 1 > 5", "--count"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+
+    // The library: a constant predicate reads no column for itself.
+    let dataset = Dataset::open(std::slice::from_ref(&f)).unwrap();
+    for (predicate, expected) in [("TRUE OR i > 5", 300), ("i > 5 AND 1 = 0", 0)] {
+        let scan = Scan::new(&dataset, Some(predicate), &[], ScanOptions::default()).unwrap();
+        assert_eq!(count(&scan), expected, "{predicate}");
+    }
+}
+
+fn count(scan: &Scan) -> usize {
+    let mut rows = 0;
+    scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |item| {
+        if let ScanItem::Batch(n) = item {
+            rows += n;
+        }
+        Ok(true)
+    })
+    .unwrap();
+    rows
+}
+
+#[test]
+fn data_errors_name_the_file_row_group_and_row() {
+    let dir = TempDir::new().unwrap();
+    let f = numbers(dir.path());
+    // Row 150 (of row group 1) divides by zero: in the predicate, or in a computed
+    // output through the rows the predicate kept (or every row).
+    let cases = [
+        ("i / d > 1000", None, "7"),
+        ("i / d > 1000", None, "8192"),
+        ("i % 3 = 0 OR i = 150", Some("i, i / d"), "7"),
+        ("TRUE", Some("i, i / d"), "16"),
+        ("i >= 100", Some("i, i / d"), "8192"),
+    ];
+    for mode in MODES {
+        for (predicate, select, batch) in cases {
+            let mut args = vec!["filter", s(&f), "--where", predicate, "--batch-size", batch];
+            match select {
+                Some(list) => args.extend(["--select", list]),
+                None => args.push("--count"),
+            }
+            args.extend(mode);
+            let r = run(&args);
+            assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+            assert!(
+                r.stderr
+                    .contains("numbers.parquet, row group 1, row 150: division by zero"),
+                "{args:?}: {}",
+                r.stderr
+            );
+        }
+    }
+    // With the row before it filtered out by an earlier conjunct: the same row.
+    let r = run(&[
+        "filter",
+        s(&f),
+        "--where",
+        "i >= 120 AND i / d > 1000",
+        "--count",
+        "--batch-size",
+        "16",
+    ]);
+    assert!(r.stderr.contains("row group 1, row 150:"), "{}", r.stderr);
+}
+
+#[test]
+fn jit_predicate_row_numbers_follow_row_groups_and_selection() {
+    let dir = TempDir::new().unwrap();
+    let f = numbers(dir.path());
+    let file = std::fs::File::open(&f).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let predicate =
+        JitPredicate::new("i / d > 1000", builder.metadata(), builder.schema()).unwrap();
+    assert_eq!(predicate.columns(), &[0, 1]);
+    // Row groups 2 and 1; of their 200 rows skip 140 (group 2 and 40 of group 1),
+    // so the reader's rows are file rows 140.., and the error is at 150.
+    let selection = RowSelection::from(vec![RowSelector::skip(140), RowSelector::select(60)]);
+    let predicate = predicate.with_rows(&[2, 1], Some(&selection));
+    let handle = predicate.error_handle();
+    // The reader may evaluate the filter when it is built or as it is read.
+    let error = match builder
+        .with_row_groups(vec![2, 1])
+        .with_row_selection(selection)
+        .with_batch_size(4)
+        .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
+        .build()
+    {
+        Ok(reader) => reader
+            .into_iter()
+            .find_map(|b| b.err())
+            .expect("an error")
+            .to_string(),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        error
+            .to_string()
+            .contains("row group 1, row 150: division by zero"),
+        "{error}"
+    );
+    let kept = handle.lock().unwrap().clone().expect("kept whole");
+    assert_eq!((kept.row_group, kept.row), (1, 150));
+}
+
+#[test]
+fn jit_predicate_compiles_for_its_projection() {
+    // The predicate reads column 2 of 3 and the output is column 0: compiled against
+    // the file schema it would see a batch of 1 column where it expects 3.
+    let dir = TempDir::new().unwrap();
+    let f = numbers(dir.path());
+    let file = std::fs::File::open(&f).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let predicate =
+        JitPredicate::new("s LIKE 'v29%'", builder.metadata(), builder.schema()).unwrap();
+    assert!(predicate.is_jit());
+    let mask = ProjectionMask::roots(builder.parquet_schema(), [0]);
+    let reader = builder
+        .with_projection(mask)
+        .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
+        .build()
+        .unwrap();
+    let mut rows = Vec::new();
+    for b in reader {
+        let b = b.unwrap();
+        let c = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        rows.extend(c.values().iter().copied());
+    }
+    assert_eq!(rows, (290..300).collect::<Vec<i64>>());
+}
+
+/// A file with two columns named `a`: [1, 2] and [3, 4].
+fn duplicates(dir: &Path) -> PathBuf {
+    let path = dir.join("dup.parquet");
+    write(
+        &path,
+        vec![
+            ("a", Arc::new(Int64Array::from(vec![1, 2]))),
+            ("a", Arc::new(Int64Array::from(vec![3, 4]))),
+        ],
+        10,
+    );
+    path
+}
+
+#[test]
+fn duplicate_column_names_keep_their_positions() {
+    let dir = TempDir::new().unwrap();
+    let f = duplicates(dir.path());
+    for mode in MODES {
+        let mut args = vec!["filter", s(&f), "--where", "TRUE", "--format", "csv"];
+        args.extend(mode);
+        assert_eq!(ok(&args), "a,a\n1,3\n2,4\n", "{mode:?}");
+    }
+    let dataset = Dataset::open(&[f]).unwrap();
+    let scan = Scan::new(&dataset, None, &[1, 0], ScanOptions::default()).unwrap();
+    let mut values = Vec::new();
+    scan.run(&|b: RecordBatch| Ok(b), &mut |item| {
+        if let ScanItem::Batch(b) = item {
+            for c in b.columns() {
+                let c = c.as_any().downcast_ref::<Int64Array>().unwrap();
+                values.push(c.values().to_vec());
+            }
+        }
+        Ok(true)
+    })
+    .unwrap();
+    assert_eq!(values, vec![vec![1, 2], vec![3, 4]]);
+}
+
+#[test]
+fn an_ambiguous_column_is_an_error_naming_both() {
+    let dir = TempDir::new().unwrap();
+    let f = duplicates(dir.path());
+    for args in [
+        ["--where", "a > 2", "--count"].as_slice(),
+        &["--where", "TRUE", "--select", "a"],
+    ] {
+        let mut all = vec!["filter", s(&f)];
+        all.extend(args);
+        let r = run(&all);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("ambiguous"), "{args:?}: {}", r.stderr);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Malformed files. A small reader and writer of Thrift's compact protocol forges
+// footers: decode the footer of a valid file, change a field, encode it again.
+
+#[derive(Clone, Debug, PartialEq)]
+enum V {
+    Bool(bool),
+    Byte(i8),
+    Int(u8, i64), // compact type (4, 5, 6) and value
+    Double(f64),
+    Binary(Vec<u8>),
+    List(u8, Vec<V>),
+    Struct(Vec<(i16, V)>),
+}
+
+struct Reader<'a>(&'a [u8], usize);
+
+impl Reader<'_> {
+    fn byte(&mut self) -> u8 {
+        self.1 += 1;
+        self.0[self.1 - 1]
+    }
+    fn varint(&mut self) -> u64 {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = self.byte();
+            v |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return v;
+            }
+        }
+    }
+    fn zigzag(&mut self) -> i64 {
+        let v = self.varint();
+        (v >> 1) as i64 ^ -((v & 1) as i64)
+    }
+    fn value(&mut self, t: u8) -> V {
+        match t {
+            1 => V::Bool(true),
+            2 => V::Bool(false),
+            3 => V::Byte(self.byte() as i8),
+            4..=6 => V::Int(t, self.zigzag()),
+            7 => {
+                let b: [u8; 8] = self.0[self.1..self.1 + 8].try_into().unwrap();
+                self.1 += 8;
+                V::Double(f64::from_le_bytes(b))
+            }
+            8 => {
+                let n = self.varint() as usize;
+                self.1 += n;
+                V::Binary(self.0[self.1 - n..self.1].to_vec())
+            }
+            9 | 10 => {
+                let h = self.byte();
+                let n = if h >> 4 == 15 {
+                    self.varint() as usize
+                } else {
+                    (h >> 4) as usize
+                };
+                let et = h & 0x0f;
+                let items = (0..n)
+                    .map(|_| {
+                        if et == 1 || et == 2 {
+                            V::Bool(self.byte() == 1)
+                        } else {
+                            self.value(et)
+                        }
+                    })
+                    .collect();
+                V::List(et, items)
+            }
+            12 => {
+                let mut fields = Vec::new();
+                let mut last = 0i16;
+                loop {
+                    let b = self.byte();
+                    if b == 0 {
+                        return V::Struct(fields);
+                    }
+                    let id = if b >> 4 == 0 {
+                        self.zigzag() as i16
+                    } else {
+                        last + (b >> 4) as i16
+                    };
+                    last = id;
+                    fields.push((id, self.value(b & 0x0f)));
+                }
+            }
+            t => panic!("thrift type {t} not handled"),
+        }
+    }
+}
+
+fn type_of(v: &V) -> u8 {
+    match v {
+        V::Bool(true) => 1,
+        V::Bool(false) => 2,
+        V::Byte(_) => 3,
+        V::Int(t, _) => *t,
+        V::Double(_) => 7,
+        V::Binary(_) => 8,
+        V::List(..) => 9,
+        V::Struct(_) => 12,
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_zigzag(out: &mut Vec<u8>, v: i64) {
+    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+fn encode(v: &V, out: &mut Vec<u8>) {
+    match v {
+        V::Bool(_) => {}
+        V::Byte(b) => out.push(*b as u8),
+        V::Int(_, i) => put_zigzag(out, *i),
+        V::Double(d) => out.extend(d.to_le_bytes()),
+        V::Binary(b) => {
+            put_varint(out, b.len() as u64);
+            out.extend(b);
+        }
+        V::List(et, items) => {
+            if items.len() < 15 {
+                out.push(((items.len() as u8) << 4) | et);
+            } else {
+                out.push(0xf0 | et);
+                put_varint(out, items.len() as u64);
+            }
+            for i in items {
+                match i {
+                    V::Bool(b) => out.push(*b as u8),
+                    other => encode(other, out),
+                }
+            }
+        }
+        V::Struct(fields) => {
+            let mut last = 0i16;
+            for (id, f) in fields {
+                let t = type_of(f);
+                if *id > last && id - last <= 15 {
+                    out.push((((id - last) as u8) << 4) | t);
+                } else {
+                    out.push(t);
+                    put_zigzag(out, i64::from(*id));
+                }
+                last = *id;
+                encode(f, out);
+            }
+            out.push(0);
+        }
+    }
+}
+
+impl V {
+    fn field(&mut self, id: i16) -> &mut V {
+        let V::Struct(fields) = self else {
+            panic!("not a struct")
+        };
+        &mut fields.iter_mut().find(|f| f.0 == id).expect("field").1
+    }
+    fn item(&mut self, i: usize) -> &mut V {
+        let V::List(_, items) = self else {
+            panic!("not a list")
+        };
+        &mut items[i]
+    }
+    fn remove(&mut self, id: i16) {
+        let V::Struct(fields) = self else {
+            panic!("not a struct")
+        };
+        fields.retain(|f| f.0 != id);
+    }
+}
+
+/// A valid file's data part and decoded footer.
+fn split(bytes: &[u8]) -> (Vec<u8>, V) {
+    let n = bytes.len();
+    let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+    let footer = &bytes[n - 8 - len..n - 8];
+    let mut r = Reader(footer, 0);
+    let v = r.value(12);
+    let mut again = Vec::new();
+    encode(&v, &mut again);
+    assert_eq!(again, footer, "the test's Thrift codec round-trips");
+    (bytes[..n - 8 - len].to_vec(), v)
+}
+
+fn join(data: &[u8], footer: &V) -> Vec<u8> {
+    let mut out = data.to_vec();
+    let mut f = Vec::new();
+    encode(footer, &mut f);
+    out.extend(&f);
+    out.extend((f.len() as u32).to_le_bytes());
+    out.extend(b"PAR1");
+    out
+}
+
+/// Expects `broadhead filter` on `bytes` to fail with exit 1 and `corrupt Parquet`
+/// (or `expected`) naming the file, without a panic, an abort or a long run.
+fn refused(dir: &Path, name: &str, bytes: &[u8], expected: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    for args in [
+        vec!["filter", s(&path), "--where", "i > 5", "--count"],
+        vec![
+            "filter",
+            s(&path),
+            "--where",
+            "TRUE",
+            "--select",
+            "i, s",
+            "--format",
+            "csv",
+        ],
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, 1, "{name} {args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("{name}: {expected}")),
+            "{name} {args:?}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("internal error"), "{name}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn forged_footers_are_refused_without_allocating_what_they_claim() {
+    let dir = TempDir::new().unwrap();
+    let bytes = std::fs::read(numbers(dir.path())).unwrap();
+    let (data, footer) = split(&bytes);
+
+    let mut f = footer.clone();
+    *f.field(2).item(0).field(5) = V::Int(5, i64::from(i32::MAX));
+    refused(
+        dir.path(),
+        "children.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
+    let mut f = footer.clone();
+    *f.field(4).item(0).field(3) = V::Int(6, 1 << 62);
+    refused(
+        dir.path(),
+        "rows.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
+    // Rows and values claimed alike, within what the chunks' sizes allow: the
+    // reader finds the pages short.
+    let mut f = footer.clone();
+    *f.field(4).item(0).field(3) = V::Int(6, 1 << 30);
+    for c in 0..3 {
+        *f.field(4).item(0).field(1).item(c).field(3).field(5) = V::Int(6, 1 << 30);
+    }
+    refused(
+        dir.path(),
+        "claims.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
+    let mut f = footer.clone();
+    *f.field(3) = V::Int(6, -5);
+    refused(
+        dir.path(),
+        "file-rows.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
+    let mut f = footer.clone();
+    *f.field(4).item(1).field(1).item(0).field(3).field(9) = V::Int(6, -1000);
+    refused(
+        dir.path(),
+        "offset.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
+    let mut f = footer.clone();
+    *f.field(4).item(0).field(1).item(2).field(3).field(9) = V::Int(6, 1 << 40);
+    refused(
+        dir.path(),
+        "far.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
+    // A dictionary-encoded column whose dictionary page is forgotten.
+    let mut f = footer.clone();
+    f.field(4).item(0).field(1).item(0).field(3).remove(11);
+    refused(
+        dir.path(),
+        "dictionary.parquet",
+        &join(&data, &f),
+        "corrupt Parquet (",
+    );
+
+    // PAR2 at the start.
+    let mut par2 = bytes.clone();
+    par2[3] = b'2';
+    refused(dir.path(), "par2.parquet", &par2, "not a Parquet file (");
+}
+
+#[test]
+fn every_bit_flip_of_a_footer_is_an_answer_or_an_error() {
+    let dir = TempDir::new().unwrap();
+    let original = numbers(dir.path());
+    let bytes = std::fs::read(&original).unwrap();
+    let n = bytes.len();
+    let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+    let path = dir.path().join("flipped.parquet");
+    let options = ScanOptions {
+        threads: 1,
+        ..ScanOptions::default()
+    };
+    for byte in n - 8 - len..n - 8 {
+        for bit in 0..8 {
+            let mut b = bytes.clone();
+            b[byte] ^= 1 << bit;
+            std::fs::write(&path, &b).unwrap();
+            let result = Dataset::open(std::slice::from_ref(&path)).and_then(|d| {
+                let columns: Vec<usize> = (0..d.schema().fields().len()).collect();
+                let scan = Scan::new(&d, Some("i >= 0"), &columns, options.clone())?;
+                scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |_| Ok(true))
+            });
+            // A flip may also make a valid file of another schema, where the
+            // predicate does not bind.
+            match result {
+                Ok(_) | Err(ScanError::Engine(_)) => {}
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(
+                        text.contains("flipped.parquet"),
+                        "byte {byte} bit {bit}: {text}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn data_page_garbage_is_corrupt_parquet_not_a_panic() {
+    let dir = TempDir::new().unwrap();
+    let bytes = std::fs::read(numbers(dir.path())).unwrap();
+    let (data, footer) = split(&bytes);
+    // Every byte of the data part in turn overwritten: every run ends with an
+    // answer or an error naming the file, never a panic.
+    let path = dir.path().join("garbage.parquet");
+    for at in (4..data.len()).step_by(3) {
+        let mut d = data.clone();
+        d[at] = d[at].wrapping_add(0x5b);
+        std::fs::write(&path, join(&d, &footer)).unwrap();
+        let result = Dataset::open(std::slice::from_ref(&path)).and_then(|ds| {
+            let scan = Scan::new(
+                &ds,
+                Some("i >= 0 OR s = 'x'"),
+                &[0, 1, 2],
+                ScanOptions::default(),
+            )?;
+            scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |_| Ok(true))
+        });
+        match result {
+            Ok(_) | Err(ScanError::Engine(_)) => {}
+            Err(e) => assert!(e.to_string().contains("garbage.parquet"), "at {at}: {e}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Paths.
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_visit_each_file_once() {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    numbers(&data);
+    symlink(".", data.join("self")).unwrap();
+    symlink("..", data.join("parent")).unwrap();
+    symlink("numbers.parquet", data.join("again.parquet")).unwrap();
+    let files = expand_paths(&[&data]).unwrap();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let r = run(&["filter", s(&data), "--where", "TRUE", "--count"]);
+    assert_eq!(r.stdout.trim(), "300", "{}", r.stderr);
+
+    // A link to itself, given as input, says so.
+    let looped = dir.path().join("loop.parquet");
+    symlink("loop.parquet", &looped).unwrap();
+    let r = run(&["filter", s(&looped), "--where", "TRUE", "--count"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("loop.parquet: symlink loop"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn inputs_that_are_not_parquet_files_say_why() {
+    let dir = TempDir::new().unwrap();
+    let r = run(&["filter", "/dev/null", "--where", "TRUE", "--count"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("/dev/null: not a regular file"),
+        "{}",
+        r.stderr
+    );
+
+    let fifo = dir.path().join("fifo.parquet");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let r = run(&["filter", s(&fifo), "--where", "TRUE", "--count"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("fifo.parquet: not a regular file (a FIFO)"),
+        "{}",
+        r.stderr
+    );
+
+    let empty = dir.path().join("empty.parquet");
+    std::fs::write(&empty, b"").unwrap();
+    let r = run(&["filter", s(&empty), "--where", "TRUE", "--count"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("empty.parquet: is empty (0 bytes), not a Parquet file"),
+        "{}",
+        r.stderr
+    );
+
+    let missing = dir.path().join("missing.parquet");
+    let r = run(&["filter", s(&missing), "--where", "TRUE", "--count"]);
+    assert!(
+        r.stderr
+            .contains("missing.parquet: no such file or directory"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn globs_match_directories_too() {
+    let dir = TempDir::new().unwrap();
+    for part in ["p1", "p2", "q"] {
+        let sub = dir.path().join(part);
+        std::fs::create_dir(&sub).unwrap();
+        numbers(&sub);
+    }
+    std::fs::create_dir_all(dir.path().join("p3/deep")).unwrap();
+    numbers(&dir.path().join("p3/deep"));
+    let base = s(dir.path());
+    let names = |pattern: &str| -> Vec<String> {
+        expand_paths(&[format!("{base}/{pattern}")])
+            .unwrap()
+            .iter()
+            .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names("p*/numbers.parquet"),
+        ["p1/numbers.parquet", "p2/numbers.parquet"]
+    );
+    assert_eq!(
+        names("p[12]/*.parquet"),
+        ["p1/numbers.parquet", "p2/numbers.parquet"]
+    );
+    assert_eq!(
+        names("**/*.parquet"),
+        [
+            "p1/numbers.parquet",
+            "p2/numbers.parquet",
+            "p3/deep/numbers.parquet",
+            "q/numbers.parquet"
+        ]
+    );
+    assert_eq!(
+        names("{q,p2}/numbers.parquet"),
+        ["p2/numbers.parquet", "q/numbers.parquet"]
+    );
+    let glob = format!("{base}/p*/numbers.parquet");
+    assert_eq!(
+        ok(&["filter", &glob, "--where", "i < 10", "--count"]).trim(),
+        "20"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// The example.
+
+#[test]
+fn the_streaming_example_filters_and_projects() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("lineitem.parquet");
+    example::generate(&path, 0.001).unwrap();
+    let (rows, sum) = example::stream(&path, example::PREDICATE, 1024).unwrap();
+    // The same with the CLI.
+    let count = ok(&["filter", s(&path), "--where", example::PREDICATE, "--count"]);
+    assert_eq!(rows.to_string(), count.trim());
+    assert!(rows > 0 && sum > 0.0);
+}
