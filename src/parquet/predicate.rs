@@ -228,7 +228,11 @@ fn remap(e: &mut TypedExpr, columns: &[usize]) {
                 .binary_search(i)
                 .expect("a column the predicate reads");
         }
-        TypedKind::Literal(_) => {}
+        TypedKind::Literal(_) | TypedKind::Ref(_) => {}
+        TypedKind::Let { value, body, .. } => {
+            remap(value, columns);
+            remap(body, columns);
+        }
         TypedKind::Call { args, .. } => all(args),
         TypedKind::And(c) | TypedKind::Or(c) | TypedKind::Coalesce(c) => all(c),
         TypedKind::Not(x) | TypedKind::Cast(x) => remap(x, columns),
