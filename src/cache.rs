@@ -7,15 +7,15 @@
 //! `cost > 2` on columns of one type.
 //!
 //! The cache is thread-safe and bounded by entries and by an estimate of bytes
-//! (least recently used entries go first). It holds kernels by `Arc`: an evicted kernel
+//! (least recently used entries go first: an [`lru::LruCache`] keeps the order). It holds kernels by `Arc`: an evicted kernel
 //! lives on while a `Filter`/`Projector` uses it and frees its machine code when the
 //! last user drops it.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use broadhead_codegen::{compile, CodegenError, CompileOptions, Kernel, Pipeline, Program};
+use lru::LruCache;
 
 /// A snapshot of a cache's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -34,13 +34,12 @@ pub struct CacheStats {
 
 struct Entry {
     kernel: Arc<Kernel>,
-    last_use: u64,
     bytes: usize,
 }
 
 struct State {
-    entries: HashMap<Program, Entry>,
-    clock: u64,
+    /// Most recently used first.
+    entries: LruCache<Program, Entry>,
     bytes: usize,
     max_entries: usize,
     max_bytes: usize,
@@ -79,8 +78,7 @@ impl KernelCache {
     pub fn new(max_entries: usize, max_bytes: usize) -> KernelCache {
         KernelCache {
             state: Mutex::new(State {
-                entries: HashMap::new(),
-                clock: 0,
+                entries: LruCache::unbounded(),
                 bytes: 0,
                 max_entries,
                 max_bytes,
@@ -130,7 +128,7 @@ impl KernelCache {
         let mut state = self.lock();
         state.max_entries = max_entries;
         state.max_bytes = max_bytes;
-        self.evict(&mut state, None);
+        self.evict(&mut state, 0);
     }
 
     /// Drops every kernel the cache holds (users keep theirs).
@@ -144,10 +142,7 @@ impl KernelCache {
     pub(crate) fn get_or_compile(&self, program: &Program) -> Result<Arc<Kernel>, CodegenError> {
         {
             let mut state = self.lock();
-            state.clock += 1;
-            let now = state.clock;
-            if let Some(entry) = state.entries.get_mut(program) {
-                entry.last_use = now;
+            if let Some(entry) = state.entries.get(program) {
                 self.hits.fetch_add(1, Ordering::Relaxed);
                 return Ok(entry.kernel.clone());
             }
@@ -162,18 +157,15 @@ impl KernelCache {
             },
         )?);
         let mut state = self.lock();
-        state.clock += 1;
-        let now = state.clock;
-        let bytes = estimated_bytes(program);
-        let kernel = match state.entries.get_mut(program) {
+        let kernel = match state.entries.get(program) {
             // Another thread compiled it meanwhile: share theirs.
             Some(entry) => entry.kernel.clone(),
             None => {
-                state.entries.insert(
+                let bytes = estimated_bytes(program);
+                state.entries.push(
                     program.clone(),
                     Entry {
                         kernel: kernel.clone(),
-                        last_use: now,
                         bytes,
                     },
                 );
@@ -181,24 +173,22 @@ impl KernelCache {
                 kernel
             }
         };
-        self.evict(&mut state, Some(program));
+        // `program` is now the most recently used entry, so it goes last.
+        self.evict(&mut state, 1);
         Ok(kernel)
     }
 
-    /// Evicts least recently used entries (never `keep`) until within the limits.
-    fn evict(&self, state: &mut State, keep: Option<&Program>) {
-        while state.entries.len() > state.max_entries || state.bytes > state.max_bytes {
-            let victim = state
-                .entries
-                .iter()
-                .filter(|(p, _)| Some(*p) != keep)
-                .min_by_key(|(_, e)| e.last_use)
-                .map(|(p, _)| p.clone());
-            let Some(victim) = victim else { break };
-            if let Some(entry) = state.entries.remove(&victim) {
-                state.bytes -= entry.bytes;
-                self.evictions.fetch_add(1, Ordering::Relaxed);
-            }
+    /// Evicts least recently used entries until within the limits, keeping at least
+    /// `keep` entries (the one just added must survive its own insertion).
+    fn evict(&self, state: &mut State, keep: usize) {
+        while state.entries.len() > keep
+            && (state.entries.len() > state.max_entries || state.bytes > state.max_bytes)
+        {
+            let Some((_, entry)) = state.entries.pop_lru() else {
+                break;
+            };
+            state.bytes -= entry.bytes;
+            self.evictions.fetch_add(1, Ordering::Relaxed);
         }
     }
 }

@@ -347,45 +347,35 @@ fn statement_key(sql: &str, schema: &Schema) -> u64 {
     h.finish()
 }
 
-/// Filters by the hash of their text and schema, with the time of their last use.
-type StatementMap = std::collections::HashMap<u64, (Filter, u64)>;
-
-/// Recently built filters by SQL text and schema.
+/// The filters `Filter::new` built last, by a hash of their text and schema.
 struct Statements {
-    entries: std::sync::Mutex<(u64, StatementMap)>,
+    entries: std::sync::Mutex<lru::LruCache<u64, Filter>>,
 }
 
 /// At most this many filters (and so their kernels, about 0.5 MB each) are kept
 /// alive by the statement cache, beyond the kernel cache's own bound.
-const STATEMENT_CAPACITY: usize = 64;
+const STATEMENT_CAPACITY: std::num::NonZeroUsize = match std::num::NonZeroUsize::new(64) {
+    Some(n) => n,
+    None => unreachable!(),
+};
 
 static STATEMENTS: std::sync::LazyLock<Statements> = std::sync::LazyLock::new(|| Statements {
-    entries: std::sync::Mutex::new((0, std::collections::HashMap::new())),
+    entries: std::sync::Mutex::new(lru::LruCache::new(STATEMENT_CAPACITY)),
 });
 
 impl Statements {
     fn get(&self, key: u64, sql: &str, schema: &Schema) -> Option<Filter> {
-        let mut guard = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let (clock, map) = &mut *guard;
-        *clock += 1;
-        let (filter, last_use) = map.get_mut(&key)?;
+        let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let filter = map.get(&key)?;
         // The hash is only a hint: the text and schema must match.
         if filter.inner.source.as_deref() != Some(sql) || filter.inner.schema.as_ref() != schema {
             return None;
         }
-        *last_use = *clock;
         Some(filter.clone())
     }
 
     fn put(&self, key: u64, filter: Filter) {
-        let mut guard = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let (clock, map) = &mut *guard;
-        *clock += 1;
-        map.insert(key, (filter, *clock));
-        if map.len() > STATEMENT_CAPACITY {
-            if let Some(oldest) = map.iter().min_by_key(|(_, (_, t))| *t).map(|(k, _)| *k) {
-                map.remove(&oldest);
-            }
-        }
+        let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        map.put(key, filter);
     }
 }

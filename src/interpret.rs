@@ -190,6 +190,43 @@ impl Value {
     }
 }
 
+/// `a` labelled with the time zone of `ty` when both are timestamps of one unit in
+/// different zones (the values, UTC instants, are kept); otherwise `a` itself.
+fn with_zone_of(a: ArrayRef, ty: &DataType) -> ArrayRef {
+    use arrow::array::AsArray;
+    use t::TimeUnit::*;
+    let (DataType::Timestamp(unit, zone), DataType::Timestamp(own, own_zone)) = (ty, a.data_type())
+    else {
+        return a;
+    };
+    if unit != own || zone == own_zone {
+        return a;
+    }
+    let zone = zone.clone();
+    match unit {
+        Second => Arc::new(
+            a.as_primitive::<t::TimestampSecondType>()
+                .clone()
+                .with_timezone_opt(zone),
+        ),
+        Millisecond => Arc::new(
+            a.as_primitive::<t::TimestampMillisecondType>()
+                .clone()
+                .with_timezone_opt(zone),
+        ),
+        Microsecond => Arc::new(
+            a.as_primitive::<t::TimestampMicrosecondType>()
+                .clone()
+                .with_timezone_opt(zone),
+        ),
+        Nanosecond => Arc::new(
+            a.as_primitive::<t::TimestampNanosecondType>()
+                .clone()
+                .with_timezone_opt(zone),
+        ),
+    }
+}
+
 fn expand(scalar: &ArrayRef, len: usize) -> ArrayRef {
     match ScalarValue::from_array(scalar.as_ref(), 0) {
         Some(v) => v.to_array(len),
@@ -275,8 +312,8 @@ impl Interpreter<'_> {
             TypedKind::Case {
                 branches,
                 else_expr,
-            } => self.case(branches, else_expr),
-            TypedKind::Coalesce(args) => self.coalesce(args),
+            } => self.case(branches, else_expr, &expr.data_type),
+            TypedKind::Coalesce(args) => self.coalesce(args, &expr.data_type),
             TypedKind::InList {
                 expr,
                 list,
@@ -334,7 +371,24 @@ impl Interpreter<'_> {
         Ok(Value::array(Arc::new(result)).with_errors(errors))
     }
 
-    fn case(&self, branches: &[(TypedExpr, TypedExpr)], else_expr: &TypedExpr) -> Result<Value> {
+    /// `x` evaluated and labelled with the time zone of `ty`: the binder lets timestamps
+    /// of one unit meet whatever their zones (the values are UTC instants either way),
+    /// but arrow's `zip` wants one data type.
+    fn eval_as(&self, x: &TypedExpr, ty: &DataType) -> Result<Value> {
+        let mut v = self.eval(x)?;
+        v.data = match v.data {
+            Data::Array(a) => Data::Array(with_zone_of(a, ty)),
+            Data::Scalar(s) => Data::Scalar(with_zone_of(s, ty)),
+        };
+        Ok(v)
+    }
+
+    fn case(
+        &self,
+        branches: &[(TypedExpr, TypedExpr)],
+        else_expr: &TypedExpr,
+        ty: &DataType,
+    ) -> Result<Value> {
         let n = self.len();
         let mut remaining = BooleanBuffer::new_set(n);
         let mut errors = Errors::none();
@@ -345,12 +399,12 @@ impl Interpreter<'_> {
             let c_errors = c.errors.any(n);
             errors = errors.union(c.errors.restrict(&remaining));
             let take = &(&remaining & &true_rows(c_array.as_boolean())) & &!&c_errors;
-            let v = self.eval(value)?;
+            let v = self.eval_as(value, ty)?;
             errors = errors.union(v.errors.restrict(&take));
             remaining = &(&remaining & &!&take) & &!&c_errors;
             taken.push((take, v.data));
         }
-        let e = self.eval(else_expr)?;
+        let e = self.eval_as(else_expr, ty)?;
         errors = errors.union(e.errors.restrict(&remaining));
         let mut result = Value {
             data: e.data,
@@ -367,13 +421,13 @@ impl Interpreter<'_> {
         Ok(Value::array(result).with_errors(errors))
     }
 
-    fn coalesce(&self, args: &[TypedExpr]) -> Result<Value> {
+    fn coalesce(&self, args: &[TypedExpr], ty: &DataType) -> Result<Value> {
         let n = self.len();
         let mut remaining = BooleanBuffer::new_set(n);
         let mut errors = Errors::none();
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
-            let v = self.eval(arg)?;
+            let v = self.eval_as(arg, ty)?;
             let a = v.to_array(n);
             let any = v.errors.any(n);
             errors = errors.union(v.errors.restrict(&remaining));

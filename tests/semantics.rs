@@ -899,8 +899,45 @@ fn a_projection_reports_the_lowest_failing_row_across_both_back_ends() {
     assert_eq!(err, "BIGINT addition out of range at row 1");
     let selected = broadhead::SelectionVector::UInt32(vec![2]);
     let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
-    assert_eq!(err, "BIGINT addition out of range at row 2", "a tie: the first output");
+    assert_eq!(
+        err, "BIGINT addition out of range at row 2",
+        "a tie: the first output"
+    );
     let p = Projector::new(&schema, &["CASE WHEN 1 / x = 1 THEN 'a' END", "i + 1"]).unwrap();
     let err = p.evaluate_selected(&b, &selected).unwrap_err().to_string();
     assert_eq!(err, "division by zero at row 2", "a tie: the first output");
+}
+
+#[test]
+fn timestamps_in_different_zones_meet_in_case_and_coalesce() {
+    // A zoned column and a zone-less literal hold UTC instants alike: COALESCE and
+    // CASE take the column's type, keep the instants, and both back ends agree (the
+    // interpreter used to fail: "arguments need to have the same data type").
+    use arrow::array::{Array, TimestampMillisecondArray};
+    let ts: ArrayRef = Arc::new(
+        TimestampMillisecondArray::from(vec![Some(1_000), None, Some(3_000)]).with_timezone("UTC"),
+    );
+    let b = batch(vec![("ts", ts)]);
+    let literal = "TIMESTAMP(3) '1970-01-01 00:00:02'";
+    let coalesced = project(&format!("COALESCE(ts, {literal})"), &b).unwrap();
+    assert_eq!(
+        coalesced.data_type(),
+        &DataType::Timestamp(arrow::datatypes::TimeUnit::Millisecond, Some("UTC".into()))
+    );
+    let values = coalesced
+        .as_any()
+        .downcast_ref::<TimestampMillisecondArray>()
+        .unwrap();
+    assert_eq!(values.values().to_vec(), vec![1_000, 2_000, 3_000]);
+    assert_eq!(coalesced.null_count(), 0);
+    assert_eq!(
+        select(&format!("COALESCE(ts, {literal}) IS NULL"), &b),
+        Ok(vec![])
+    );
+    let cased = project(
+        &format!("CASE WHEN ts IS NULL THEN {literal} ELSE ts END"),
+        &b,
+    )
+    .unwrap();
+    assert_eq!(cased.to_data(), coalesced.to_data());
 }
