@@ -266,8 +266,62 @@ impl Binder<'_> {
                 low,
                 high,
                 negated,
+                symmetric: false,
             } => self.between(expr, low, high, *negated, span),
+            ExprKind::Between {
+                expr,
+                low,
+                high,
+                negated,
+                symmetric: true,
+            } => self.between_symmetric(expr, low, high, *negated, span),
         }
+    }
+
+    /// `x [NOT] BETWEEN SYMMETRIC low AND high` is PostgreSQL's
+    /// `[NOT] ((x BETWEEN low AND high) OR (x BETWEEN high AND low))`, with `x`, `low`
+    /// and `high` each computed once (so nesting it stays linear in size).
+    fn between_symmetric(
+        &self,
+        x: &Expr,
+        low: &Expr,
+        high: &Expr,
+        negated: bool,
+        span: Span,
+    ) -> Result<TypedExpr> {
+        let x = self.bind(x)?;
+        let (low, high) = (self.bind(low)?, self.bind(high)?);
+        self.share(x, |x| {
+            self.share(low, |low| {
+                self.share(high, |high| {
+                    let within = |a: &TypedExpr, b: &TypedExpr| -> Result<TypedExpr> {
+                        let children = vec![
+                            self.call(
+                                "greater_than_or_equal_to",
+                                vec![x.clone(), a.clone()],
+                                span,
+                            )?,
+                            self.call("less_than_or_equal_to", vec![x.clone(), b.clone()], span)?,
+                        ];
+                        Ok(TypedExpr::new(
+                            TypedKind::And(children),
+                            DataType::Boolean,
+                            span,
+                        ))
+                    };
+                    let either = TypedExpr::new(
+                        TypedKind::Or(vec![within(low, high)?, within(high, low)?]),
+                        DataType::Boolean,
+                        span,
+                    );
+                    Ok(if negated {
+                        TypedExpr::new(TypedKind::Not(Box::new(either)), DataType::Boolean, span)
+                    } else {
+                        either
+                    })
+                })
+            })
+        })
     }
 
     /// `x [NOT] BETWEEN low AND high` is `x >= low AND x <= high` (`x < low OR x > high`),

@@ -145,6 +145,8 @@ pub enum ExprKind {
         high: Box<Expr>,
         /// `NOT BETWEEN`.
         negated: bool,
+        /// `BETWEEN SYMMETRIC`: the bounds may come in either order.
+        symmetric: bool,
     },
     /// `CAST(expr AS type)`.
     Cast {
@@ -310,13 +312,20 @@ impl Expr {
     /// `self BETWEEN low AND high`: `self >= low AND self <= high` when `self` is a
     /// column or a literal, else an [`ExprKind::Between`] node (so `self` is not copied).
     pub fn between(self, low: Expr, high: Expr) -> Expr {
-        between(self, low, high, false)
+        between(self, low, high, false, false)
     }
 
     /// `self NOT BETWEEN low AND high`: `self < low OR self > high`, or a node as for
     /// [`Expr::between`].
     pub fn not_between(self, low: Expr, high: Expr) -> Expr {
-        between(self, low, high, true)
+        between(self, low, high, true, false)
+    }
+
+    /// `self [NOT] BETWEEN SYMMETRIC low AND high`: PostgreSQL's
+    /// `(self BETWEEN low AND high) OR (self BETWEEN high AND low)`, always an
+    /// [`ExprKind::Between`] node (every operand is used twice, and computed once).
+    pub fn between_symmetric(self, low: Expr, high: Expr, negated: bool) -> Expr {
+        between(self, low, high, negated, true)
     }
 
     /// The number of nodes and the depth of the tree (a leaf has depth 1), computed
@@ -413,8 +422,8 @@ pub const MAX_NODES: usize = 100_000;
 /// Binding, compiling and printing recurse; this keeps them well within a thread's stack.
 pub const MAX_DEPTH: usize = 256;
 
-fn between(x: Expr, low: Expr, high: Expr, negated: bool) -> Expr {
-    if matches!(x.kind, ExprKind::Column(_) | ExprKind::Literal(_)) {
+fn between(x: Expr, low: Expr, high: Expr, negated: bool, symmetric: bool) -> Expr {
+    if !symmetric && matches!(x.kind, ExprKind::Column(_) | ExprKind::Literal(_)) {
         return if negated {
             or(vec![x.clone().lt(low), x.gt(high)])
         } else {
@@ -427,6 +436,7 @@ fn between(x: Expr, low: Expr, high: Expr, negated: bool) -> Expr {
         low: Box::new(low),
         high: Box::new(high),
         negated,
+        symmetric,
     })
     .with_span(span)
 }
@@ -712,10 +722,12 @@ impl fmt::Display for Expr {
                 low,
                 high,
                 negated,
+                symmetric,
             } => write!(
                 f,
-                "({expr} {}BETWEEN {low} AND {high})",
-                if *negated { "NOT " } else { "" }
+                "({expr} {}BETWEEN {}{low} AND {high})",
+                if *negated { "NOT " } else { "" },
+                if *symmetric { "SYMMETRIC " } else { "" }
             ),
         }
     }

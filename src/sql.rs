@@ -381,13 +381,7 @@ fn between_symmetric(
     d: Cx,
 ) -> Result<Expr, ParseError> {
     let (x, low, high) = (convert(x, d)?, convert(low, d)?, convert(high, d)?);
-    let at = x.span;
-    let either = expr::or(vec![
-        x.clone().between(low.clone(), high.clone()),
-        x.between(high, low),
-    ])
-    .with_span(at);
-    Ok(if negated { either.not() } else { either })
+    Ok(x.between_symmetric(low, high, negated))
 }
 
 /// Fails unless the whole input was consumed.
@@ -2035,50 +2029,48 @@ mod tests {
     #[test]
     fn between_symmetric_and_asymmetric() {
         let (x, one, three) = (col("x"), lit(1i64), lit(3i64));
-        let symmetric = or(vec![
-            x.clone().between(three.clone(), one.clone()),
-            x.clone().between(one.clone(), three.clone()),
-        ]);
+        let symmetric = x
+            .clone()
+            .between_symmetric(three.clone(), one.clone(), false);
         assert_eq!(p("x BETWEEN SYMMETRIC 3 AND 1"), symmetric);
         assert_eq!(p("x between symmetric 3 and 1"), symmetric);
-        assert_eq!(p("x NOT BETWEEN SYMMETRIC 3 AND 1"), symmetric.not());
+        assert_eq!(
+            p("x NOT BETWEEN SYMMETRIC 3 AND 1"),
+            x.clone()
+                .between_symmetric(three.clone(), one.clone(), true)
+        );
         assert_eq!(
             p("x BETWEEN ASYMMETRIC 3 AND 1"),
             x.clone().between(three.clone(), one.clone())
         );
         // The lower bound ends at the AND outside parentheses and CASE.
+        let abs = call("abs", vec![one.clone().add(lit(2i64))]);
         assert_eq!(
             p("x BETWEEN SYMMETRIC abs(1 + 2) AND 1 AND y"),
             and(vec![
-                or(vec![
-                    x.clone()
-                        .between(call("abs", vec![one.clone().add(lit(2i64))]), one.clone()),
-                    x.clone()
-                        .between(one.clone(), call("abs", vec![one.clone().add(lit(2i64))])),
-                ]),
+                x.clone().between_symmetric(abs, one.clone(), false),
                 col("y"),
             ])
         );
         let c = case(vec![(col("a").and(col("b")), one.clone())], None);
         assert_eq!(
             p("x BETWEEN SYMMETRIC CASE WHEN a AND b THEN 1 END AND 3"),
-            or(vec![
-                x.clone().between(c.clone(), three.clone()),
-                x.clone().between(three.clone(), c),
-            ])
+            x.clone().between_symmetric(c, three.clone(), false)
         );
         // Nested inside a bound.
-        let inner = or(vec![
-            col("y").between(three.clone(), one.clone()),
-            col("y").between(one.clone(), three.clone()),
-        ]);
+        let inner = col("y").between_symmetric(three.clone(), one.clone(), false);
         assert_eq!(
             p("x BETWEEN SYMMETRIC (y BETWEEN SYMMETRIC 3 AND 1) AND z"),
-            or(vec![
-                x.clone().between(inner.clone(), col("z")),
-                x.clone().between(col("z"), inner),
-            ])
+            x.clone().between_symmetric(inner, col("z"), false)
         );
+        // Display round-trips.
+        for text in [
+            "x BETWEEN SYMMETRIC 3 AND 1",
+            "x NOT BETWEEN SYMMETRIC y + 1 AND 1",
+        ] {
+            let e = p(text);
+            assert_eq!(p(&e.to_string()), e, "{text}");
+        }
         // Both words are reserved in PostgreSQL; here they still name columns where
         // they cannot be the keyword.
         assert_eq!(

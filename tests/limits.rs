@@ -137,6 +137,24 @@ fn nested_between_is_linear() {
 }
 
 #[test]
+fn nested_between_symmetric_is_linear() {
+    // Each level uses its operand and both bounds twice; copied, 24 levels would be
+    // 2^24 copies of the innermost comparison.
+    let mut text = "a BETWEEN SYMMETRIC 9 AND 1".to_string();
+    for _ in 0..23 {
+        text = format!("({text}) BETWEEN SYMMETRIC TRUE AND FALSE");
+    }
+    let parsed = parse(&text);
+    assert!(parsed.size().0 < 200, "{} nodes", parsed.size().0);
+    filter_matches(&parsed, true);
+    let mut e = col("a").between_symmetric(lit(9i64), lit(1i64), false);
+    for k in 0..100 {
+        e = e.between_symmetric(lit(true), lit(false), k % 2 == 0);
+    }
+    filter_matches(&e, true);
+}
+
+#[test]
 fn nested_simple_case_is_linear() {
     let mut text = "a".to_string();
     for k in 0..20 {

@@ -273,9 +273,13 @@ fn is_canonical(e: &Expr) -> bool {
         ExprKind::InList { expr, list, .. } => !list.is_empty() && is_canonical(expr) && all(list),
         ExprKind::IsNull { expr, .. } => is_canonical(expr),
         ExprKind::Between {
-            expr, low, high, ..
+            expr,
+            low,
+            high,
+            symmetric,
+            ..
         } => {
-            !matches!(expr.kind, ExprKind::Column(_) | ExprKind::Literal(_))
+            (*symmetric || !matches!(expr.kind, ExprKind::Column(_) | ExprKind::Literal(_)))
                 && is_canonical(expr)
                 && is_canonical(low)
                 && is_canonical(high)
