@@ -135,6 +135,8 @@ const MAIN_PREDICATES: &[Option<&str>] = &[
     Some("ts < TIMESTAMP '1995-06-01'"),
     Some("k IN (1, 2, 3) OR s = 'xyz'"),
     Some("i / (k - k) > 0"),
+    Some("1 = 1"),
+    Some("NOT (1 = 2) AND i > 0"),
 ];
 
 /// The base files (deterministic: the same bytes on every run).
@@ -193,6 +195,20 @@ pub fn bases() -> Vec<Base> {
                     .build(),
             ),
             predicates: vec![None, Some("i > 2"), Some("s <> 'a'")],
+        },
+        // Uncompressed: bit flips reach the page decoders instead of a codec's checksum.
+        Base {
+            bytes: write(
+                &main_batch(150, 4),
+                props(Compression::UNCOMPRESSED)
+                    .set_max_row_group_row_count(Some(40))
+                    .set_data_page_row_count_limit(20)
+                    .set_write_batch_size(10)
+                    .set_dictionary_enabled(true)
+                    .set_statistics_enabled(EnabledStatistics::Page)
+                    .build(),
+            ),
+            predicates: MAIN_PREDICATES.to_vec(),
         },
     ]
 }
