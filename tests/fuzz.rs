@@ -15,16 +15,20 @@ const SEED: u64 = 0x5eed_2026;
 /// Executions per target in CI: about 30 s in a debug build.
 fn budget(target: Target) -> u64 {
     match target {
-        Target::Sql => 8_000,
+        Target::Sql => 40_000,
         Target::Jit => 50,
-        Target::Parquet => 3_000,
+        Target::Parquet => 6_000,
     }
 }
 
 /// Signatures of failures found but fixed on another branch (tests/fuzz-findings/):
 /// tolerated until the lead moves their cases into tests/fuzz-regressions/.
 fn pending_signatures() -> HashSet<String> {
-    driver::load_signatures(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-findings"))
+    driver::load_signatures(&findings_dir())
+}
+
+fn findings_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-findings")
 }
 
 fn fixed_seed_run(target: Target) {
@@ -45,10 +49,20 @@ fn fixed_seed_run(target: Target) {
         &mut |_| {},
     );
     assert_eq!(tally.executions, budget(target));
-    let new: Vec<String> = tally
+    let new: Vec<_> = tally
         .found
         .iter()
         .filter(|(_, f)| f.kind != Kind::Slow && !pending.contains(&f.signature))
+        .collect();
+    // FUZZ_SAVE_NEW=1 saves them to tests/fuzz-findings/ (to triage, or when the
+    // failure is known and fixed on another branch).
+    if std::env::var_os("FUZZ_SAVE_NEW").is_some() {
+        for (case, f) in &new {
+            driver::save_case(&env, &findings_dir(), case, f);
+        }
+    }
+    let new: Vec<String> = new
+        .iter()
         .map(|(case, f)| format!("{}\n  case: {}", f.message, case.to_json()))
         .collect();
     eprintln!(

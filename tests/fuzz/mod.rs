@@ -377,12 +377,12 @@ pub fn generate(env: &Env, target: Target, seed: u64, index: u64) -> Case {
             let predicate = r.chance(0.5);
             let depth = 1 + r.below(5) as u32;
             let text = match r.below(100) {
-                0..=44 => sqlgen::Gen::new(&mut r, false).any(depth, predicate),
-                45..=76 => {
+                0..=47 => sqlgen::Gen::new(&mut r, false).any(depth, predicate),
+                48..=80 => {
                     let valid = sqlgen::Gen::new(&mut r, false).any(depth, predicate);
                     sqlgen::mutate(&mut r, &valid)
                 }
-                77..=92 => sqlgen::token_soup(&mut r),
+                81..=97 => sqlgen::token_soup(&mut r),
                 _ => sqlgen::shape(&mut r),
             };
             Case::Sql {
@@ -420,6 +420,10 @@ pub fn generate(env: &Env, target: Target, seed: u64, index: u64) -> Case {
 
 /// Runs one case: `None` if it passed.
 pub fn execute(env: &Env, case: &Case) -> Option<Failure> {
+    // One execution at a time per process: the panic hook records the first panic of
+    // any thread (the scan's readers run on their own threads) for this execution.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     install_panic_hook();
     *LAST_PANIC.lock().unwrap_or_else(|p| p.into_inner()) = None;
     CAPTURING.store(true, Ordering::SeqCst);
@@ -454,6 +458,15 @@ pub fn execute(env: &Env, case: &Case) -> Option<Failure> {
     }));
     CAPTURING.store(false, Ordering::SeqCst);
     let elapsed = start.elapsed();
+    trace(|| match case {
+        Case::Sql { text, .. } => format!(
+            "time {} us, {} bytes: {}",
+            elapsed.as_micros(),
+            text.len(),
+            text.chars().take(40).collect::<String>()
+        ),
+        Case::Parquet { .. } => format!("time {} us", elapsed.as_micros()),
+    });
     match result {
         Ok(Some(f)) => Some(f),
         Ok(None) if elapsed > SLOW => Some(Failure::new(

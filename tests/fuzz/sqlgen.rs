@@ -671,7 +671,7 @@ pub fn shape(r: &mut Rng) -> String {
             let mut s = "(i + 1)".to_string();
             for _ in 0..small.min(120) {
                 s = format!("({s} * 2 - {s})");
-                if s.len() > 200_000 {
+                if s.len() > 8_000 {
                     break;
                 }
             }
