@@ -8,8 +8,9 @@
 //!
 //! The parent process runs the targets of `tests/fuzz/` in child processes (itself,
 //! with `--worker`), a few seconds at a time, under an address-space limit
-//! (`setrlimit(RLIMIT_AS)`), so that an abort, a stack overflow or an allocation
-//! above the limit is recorded as a failure instead of ending the run. After a crash
+//! (`setrlimit(RLIMIT_AS)`) and a CPU-time limit (`RLIMIT_CPU`), so that an abort, a
+//! stack overflow, an allocation above the limit or an endless loop is recorded as a
+//! failure instead of ending the run. After a crash
 //! the chunk is run again from its last checkpoint reporting every execution, to
 //! find the one that crashes; that case is minimized with `--one` child processes.
 //! Other failures are minimized inside the worker. Each new failure signature is
@@ -68,18 +69,20 @@ impl Args {
 }
 
 /// Limits this process's address space to `mb` MiB, so that an allocation above it
-/// fails (and aborts) here instead of taking the machine's memory.
-fn limit_memory(mb: u64) {
-    let bytes = mb << 20;
-    let limit = libc::rlimit {
-        rlim_cur: bytes,
-        rlim_max: bytes,
-    };
-    // SAFETY: `setrlimit` reads the struct we pass by pointer and nothing else; it
-    // only lowers this process's own limit.
-    let rc = unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
-    if rc != 0 {
-        eprintln!("setrlimit failed: {}", std::io::Error::last_os_error());
+/// fails (and aborts) here instead of taking the machine's memory, and its CPU time
+/// to `cpu_seconds`, so that an endless loop ends (SIGXCPU) and is recorded.
+fn limit(mb: u64, cpu_seconds: u64) {
+    for (resource, value) in [(libc::RLIMIT_AS, mb << 20), (libc::RLIMIT_CPU, cpu_seconds)] {
+        let limit = libc::rlimit {
+            rlim_cur: value,
+            rlim_max: value,
+        };
+        // SAFETY: `setrlimit` reads the struct we pass by pointer and nothing else; it
+        // only lowers this process's own limits.
+        let rc = unsafe { libc::setrlimit(resource, &limit) };
+        if rc != 0 {
+            eprintln!("setrlimit failed: {}", std::io::Error::last_os_error());
+        }
     }
 }
 
@@ -115,7 +118,8 @@ fn main() {
 /// (before every execution with `--careful`), `f JSON` per new failure and
 /// `d NEXT FAILING PEAK_KIB` at the end.
 fn worker(args: &Args, target: &str) {
-    limit_memory(args.get("mem-mb", 2048u64));
+    let seconds = args.get("seconds", 10.0f64);
+    limit(args.get("mem-mb", 2048u64), seconds as u64 + 60);
     let target = Target::parse(target).unwrap_or_else(|| {
         eprintln!("unknown target {target}");
         std::process::exit(2)
@@ -124,7 +128,7 @@ fn worker(args: &Args, target: &str) {
     let from = args.get("from", 0u64);
     let count = args.get("count", u64::MAX / 4);
     let careful = args.flags.contains("careful");
-    let deadline = Instant::now() + Duration::from_secs_f64(args.get("seconds", 10.0f64));
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let mut known: HashSet<String> = args
         .map
         .get("known")
@@ -179,7 +183,7 @@ fn worker(args: &Args, target: &str) {
 
 /// `--one CASE.json`: runs one case; exit 0 if it passes, 3 if it fails.
 fn one(args: &Args, path: &Path) {
-    limit_memory(args.get("mem-mb", 2048u64));
+    limit(args.get("mem-mb", 2048u64), 60);
     let v: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("read the case"))
         .expect("a case's JSON");
     let case = Case::from_json(&v, None).expect("a case");
@@ -357,7 +361,7 @@ impl Parent {
     /// `from..` again with a checkpoint before every execution. Returns the index
     /// after the crash (or after the careful run, if nothing crashed).
     fn after_crash(&mut self, target: Target, from: u64, stats: &mut Stats) -> u64 {
-        let run = self.child(target, from, 600.0, true);
+        let run = self.child(target, from, 120.0, true);
         stats.executions += run.next - from;
         stats.failing += run.failing;
         if run.finished || run.status.success() {
