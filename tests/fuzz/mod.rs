@@ -495,6 +495,10 @@ pub fn execute(env: &Env, case: &Case) -> Option<Failure> {
 fn check_error(e: impl Into<Error>, text: &str) -> Option<Failure> {
     let e: Error = e.into();
     let _ = e.render(text);
+    // A message may quote the text, which may say "internal" itself.
+    if text.to_lowercase().contains("internal") {
+        return None;
+    }
     check_message(&e.to_string())
 }
 
