@@ -1,0 +1,1 @@
+(NULLIF(s,''))IS NULL
