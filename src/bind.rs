@@ -656,6 +656,10 @@ impl Binder<'_> {
             "nullif" => return self.nullif(args, span),
             _ => {}
         }
+        let mut args = args;
+        if let Some(decided) = self.out_of_range_comparison(name, &mut args, span) {
+            return decided;
+        }
         let candidates: Vec<&'static Signature> = registry::lookup(name).collect();
         if candidates.is_empty() {
             let mut names = registry::names();
@@ -695,6 +699,80 @@ impl Binder<'_> {
             (t, _) => t.clone(),
         };
         Ok(TypedExpr::new(TypedKind::Call { sig, args }, ret, span))
+    }
+
+    /// A comparison of an integer value with an integer literal outside its type's
+    /// range (`bigint_col > 18446744073709551615`, `ubigint_col <> -1`) is decided for
+    /// every non-NULL value, as in PostgreSQL and DuckDB (which compare in a wider
+    /// type): `CASE WHEN x IS NULL THEN NULL ELSE <answer> END`, with `x` computed once.
+    /// Casting the literal to `x`'s type instead would fail on every row.
+    fn out_of_range_comparison(
+        &self,
+        name: &str,
+        args: &mut Vec<TypedExpr>,
+        span: Span,
+    ) -> Option<Result<TypedExpr>> {
+        // (x < literal) for a literal above x's range, by operator.
+        let below_answer = match name {
+            "equal" => false,
+            "not_equal" => true,
+            "less_than" | "less_than_or_equal_to" => true,
+            "greater_than" | "greater_than_or_equal_to" => false,
+            _ => return None,
+        };
+        if args.len() != 2 {
+            return None;
+        }
+        let range = |t: &DataType| -> Option<(i128, i128)> {
+            Some(match t {
+                DataType::Int8 => (i8::MIN as i128, i8::MAX as i128),
+                DataType::Int16 => (i16::MIN as i128, i16::MAX as i128),
+                DataType::Int32 => (i32::MIN as i128, i32::MAX as i128),
+                DataType::Int64 => (i64::MIN as i128, i64::MAX as i128),
+                DataType::UInt8 => (0, u8::MAX as i128),
+                DataType::UInt16 => (0, u16::MAX as i128),
+                DataType::UInt32 => (0, u32::MAX as i128),
+                DataType::UInt64 => (0, u64::MAX as i128),
+                _ => return None,
+            })
+        };
+        // The literal's side, and whether it lies above the other operand's range.
+        let (literal_at, above) = (0..2).find_map(|i| {
+            let v = args[i].as_literal()?.as_i128()?;
+            let (min, max) = range(&args[1 - i].data_type)?;
+            (v > max || v < min).then_some((i, v > max))
+        })?;
+        // The answer for `x OP literal`; mirrored when the literal is on the left, and
+        // negated (except for = and <>) when the literal lies below the range.
+        let mut answer = below_answer;
+        if !above && !matches!(name, "equal" | "not_equal") {
+            answer = !answer;
+        }
+        if literal_at == 0 && !matches!(name, "equal" | "not_equal") {
+            answer = !answer;
+        }
+        let x = args.swap_remove(1 - literal_at);
+        Some(self.share(x, |x| {
+            let is_null = TypedExpr::new(
+                TypedKind::IsNull {
+                    expr: Box::new(x.clone()),
+                    negated: false,
+                },
+                DataType::Boolean,
+                span,
+            );
+            Ok(TypedExpr::new(
+                TypedKind::Case {
+                    branches: vec![(
+                        is_null,
+                        TypedExpr::literal(ScalarValue::Null(DataType::Boolean), span),
+                    )],
+                    else_expr: Box::new(TypedExpr::literal(ScalarValue::Boolean(answer), span)),
+                },
+                DataType::Boolean,
+                span,
+            ))
+        }))
     }
 
     fn resolve(

@@ -444,7 +444,7 @@ impl ScalarValue {
 
 impl ScalarValue {
     /// The value as an `i128`, for integer variants.
-    fn as_i128(&self) -> Option<i128> {
+    pub(crate) fn as_i128(&self) -> Option<i128> {
         use ScalarValue::*;
         Some(match self {
             Int8(v) => *v as i128,

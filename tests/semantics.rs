@@ -941,3 +941,49 @@ fn timestamps_in_different_zones_meet_in_case_and_coalesce() {
     .unwrap();
     assert_eq!(cased.to_data(), coalesced.to_data());
 }
+
+#[test]
+fn comparisons_with_integer_literals_outside_the_type_are_decided_not_errors() {
+    // PostgreSQL and DuckDB compare in a wider type: no BIGINT exceeds 2^64 - 1, so
+    // the answer is known for every non-NULL value (it used to be "cast to BIGINT out
+    // of range" on every row).
+    let b = batch(vec![(
+        "x",
+        ints(&[Some(-5), Some(0), None, Some(i64::MAX)]),
+    )]);
+    let big = "18446744073709551615";
+    assert_eq!(select(&format!("x > {big}"), &b), Ok(vec![]));
+    assert_eq!(select(&format!("x >= {big}"), &b), Ok(vec![]));
+    assert_eq!(select(&format!("x = {big}"), &b), Ok(vec![]));
+    assert_eq!(select(&format!("x < {big}"), &b), Ok(vec![0, 1, 3]));
+    assert_eq!(select(&format!("x <> {big}"), &b), Ok(vec![0, 1, 3]));
+    assert_eq!(select(&format!("{big} > x"), &b), Ok(vec![0, 1, 3]));
+    assert_eq!(select(&format!("{big} <= x"), &b), Ok(vec![]));
+    assert_eq!(
+        select(&format!("x BETWEEN 0 AND {big}"), &b),
+        Ok(vec![1, 3])
+    );
+    let out = project(&format!("x < {big}"), &b).unwrap();
+    assert_eq!(
+        bools(&out),
+        vec![Some(true), Some(true), None, Some(true)],
+        "NULL stays NULL"
+    );
+    // Below the range of an unsigned column.
+    let u: ArrayRef = Arc::new(arrow::array::UInt8Array::from(vec![
+        Some(0),
+        None,
+        Some(255),
+    ]));
+    let b = batch(vec![("u", u)]);
+    assert_eq!(select("u > -1", &b), Ok(vec![0, 2]));
+    assert_eq!(select("u = -1", &b), Ok(vec![]));
+    assert_eq!(select("-1 < u", &b), Ok(vec![0, 2]));
+    assert_eq!(select("u < 256", &b), Ok(vec![0, 2]));
+    // Errors in the other operand are still raised where it is used.
+    let b = batch(vec![("x", ints(&[Some(i64::MAX)]))]);
+    assert_eq!(
+        select(&format!("x + 1 < {big}"), &b),
+        Err("BIGINT addition out of range at row 0".to_string())
+    );
+}

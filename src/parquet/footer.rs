@@ -97,11 +97,7 @@ impl<'a> Thrift<'a> {
             9 | 10 => {
                 let (et, n) = self.list_header()?;
                 for _ in 0..n {
-                    if et == 1 || et == 2 {
-                        self.skip(1)?;
-                    } else {
-                        self.skip_value(et, depth + 1)?;
-                    }
+                    self.skip_element(et, depth + 1)?;
                 }
                 Ok(())
             }
@@ -111,14 +107,29 @@ impl<'a> Thrift<'a> {
                     return Ok(());
                 }
                 let kv = self.byte()?;
+                // Every key and value takes at least one byte (so the walk is linear
+                // in the footer's size whatever the counts claim).
+                if n > ((self.buf.len() - self.pos) / 2) as u64 {
+                    return Err(format!("a map in the footer claims {n} entries"));
+                }
                 for _ in 0..n {
-                    self.skip_value(kv >> 4, depth + 1)?;
-                    self.skip_value(kv & 0x0f, depth + 1)?;
+                    self.skip_element(kv >> 4, depth + 1)?;
+                    self.skip_element(kv & 0x0f, depth + 1)?;
                 }
                 Ok(())
             }
             12 => self.struct_fields(depth + 1, &mut |_, _, t| Ok(Some(t))),
             _ => Err(format!("an unknown Thrift type {t} in the footer")),
+        }
+    }
+
+    /// Skips an element of a list, set or map of compact type `t` (a boolean there
+    /// is a byte of its own, unlike a boolean field).
+    fn skip_element(&mut self, t: u8, depth: usize) -> Check {
+        if t == 1 || t == 2 {
+            self.skip(1)
+        } else {
+            self.skip_value(t, depth)
         }
     }
 
@@ -310,5 +321,17 @@ mod tests {
         // Structs nested deeper than allowed.
         let deep: Vec<u8> = std::iter::repeat_n(0x1c, 100).collect();
         assert!(check_footer(&deep).is_err());
+        // Field 1, a map claiming 2^40 boolean -> boolean entries in a few bytes (it
+        // used to be walked entry by entry, each taking no bytes: a hang).
+        let mut map = vec![0x1b];
+        let mut n = 1u64 << 40;
+        while n >= 0x80 {
+            map.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        map.extend([n as u8, 0x11, 1, 1, 0]);
+        assert!(check_footer(&map).unwrap_err().contains("claims"));
+        // Field 1, a list of three booleans with one byte left.
+        assert!(check_footer(&[0x19, 0x31, 1]).is_err());
     }
 }
