@@ -736,10 +736,18 @@ impl Binder<'_> {
                 _ => return None,
             })
         };
-        // The literal's side, and whether it lies above the other operand's range.
+        // The literal's side, and whether it lies above the other operand's range. Where
+        // both meet in a wider integer type that holds the literal (`int_col >
+        // 3000000000` is a BIGINT comparison) the ordinary rules apply.
         let (literal_at, above) = (0..2).find_map(|i| {
             let v = args[i].as_literal()?.as_i128()?;
             let (min, max) = range(&args[1 - i].data_type)?;
+            let common = common_type(&args[0].data_type, &args[1].data_type);
+            if let Some((lo, hi)) = common.as_ref().and_then(range) {
+                if (lo..=hi).contains(&v) {
+                    return None;
+                }
+            }
             (v > max || v < min).then_some((i, v > max))
         })?;
         // The answer for `x OP literal`; mirrored when the literal is on the left, and

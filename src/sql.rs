@@ -224,9 +224,10 @@ fn start<'a>(
 }
 
 /// The quote style of the marker `BETWEEN SYMMETRIC` wraps its lower bound in: a
-/// one-argument call of a function whose name no input can spell (the tokenizer
-/// never gives a name this quote style).
-const SYMMETRIC_MARK: char = '\u{0}';
+/// one-argument call of a function whose name no input can spell (the generic
+/// dialect's tokenizer never quotes a name with brackets). It must be a style
+/// sqlparser can print: its error messages display the token they stopped at.
+const SYMMETRIC_MARK: char = '[';
 
 fn is_word(t: &Token, keyword: Keyword) -> bool {
     matches!(t, Token::Word(w) if w.keyword == keyword && w.quote_style.is_none())
@@ -2081,6 +2082,9 @@ mod tests {
         // Malformed: sqlparser's own message, at the token.
         assert!(message("x BETWEEN SYMMETRIC 3 = 4 AND 1").starts_with("Expected: AND"));
         assert!(message("x BETWEEN SYMMETRIC 3").starts_with("Expected: AND"));
+        // An error at the marker itself is a message, not a panic (fuzz case).
+        assert!(!message("'' IS DISTINCT FROM BETWEEN SYMMETRIC - AND").is_empty());
+        assert!(!message("x BETWEEN SYMMETRIC - AND").is_empty());
         // A quoted name is an ordinary function, not the marker.
         assert_eq!(
             p("\"symmetric\"(1) > 2"),

@@ -23,6 +23,8 @@ const MAX_SCHEMA_DEPTH: usize = 64;
 struct Thrift<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// What the buffer holds, for messages ("the footer", "a page header").
+    what: &'static str,
 }
 
 type Check<T = ()> = Result<T, String>;
@@ -36,7 +38,7 @@ impl<'a> Thrift<'a> {
         let b = *self
             .buf
             .get(self.pos)
-            .ok_or("the footer ends in the middle of a value")?;
+            .ok_or_else(|| format!("{} ends in the middle of a value", self.what))?;
         self.pos += 1;
         Ok(b)
     }
@@ -52,7 +54,7 @@ impl<'a> Thrift<'a> {
                 return Ok(value);
             }
         }
-        Err("a varint in the footer is too long".into())
+        Err(format!("a varint in {} is too long", self.what))
     }
 
     fn zigzag(&mut self) -> Check<i64> {
@@ -64,7 +66,7 @@ impl<'a> Thrift<'a> {
         let end = (self.pos as u64)
             .checked_add(n)
             .filter(|&e| e <= self.buf.len() as u64)
-            .ok_or("a value in the footer runs past its end")?;
+            .ok_or_else(|| format!("a value in {} runs past its end", self.what))?;
         self.pos = end as usize;
         Ok(())
     }
@@ -78,7 +80,7 @@ impl<'a> Thrift<'a> {
         };
         // Every element takes at least one byte.
         if size > (self.buf.len() - self.pos) as u64 {
-            return Err(format!("a list in the footer claims {size} elements"));
+            return Err(format!("a list in {} claims {size} elements", self.what));
         }
         Ok((b & 0x0f, size))
     }
@@ -110,7 +112,7 @@ impl<'a> Thrift<'a> {
                 // Every key and value takes at least one byte (so the walk is linear
                 // in the footer's size whatever the counts claim).
                 if n > ((self.buf.len() - self.pos) / 2) as u64 {
-                    return Err(format!("a map in the footer claims {n} entries"));
+                    return Err(format!("a map in {} claims {n} entries", self.what));
                 }
                 for _ in 0..n {
                     self.skip_element(kv >> 4, depth + 1)?;
@@ -119,7 +121,7 @@ impl<'a> Thrift<'a> {
                 Ok(())
             }
             12 => self.struct_fields(depth + 1, &mut |_, _, t| Ok(Some(t))),
-            _ => Err(format!("an unknown Thrift type {t} in the footer")),
+            _ => Err(format!("an unknown Thrift type {t} in {}", self.what)),
         }
     }
 
@@ -137,7 +139,7 @@ impl<'a> Thrift<'a> {
     /// itself and returns `None`, or returns `Some(type)` to have it skipped.
     fn struct_fields(&mut self, depth: usize, field: &mut FieldReader<'_, 'a>) -> Check {
         if depth > MAX_NESTING {
-            return Err("the footer nests structs too deeply".into());
+            return Err(format!("{} nests structs too deeply", self.what));
         }
         let mut last = 0i16;
         loop {
@@ -147,7 +149,8 @@ impl<'a> Thrift<'a> {
             }
             let t = b & 0x0f;
             let id = match b >> 4 {
-                0 => i16::try_from(self.zigzag()?).map_err(|_| "a bad field id in the footer")?,
+                0 => i16::try_from(self.zigzag()?)
+                    .map_err(|_| format!("a bad field id in {}", self.what))?,
                 delta => last.wrapping_add(i16::from(delta)),
             };
             last = id;
@@ -165,6 +168,7 @@ pub(crate) fn check_footer(footer: &[u8]) -> Result<(), String> {
     let mut t = Thrift {
         buf: footer,
         pos: 0,
+        what: "the footer",
     };
     let mut children: Vec<Option<i64>> = Vec::new();
     t.struct_fields(0, &mut |t, id, ty| {
@@ -295,6 +299,80 @@ pub(crate) fn check_metadata(meta: &ParquetMetaData, data_end: u64) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The first bytes of a page read to find its header; more are read when a header
+/// is longer (large statistics).
+const HEADER_WINDOW: u64 = 256;
+
+/// Walks the page headers of every column chunk (`read_at(offset, buf)` reads the
+/// file): each must be well-formed Thrift whose lists and maps fit in their bytes,
+/// and each page must end within its chunk. The parquet crate's own header decoder
+/// walks a forged header's nested containers element by element, with counts that
+/// can run to billions (a 2 KB file took a minute to be refused); this walk is
+/// linear in the header's size, so the crate then decodes only headers that are.
+pub(crate) fn check_page_headers(
+    meta: &ParquetMetaData,
+    read_at: &mut dyn FnMut(u64, &mut [u8]) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let mut buf = Vec::new();
+    for (g, rg) in meta.row_groups().iter().enumerate() {
+        for (c, col) in rg.columns().iter().enumerate() {
+            // Offsets and sizes were checked against the file by check_metadata.
+            let start = col
+                .dictionary_page_offset()
+                .filter(|&o| o != 0)
+                .unwrap_or_else(|| col.data_page_offset()) as u64;
+            let end = start + col.compressed_size() as u64;
+            let mut pos = start;
+            while pos < end {
+                let at = |e: String| format!("row group {g}, column {c}, page at byte {pos}: {e}");
+                let mut window = HEADER_WINDOW.min(end - pos);
+                let (header_len, page_len) = loop {
+                    buf.resize(window as usize, 0);
+                    read_at(pos, &mut buf).map_err(|e| at(e.to_string()))?;
+                    match page_header(&buf) {
+                        Ok(found) => break found,
+                        // Cut short by the window: read more of the chunk.
+                        Err(_) if window < end - pos => window = (window * 8).min(end - pos),
+                        Err(e) => return Err(at(e)),
+                    }
+                };
+                let next = pos + header_len + page_len;
+                if next > end {
+                    return Err(at(format!(
+                        "a page of {page_len} bytes runs past the end of its column chunk"
+                    )));
+                }
+                pos = next;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The length of the encoded `PageHeader` at the start of `buf` and the page's
+/// compressed size (field 3).
+fn page_header(buf: &[u8]) -> Check<(u64, u64)> {
+    let mut t = Thrift {
+        buf,
+        pos: 0,
+        what: "a page header",
+    };
+    let mut size = None;
+    t.struct_fields(0, &mut |t, id, ty| {
+        if id == 3 && ty == 5 {
+            size = Some(t.zigzag()?);
+            Ok(None)
+        } else {
+            Ok(Some(ty))
+        }
+    })?;
+    match size {
+        Some(n) if n >= 0 => Ok((t.pos as u64, n as u64)),
+        Some(n) => Err(format!("a page claims {n} bytes")),
+        None => Err("a page header without its size".into()),
+    }
 }
 
 #[cfg(test)]
