@@ -294,23 +294,11 @@ impl Binder<'_> {
         self.share(x, |x| {
             self.share(low, |low| {
                 self.share(high, |high| {
-                    let within = |a: &TypedExpr, b: &TypedExpr| -> Result<TypedExpr> {
-                        let children = vec![
-                            self.call(
-                                "greater_than_or_equal_to",
-                                vec![x.clone(), a.clone()],
-                                span,
-                            )?,
-                            self.call("less_than_or_equal_to", vec![x.clone(), b.clone()], span)?,
-                        ];
-                        Ok(TypedExpr::new(
-                            TypedKind::And(children),
-                            DataType::Boolean,
-                            span,
-                        ))
-                    };
                     let either = TypedExpr::new(
-                        TypedKind::Or(vec![within(low, high)?, within(high, low)?]),
+                        TypedKind::Or(vec![
+                            self.within(x, low.clone(), high.clone(), false, span)?,
+                            self.within(x, high.clone(), low.clone(), false, span)?,
+                        ]),
                         DataType::Boolean,
                         span,
                     );
@@ -336,23 +324,33 @@ impl Binder<'_> {
     ) -> Result<TypedExpr> {
         let x = self.bind(x)?;
         let (low, high) = (self.bind(low)?, self.bind(high)?);
-        self.share(x, |x| {
-            let (below, above) = if negated {
-                ("less_than", "greater_than")
-            } else {
-                ("greater_than_or_equal_to", "less_than_or_equal_to")
-            };
-            let children = vec![
-                self.call(below, vec![x.clone(), low], span)?,
-                self.call(above, vec![x.clone(), high], span)?,
-            ];
-            let kind = if negated {
-                TypedKind::Or(children)
-            } else {
-                TypedKind::And(children)
-            };
-            Ok(TypedExpr::new(kind, DataType::Boolean, span))
-        })
+        self.share(x, |x| self.within(x, low, high, negated, span))
+    }
+
+    /// `x >= low AND x <= high` (negated: `x < low OR x > high`) of a bound, shared `x`.
+    fn within(
+        &self,
+        x: &TypedExpr,
+        low: TypedExpr,
+        high: TypedExpr,
+        negated: bool,
+        span: Span,
+    ) -> Result<TypedExpr> {
+        let (below, above) = if negated {
+            ("less_than", "greater_than")
+        } else {
+            ("greater_than_or_equal_to", "less_than_or_equal_to")
+        };
+        let children = vec![
+            self.call(below, vec![x.clone(), low], span)?,
+            self.call(above, vec![x.clone(), high], span)?,
+        ];
+        let kind = if negated {
+            TypedKind::Or(children)
+        } else {
+            TypedKind::And(children)
+        };
+        Ok(TypedExpr::new(kind, DataType::Boolean, span))
     }
 
     /// `body(x)`, where `body` may use `x` several times. A column or literal (or a

@@ -370,21 +370,6 @@ fn symmetric_low(low: &ast::Expr) -> Option<&ast::Expr> {
     }
 }
 
-/// `x BETWEEN SYMMETRIC low AND high`: PostgreSQL's definition,
-/// `(x BETWEEN low AND high) OR (x BETWEEN high AND low)`, so a NULL bound gives NULL
-/// (not what `least`/`greatest`, which skip NULLs, would give). `NOT BETWEEN
-/// SYMMETRIC` is its negation.
-fn between_symmetric(
-    x: &ast::Expr,
-    negated: bool,
-    low: &ast::Expr,
-    high: &ast::Expr,
-    d: Cx,
-) -> Result<Expr, ParseError> {
-    let (x, low, high) = (convert(x, d)?, convert(low, d)?, convert(high, d)?);
-    Ok(x.between_symmetric(low, high, negated))
-}
-
 /// Fails unless the whole input was consumed.
 fn expect_end(parser: &Parser<'_>) -> Result<(), ParseError> {
     let next = parser.peek_token_ref();
@@ -678,8 +663,8 @@ fn convert(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
             low,
             high,
         } => match symmetric_low(low) {
-            Some(low) => between_symmetric(expr, *negated, low, high, d),
-            None => between(expr, *negated, low, high, d),
+            Some(low) => between(expr, *negated, true, low, high, d),
+            None => between(expr, *negated, false, low, high, d),
         },
         E::InList {
             expr,
@@ -869,18 +854,22 @@ fn binary_call(name: &str, a: &ast::Expr, b: &ast::Expr, d: Cx) -> Result<Expr, 
     Ok(Expr::call(name, vec![a, b]).with_span(at))
 }
 
+/// `x [NOT] BETWEEN [SYMMETRIC] low AND high`. The symmetric form is PostgreSQL's
+/// `(x BETWEEN low AND high) OR (x BETWEEN high AND low)`, so a NULL bound gives NULL
+/// (not what `least`/`greatest`, which skip NULLs, would give).
 fn between(
     x: &ast::Expr,
     negated: bool,
+    symmetric: bool,
     low: &ast::Expr,
     high: &ast::Expr,
     d: Cx,
 ) -> Result<Expr, ParseError> {
     let (x, low, high) = (convert(x, d)?, convert(low, d)?, convert(high, d)?);
-    Ok(if negated {
-        x.not_between(low, high)
-    } else {
-        x.between(low, high)
+    Ok(match (symmetric, negated) {
+        (true, _) => x.between_symmetric(low, high, negated),
+        (false, true) => x.not_between(low, high),
+        (false, false) => x.between(low, high),
     })
 }
 
