@@ -153,11 +153,14 @@ impl TypedExpr {
     }
 
     /// Whether evaluating this can raise an error on some row (overflow, division by
-    /// zero, a cast out of range).
+    /// zero, a cast out of range); a reference to a shared value counts as able to.
     pub fn can_error(&self) -> bool {
         let here = match &self.kind {
             TypedKind::Call { sig, .. } => sig.can_error,
             TypedKind::Cast(_) => true,
+            // The shared value it stands for may fail, and this use may be the one
+            // that raises its errors: folding the use away must not drop them.
+            TypedKind::Ref(_) => true,
             _ => false,
         };
         here || self.children().iter().any(|c| c.can_error())
