@@ -1,7 +1,7 @@
 //! The binder: resolves an [`Expr`] against an Arrow schema into a [`TypedExpr`].
 //!
 //! Columns become indices (exact name first, then a unique case-insensitive match),
-//! calls are resolved in the [registry](crate::registry), implicit casts become
+//! calls are resolved in the [registry](crate::functions), implicit casts become
 //! explicit, and literals adopt the type of what they meet when they fit it exactly
 //! (`int32_col IN (1, 3)` compares 32-bit integers; `date_col >= '1994-01-01'` parses
 //! the string as a date).
@@ -12,7 +12,7 @@ use arrow_schema::{DataType, Schema};
 
 use crate::error::BindError;
 use crate::expr::{Expr, ExprKind, Span};
-use crate::registry::{self, Signature};
+use crate::functions::{self, Signature};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{cast_supported, common_type, is_supported, sql_type_name};
@@ -103,7 +103,7 @@ fn quote_list(names: &[&str]) -> String {
 /// cannot do with which types, with a hint at what was probably meant; functions
 /// list a few of their signatures.
 fn mismatch_message(name: &str, args: &[TypedExpr], candidates: &[&'static Signature]) -> String {
-    use registry::FuncId;
+    use functions::FuncId;
     let types: Vec<String> = args.iter().map(|a| sql_type_name(&a.data_type)).collect();
     let func = candidates.first().map(|s| s.func);
     match (func, types.as_slice()) {
@@ -547,7 +547,7 @@ impl Binder<'_> {
     /// `x` as type `to`: literals are converted (exactly, or through a checked cast),
     /// other nodes get an implicit cast.
     fn coerce(&self, x: TypedExpr, to: &DataType) -> Result<TypedExpr> {
-        if registry::same_type(&x.data_type, to) {
+        if functions::same_type(&x.data_type, to) {
             return Ok(x);
         }
         // A CASE or COALESCE of NULLs only takes the type it is used as.
@@ -658,9 +658,9 @@ impl Binder<'_> {
         if let Some(decided) = self.out_of_range_comparison(name, &mut args, span) {
             return decided;
         }
-        let candidates: Vec<&'static Signature> = registry::lookup(name).collect();
+        let candidates: Vec<&'static Signature> = functions::lookup(name).collect();
         if candidates.is_empty() {
-            let mut names = registry::names();
+            let mut names = functions::names();
             names.extend(["coalesce", "nullif", "if"]);
             let close = suggestions(name, names.into_iter());
             let hint = if close.is_empty() {
@@ -675,18 +675,18 @@ impl Binder<'_> {
             // Only where the operands could meet in the others' type: `qty < 'x'`
             // is a bad DOUBLE, `qty LIKE 'x'` a bad operator.
             self.bad_string_literal(&args.iter().collect::<Vec<_>>(), |t| {
-                candidates
-                    .iter()
-                    .any(|s| s.is_homogeneous() && s.args.iter().all(|p| registry::same_type(p, t)))
+                candidates.iter().any(|s| {
+                    s.is_homogeneous() && s.args.iter().all(|p| functions::same_type(p, t))
+                })
             })?;
             return err(span, mismatch_message(name, &args, &candidates));
         };
         let args = args
             .into_iter()
-            .zip(&sig.args)
-            .map(|(a, t)| self.coerce(a, t))
+            .enumerate()
+            .map(|(i, a)| self.coerce(a, sig.param(i)))
             .collect::<Result<Vec<_>>>()?;
-        if matches!(sig.func, registry::FuncId::Like | registry::FuncId::ILike)
+        if matches!(sig.func, functions::FuncId::Like | functions::FuncId::ILike)
             && args[1].as_literal().is_none()
         {
             return err(args[1].span, "the pattern of LIKE must be a literal string");
@@ -802,24 +802,27 @@ impl Binder<'_> {
         }
         let arity = candidates
             .iter()
-            .filter(|s| s.args.len() == args.len())
+            .filter(|s| s.accepts_count(args.len()))
             .count();
         candidates.iter().copied().find(|s| {
-            s.args.len() == args.len()
-                && args.iter().zip(&s.args).all(|(a, p)| match a.as_literal() {
-                    // An unknown-typed string takes the type of another argument, or
-                    // of the parameter when the function has one signature.
-                    Some(v @ ScalarValue::Utf8(_)) => {
-                        v.convert_exact(p).is_some()
-                            && (*p == DataType::Utf8
-                                || arity == 1
-                                || args.iter().any(|o| {
-                                    o.as_literal().is_none() && registry::same_type(&o.data_type, p)
-                                }))
-                    }
-                    Some(v) => v.convert_exact(p).is_some(),
-                    None => {
-                        common_type(&a.data_type, p).is_some_and(|c| registry::same_type(&c, p))
+            s.accepts_count(args.len())
+                && args.iter().enumerate().all(|(i, a)| {
+                    let p = s.param(i);
+                    match a.as_literal() {
+                        // An unknown-typed string takes the type of another argument, or
+                        // of the parameter when the function has one signature.
+                        Some(v @ ScalarValue::Utf8(_)) => {
+                            v.convert_exact(p).is_some()
+                                && (*p == DataType::Utf8
+                                    || arity == 1
+                                    || args.iter().any(|o| {
+                                        o.as_literal().is_none()
+                                            && functions::same_type(&o.data_type, p)
+                                    }))
+                        }
+                        Some(v) => v.convert_exact(p).is_some(),
+                        None => common_type(&a.data_type, p)
+                            .is_some_and(|c| functions::same_type(&c, p)),
                     }
                 })
         })
@@ -950,7 +953,7 @@ impl Binder<'_> {
                 self.bad_string_literal(&all, |_| true)?;
                 if let Some(bad) = items.iter().find(|i| self.unify(&[&probe, i]).is_none()) {
                     let pair = [probe.clone(), bad.clone()];
-                    let equal: Vec<&'static Signature> = registry::lookup("equal").collect();
+                    let equal: Vec<&'static Signature> = functions::lookup("equal").collect();
                     return err(bad.span, mismatch_message("equal", &pair, &equal));
                 }
             }

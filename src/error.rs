@@ -64,6 +64,15 @@ pub enum EvalError {
         /// The row (0-based, in the batch) whose value raised it.
         row: usize,
     },
+    /// A function failed on a row (`sqrt` of a negative number, an invalid string
+    /// cast to a number).
+    #[error("{message} at row {row}")]
+    Function {
+        /// Why, e.g. "cannot take square root of a negative number".
+        message: String,
+        /// The row (0-based, in the batch) whose value raised it.
+        row: usize,
+    },
     /// The batch does not have the schema the expression was compiled for.
     #[error("batch does not match the compiled schema: {0}")]
     SchemaMismatch(String),
@@ -85,13 +94,39 @@ pub enum EvalError {
 impl EvalError {
     /// The same error with its row number moved by `offset` (for errors found in a slice).
     pub fn shifted(self, offset: usize) -> EvalError {
+        self.map_row(|row| row + offset)
+    }
+
+    /// The same error with its row number replaced by `f(row)`.
+    pub fn map_row(self, f: impl FnOnce(usize) -> usize) -> EvalError {
         match self {
-            EvalError::DivisionByZero { row } => EvalError::DivisionByZero { row: row + offset },
-            EvalError::Overflow { what, row } => EvalError::Overflow {
-                what,
-                row: row + offset,
+            EvalError::DivisionByZero { row } => EvalError::DivisionByZero { row: f(row) },
+            EvalError::Overflow { what, row } => EvalError::Overflow { what, row: f(row) },
+            EvalError::Function { message, row } => EvalError::Function {
+                message,
+                row: f(row),
             },
             other => other,
+        }
+    }
+
+    /// The row (0-based, in the batch) the error is about, if it names one.
+    pub fn row(&self) -> Option<usize> {
+        match self {
+            EvalError::DivisionByZero { row }
+            | EvalError::Overflow { row, .. }
+            | EvalError::Function { row, .. } => Some(*row),
+            _ => None,
+        }
+    }
+
+    /// The message without its row (for callers that name the row themselves).
+    pub fn without_row(&self) -> String {
+        match self {
+            EvalError::DivisionByZero { .. } => "division by zero".into(),
+            EvalError::Overflow { what, .. } => format!("{what} out of range"),
+            EvalError::Function { message, .. } => message.clone(),
+            other => other.to_string(),
         }
     }
 }

@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use arrow::array::BooleanBufferBuilder;
 use arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Datum, Int32Array, PrimitiveArray, RecordBatch,
     RecordBatchOptions, Scalar,
@@ -24,7 +25,7 @@ use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType, Schema};
 
 use crate::error::{Error, EvalError, Result};
-use crate::registry::FuncId;
+use crate::functions::{FuncId, Signature};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{is_float, is_integer, sql_type_name, units_per_second};
@@ -77,6 +78,9 @@ pub fn evaluate_constant(expr: &TypedExpr) -> Result<ScalarValue> {
 enum ErrorKind {
     DivisionByZero,
     Overflow(String),
+    /// A function's failures: the rows, ascending, and why (for a function of
+    /// literals, one entry for row 0 that stands for every row).
+    Function(Arc<Vec<(usize, String)>>),
 }
 
 /// The rows that raised errors, by kind (usually none).
@@ -134,6 +138,17 @@ impl Errors {
                     what: what.clone(),
                     row,
                 },
+                ErrorKind::Function(failed) => {
+                    // The entry of the row, or (for a function of literals, which
+                    // fails on every row) the one entry before it.
+                    let i = failed.partition_point(|(r, _)| *r <= row);
+                    EvalError::Function {
+                        message: failed
+                            .get(i.saturating_sub(1))
+                            .map_or_else(String::new, |(_, m)| m.clone()),
+                        row,
+                    }
+                }
             })
     }
 }
@@ -285,7 +300,7 @@ impl Interpreter<'_> {
                     .iter()
                     .map(|a| self.eval(a))
                     .collect::<Result<Vec<_>>>()?;
-                self.call(sig.func, &expr.data_type, args)
+                self.call(sig, &expr.data_type, args)
             }
             TypedKind::And(children) => self.logic(children, true),
             TypedKind::Or(children) => self.logic(children, false),
@@ -463,13 +478,44 @@ impl Interpreter<'_> {
         Ok(Value::array(Arc::new(result)).with_errors(x.errors))
     }
 
-    fn call(&self, func: FuncId, ret: &DataType, mut args: Vec<Value>) -> Result<Value> {
+    fn call(&self, sig: &Signature, ret: &DataType, mut args: Vec<Value>) -> Result<Value> {
         use FuncId::*;
+        let func = sig.func;
         let n = self.len();
         let errors = args.iter_mut().fold(Errors::none(), |e, a| {
             e.union(std::mem::take(&mut a.errors))
         });
         let out = match func {
+            Row => {
+                let imp = sig.imp.as_ref().ok_or_else(|| {
+                    EvalError::Other(format!("{} has no implementation", sig.display()))
+                })?;
+                // Literal arguments are computed once, as a literal.
+                let scalar = args.iter().all(|a| a.is_scalar());
+                let rows = if scalar { 1 } else { n };
+                let arrays: Vec<ArrayRef> = args.iter().map(|a| a.to_array(rows)).collect();
+                let (result, failed) = imp.evaluate(&arrays, rows, ret);
+                let mut failing = BooleanBufferBuilder::new(n);
+                if scalar {
+                    failing.append_n(n, !failed.is_empty());
+                } else {
+                    failing.append_n(n, false);
+                    for (row, _) in &failed {
+                        failing.set_bit(*row, true);
+                    }
+                }
+                let errors = Errors::of(ErrorKind::Function(Arc::new(failed)), failing.finish());
+                let data = if scalar {
+                    Data::Scalar(result)
+                } else {
+                    Data::Array(result)
+                };
+                Value {
+                    data,
+                    errors: Errors::none(),
+                }
+                .with_errors(errors)
+            }
             Add | Subtract | Multiply | Divide | Modulo => {
                 let (l, r) = (&args[0], &args[1]);
                 self.arithmetic(func, ret, l, r)?

@@ -21,6 +21,7 @@ use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, Mode, OutSlot,
 use crate::cache::KernelCache;
 
 use crate::error::{Error, EvalError, Result};
+use crate::functions::row::Arena;
 use crate::interpret::interpret;
 use crate::lower::{lower, Lowered, Unsupported};
 use crate::typed::TypedExpr;
@@ -232,14 +233,16 @@ impl Jit {
 
     /// Runs the kernel over `columns` (the arrays of the input slots, all of `rows`
     /// rows and of the compiled types); `outs` must be sized as
-    /// [`Kernel::run`] requires for `mode`. On a failing row, `describe(row)` gives the
-    /// precise error.
+    /// [`Kernel::run`] requires for `mode`. Strings the kernel computes live in
+    /// `arena` (string outputs point into it and into the columns). On a failing
+    /// row, `describe(row)` gives the precise error.
     pub(crate) fn run(
         &self,
         columns: &[ArrayRef],
         rows: usize,
         outs: &[OutSlot],
         mode: u64,
+        arena: &mut Arena,
         describe: impl Fn(usize) -> Error,
     ) -> Result<usize> {
         if columns.len() != self.lowered.columns.len() || columns.iter().any(|c| c.len() != rows) {
@@ -255,8 +258,11 @@ impl Jit {
         // validity pointer (the array's, or all-valid words for `rows` rows) is present
         // exactly for the inputs the variant treats as nullable. `self.lowered.params`
         // holds one value per parameter, with helper states owned by
-        // `self.lowered.states`. `outs` is sized by the caller.
-        let result = unsafe { kernel.run(&bound.slots, &self.lowered.params, rows, outs, mode) };
+        // `self.lowered.states`. `outs` is sized by the caller. `arena` is the `Arena`
+        // the row-function helper expects as `ctx`, borrowed mutably for the call.
+        let ctx = arena as *mut Arena as *mut u8;
+        let result =
+            unsafe { kernel.run(&bound.slots, &self.lowered.params, rows, outs, mode, ctx) };
         result.map_err(describe)
     }
 
@@ -272,7 +278,8 @@ impl Jit {
             .iter()
             .map(|&c| batch.column(c).clone())
             .collect();
-        self.run(&columns, batch.num_rows(), outs, mode, |row| {
+        let mut arena = Arena::default();
+        self.run(&columns, batch.num_rows(), outs, mode, &mut arena, |row| {
             self.describe_row(batch, row, row)
         })
     }

@@ -40,6 +40,7 @@ pub mod error;
 pub mod explain;
 pub mod expr;
 mod filter;
+pub mod functions;
 pub mod interpret;
 mod kernel;
 mod lower;
@@ -48,7 +49,6 @@ pub mod optimize;
 pub mod parquet;
 mod projector;
 pub mod prune;
-pub mod registry;
 pub mod scalar;
 /// Another name for [`crate::parquet`], where the scan lived first.
 #[cfg(feature = "parquet")]

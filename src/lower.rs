@@ -2,20 +2,24 @@
 //!
 //! Logical types become physical ones (DATE is `i32` days, TIMESTAMP `i64` units),
 //! temporal casts become checked multiplications and floor divisions, literals become
-//! run-time parameters, string operations become calls to the specialized helpers in
-//! [`crate::strings`], and identical subtrees become one node (the program is a DAG).
+//! run-time parameters, string operations on columns become calls to the specialized
+//! helpers in [`crate::strings`], functions become [`Node::Call`]s (an LLVM intrinsic
+//! or the row-wise implementation of the [registry](crate::functions), over blocks),
+//! strings computed in the kernel are views, and identical subtrees become one node
+//! (the program is a DAG).
 
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
 
 use arrow_schema::DataType;
 use broadhead_codegen::{
-    ArithOp, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest,
+    ArithOp, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest,
 };
 
-use crate::registry::FuncId;
+use crate::functions::row::{self, CallState};
+use crate::functions::{FuncId, Lowering, RowImpl, Signature};
 use crate::scalar::ScalarValue;
-use crate::strings::{self, helpers};
+use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{sql_type_name, units_per_second};
 
@@ -72,7 +76,7 @@ pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsuppo
     let mut l = Lowerer::default();
     let mut outputs = Vec::with_capacity(exprs.len());
     for e in exprs {
-        if matches!(e.data_type, DataType::Utf8 | DataType::Null) {
+        if matches!(e.data_type, DataType::Null) {
             return Err(Unsupported(format!(
                 "{} results",
                 sql_type_name(&e.data_type)
@@ -236,6 +240,81 @@ impl Lowerer {
         })
     }
 
+    /// A string literal: a `Str` parameter pointing at its address and length.
+    fn string_literal(&mut self, text: &str) -> NodeId {
+        let key = ("string literal", text.to_string());
+        let slot = match self.state_slots.get(&key) {
+            Some(&slot) => slot,
+            None => {
+                let bytes: Box<str> = text.into();
+                let view = Box::new([bytes.as_ptr() as u64, bytes.len() as u64]);
+                let addr = &*view as *const [u64; 2] as u64;
+                self.states.push(Box::new(bytes));
+                self.states.push(view);
+                self.params.push(PType::Str);
+                self.values.push(addr);
+                let slot = self.params.len() - 1;
+                self.state_slots.insert(key, slot);
+                slot
+            }
+        };
+        self.add(Node::Param(slot))
+    }
+
+    /// A call of a row-wise implementation through the generic helper; calls with
+    /// equal `key`s (the same function) share one state.
+    fn row_helper(&mut self, key: String, imp: RowImpl, args: Vec<NodeId>, ret: PType) -> NodeId {
+        let arity = args.len();
+        let strict = imp.strict;
+        let key = ("row function", format!("{key}/{arity}"));
+        let state = match self.state_slots.get(&key) {
+            Some(&slot) => slot,
+            None => {
+                let slot = self.state(CallState { imp, arity });
+                self.state_slots.insert(key, slot);
+                slot
+            }
+        };
+        self.add(Node::Call {
+            callee: Callee::Helper {
+                helper: row::helper(),
+                state,
+            },
+            args,
+            ret,
+            strict,
+        })
+    }
+
+    /// A registry function implemented row by row (or by an LLVM intrinsic).
+    fn row_call(
+        &mut self,
+        sig: &'static Signature,
+        args: &[TypedExpr],
+    ) -> Result<NodeId, Unsupported> {
+        let ret = physical(&sig.ret)
+            .ok_or_else(|| Unsupported(format!("{} (its result type)", sig.display())))?;
+        let ids = args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(imp) = sig.imp.clone() else {
+            return unsupported(format!("{} has no implementation", sig.display()));
+        };
+        Ok(match sig.lowering {
+            Lowering::Intrinsic { name, domain } => self.add(Node::Call {
+                callee: Callee::Intrinsic {
+                    name,
+                    domain: domain.map(|(op, v)| (op, v.to_bits())),
+                },
+                args: ids,
+                ret,
+                strict: true,
+            }),
+            Lowering::Helper => self.row_helper(sig.display(), imp, ids, ret),
+        })
+    }
+
     fn string_column(&mut self, e: &TypedExpr) -> Option<usize> {
         match e.kind {
             TypedKind::Column(c) if e.data_type == DataType::Utf8 => Some(self.slot(c, PType::Str)),
@@ -259,13 +338,13 @@ impl Lowerer {
             TypedKind::Literal(v) => match v {
                 ScalarValue::Null(_) => self.add(Node::Null(ty?)),
                 ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
+                ScalarValue::Utf8(text) => self.string_literal(text),
                 other => match literal_bits(other) {
                     Some(bits) => self.param(ty?, bits),
-                    None => {
-                        return unsupported("a string literal outside a comparison, IN or LIKE")
-                    }
+                    None => return unsupported(format!("a literal of type {}", e.data_type)),
                 },
             },
+            TypedKind::Call { sig, args } if sig.func == FuncId::Row => self.row_call(sig, args)?,
             TypedKind::Call { sig, args } => self.call(sig.func, args)?,
             TypedKind::And(c) | TypedKind::Or(c) => {
                 let ids = c
@@ -283,11 +362,7 @@ impl Lowerer {
                 self.add(Node::Not(x))
             }
             TypedKind::IsNull { expr, negated } => {
-                let x = match self.string_column(expr) {
-                    Some(s) => self.add(Node::Input(s)),
-                    None if expr.data_type == DataType::Utf8 => self.presence(expr)?,
-                    None => self.expr(expr)?,
-                };
+                let x = self.expr(expr)?;
                 self.add(Node::IsNull(x, *negated))
             }
             TypedKind::Cast(x) => self.cast(x, &e.data_type)?,
@@ -334,47 +409,6 @@ impl Lowerer {
         })
     }
 
-    /// A BOOLEAN node that is NULL exactly where the string `e` is NULL (TRUE
-    /// elsewhere), raising the same errors on the same rows: kernels do not carry
-    /// computed strings, but `IS NULL` only needs their validity. A `CASE` keeps its
-    /// conditions and a `COALESCE` its order, so which operands are evaluated for a
-    /// row (and so which errors count) is unchanged.
-    fn presence(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
-        Ok(match &e.kind {
-            TypedKind::Column(_) => {
-                let Some(s) = self.string_column(e) else {
-                    return unsupported(format!("a column of type {}", e.data_type));
-                };
-                let input = self.add(Node::Input(s));
-                let missing = self.add(Node::IsNull(input, false));
-                let null = self.add(Node::Null(PType::Bool));
-                let present = self.add(Node::Bool(true));
-                self.add(Node::Case(vec![(missing, null)], present))
-            }
-            TypedKind::Literal(v) if v.is_null() => self.add(Node::Null(PType::Bool)),
-            TypedKind::Literal(_) => self.add(Node::Bool(true)),
-            TypedKind::Case {
-                branches,
-                else_expr,
-            } => {
-                let mut pairs = Vec::with_capacity(branches.len());
-                for (c, v) in branches {
-                    pairs.push((self.expr(c)?, self.presence(v)?));
-                }
-                let otherwise = self.presence(else_expr)?;
-                self.add(Node::Case(pairs, otherwise))
-            }
-            TypedKind::Coalesce(args) => {
-                let ids = args
-                    .iter()
-                    .map(|x| self.presence(x))
-                    .collect::<Result<Vec<_>, _>>()?;
-                self.add(Node::Coalesce(ids))
-            }
-            _ => return unsupported("IS NULL of this string expression"),
-        })
-    }
-
     fn in_list(
         &mut self,
         probe: &TypedExpr,
@@ -383,9 +417,6 @@ impl Lowerer {
     ) -> Result<NodeId, Unsupported> {
         let has_null = list.iter().any(|v| v.is_null());
         if probe.data_type == DataType::Utf8 {
-            let Some(slot) = self.string_column(probe) else {
-                return unsupported("IN on a computed string");
-            };
             let values: HashSet<Vec<u8>> = list
                 .iter()
                 .filter_map(|v| match v {
@@ -396,13 +427,20 @@ impl Lowerer {
             let mut key: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
             key.sort();
             let key = format!("{key:?}");
-            let found = self.helper(
-                helpers::IN_SET(),
-                key,
-                strings::InSet::new(values),
-                vec![slot],
-                PType::Bool,
-            );
+            let found = match self.string_column(probe) {
+                Some(slot) => self.helper(
+                    helpers::IN_SET(),
+                    key,
+                    strings::InSet::new(values),
+                    vec![slot],
+                    PType::Bool,
+                ),
+                None => {
+                    let x = self.expr(probe)?;
+                    let imp = computed::in_set(strings::InSet::new(values));
+                    self.row_helper(format!("in:{key}"), imp, vec![x], PType::Bool)
+                }
+            };
             let mut result = found;
             if has_null {
                 let null = self.add(Node::Null(PType::Bool));
@@ -484,7 +522,15 @@ impl Lowerer {
             }
             IsDistinctFrom | IsNotDistinctFrom => {
                 if args[0].data_type == DataType::Utf8 {
-                    return unsupported("IS DISTINCT FROM on strings");
+                    let not = func == IsNotDistinctFrom;
+                    let (a, b) = (self.expr(&args[0])?, self.expr(&args[1])?);
+                    let imp = computed::distinct_strings(not);
+                    return Ok(self.row_helper(
+                        format!("distinct:{not}"),
+                        imp,
+                        vec![a, b],
+                        PType::Bool,
+                    ));
                 }
                 let (a, b) = (self.expr(&args[0])?, self.expr(&args[1])?);
                 Ok(self.add(Node::Distinct(a, b, func == IsNotDistinctFrom)))
@@ -500,12 +546,19 @@ impl Lowerer {
                 Ok(self.add(Node::Truth(x, test)))
             }
             Like | ILike => {
-                let (Some(slot), Some(ScalarValue::Utf8(p))) =
-                    (self.string_column(&args[0]), args[1].as_literal())
-                else {
-                    return unsupported("LIKE on a computed string");
+                let Some(ScalarValue::Utf8(p)) = args[1].as_literal() else {
+                    return unsupported("LIKE with a pattern that is not a literal");
                 };
                 let p = p.clone();
+                let Some(slot) = self.string_column(&args[0]) else {
+                    let x = self.expr(&args[0])?;
+                    let imp = if func == Like {
+                        computed::like(strings::like_pattern(&p).map_err(Unsupported)?)
+                    } else {
+                        computed::ilike(strings::ilike_pattern(&p).map_err(Unsupported)?)
+                    };
+                    return Ok(self.row_helper(format!("{func:?}:{p}"), imp, vec![x], PType::Bool));
+                };
                 let node = if func == Like {
                     let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
                     let helper = helpers::for_pattern(&pattern);
@@ -538,7 +591,13 @@ impl Lowerer {
             }
             Length => {
                 let Some(slot) = self.string_column(&args[0]) else {
-                    return unsupported("length of a computed string");
+                    let x = self.expr(&args[0])?;
+                    return Ok(self.row_helper(
+                        "length".into(),
+                        computed::length(),
+                        vec![x],
+                        PType::I32,
+                    ));
                 };
                 Ok(self.helper(
                     helpers::LENGTH(),
@@ -548,6 +607,7 @@ impl Lowerer {
                     PType::I32,
                 ))
             }
+            Row => unsupported("a row function outside its signature"),
         }
     }
 
@@ -582,7 +642,11 @@ impl Lowerer {
                 };
                 Ok(self.helper(helpers::CMP_LITERAL(), key, state, vec![y], PType::Bool))
             }
-            _ => unsupported("a comparison of computed strings"),
+            _ => {
+                let (x, y) = (self.expr(a)?, self.expr(b)?);
+                let imp = computed::compare_strings(op);
+                Ok(self.row_helper(format!("cmp:{op:?}"), imp, vec![x, y], PType::Bool))
+            }
         }
     }
 

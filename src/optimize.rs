@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use arrow_schema::DataType;
 
 use crate::expr::Span;
+use crate::functions::{FuncId, NullBehavior};
 use crate::interpret::evaluate_constant;
-use crate::registry::{FuncId, NullBehavior};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 

@@ -2,10 +2,12 @@
 
 use std::sync::Arc;
 
-use arrow::array::{make_array, ArrayData, ArrayRef, BooleanArray, RecordBatch};
+use arrow::array::{
+    make_array, ArrayData, ArrayRef, BooleanArray, RecordBatch, StringArray, StringBuilder,
+};
 use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use broadhead_codegen::{Mode, OutSlot};
+use broadhead_codegen::{Mode, OutSlot, PType};
 
 use crate::bind::bind;
 use crate::cache::KernelCache;
@@ -13,6 +15,7 @@ use crate::error::{EvalError, Result};
 use crate::explain::{Backend, Explanation, Stages};
 use crate::expr::Expr;
 use crate::filter::{utf8_schema, Utf8Input};
+use crate::functions::row::Arena;
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
 use crate::lower::{lower, physical};
@@ -357,6 +360,8 @@ impl Projector {
         let mut values: Vec<MutableBuffer> = types
             .iter()
             .map(|t| match physical(t) {
+                // Addresses, then lengths.
+                Some(PType::Str) => MutableBuffer::from_len_zeroed(rows * 16),
                 Some(p) if p.width() > 0 => {
                     // Not zeroed: the kernel writes every row (see below).
                     MutableBuffer::with_capacity(rows * p.width() as usize)
@@ -376,7 +381,8 @@ impl Projector {
                 validity: n.as_mut_ptr() as *mut u64,
             })
             .collect();
-        jit.run(columns, rows, &outs, 0, describe)?;
+        let mut arena = Arena::default();
+        jit.run(columns, rows, &outs, 0, &mut arena, describe)?;
         for (v, t) in values.iter_mut().zip(&types) {
             if let Some(p) = physical(t).filter(|p| p.width() > 0) {
                 // SAFETY: the buffer's capacity is rows * width bytes and the kernel has
@@ -391,7 +397,9 @@ impl Projector {
             .map(|(t, (v, n))| {
                 let nulls = NullBuffer::new(BooleanBuffer::new(Buffer::from(n), 0, rows));
                 let nulls = (nulls.null_count() > 0).then_some(nulls);
-                let array: ArrayRef = if *t == DataType::Boolean {
+                let array: ArrayRef = if *t == DataType::Utf8 {
+                    Arc::new(strings_from_views(v.typed_data::<u64>(), rows, nulls))
+                } else if *t == DataType::Boolean {
                     Arc::new(BooleanArray::new(
                         BooleanBuffer::new(Buffer::from(v), 0, rows),
                         nulls,
@@ -430,23 +438,40 @@ impl Projector {
     }
 }
 
+/// The strings a kernel wrote as views (`rows` addresses, then `rows` lengths):
+/// copied into an array while the arena and the input columns they point into are
+/// alive.
+fn strings_from_views(views: &[u64], rows: usize, nulls: Option<NullBuffer>) -> StringArray {
+    let word = |i: usize| views[i];
+    let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+    let bytes: usize = (0..rows)
+        .filter(|&i| valid(i))
+        .map(|i| word(rows + i) as usize)
+        .sum();
+    let mut b = StringBuilder::with_capacity(rows, bytes);
+    for i in 0..rows {
+        if valid(i) {
+            let (ptr, len) = (word(i) as *const u8, word(rows + i) as usize);
+            // SAFETY: the kernel wrote, for every valid row, the view of a UTF-8 string
+            // (from a column of the call, a literal of the kernel, or the call's arena),
+            // all alive until the caller's arena drops, after this copy.
+            let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) };
+            b.append_value(s);
+        } else {
+            b.append_null();
+        }
+    }
+    b.finish()
+}
+
 /// The row an evaluation error names, if it names one.
 fn error_row(e: &crate::Error) -> Option<usize> {
     match e {
-        crate::Error::Eval(EvalError::DivisionByZero { row })
-        | crate::Error::Eval(EvalError::Overflow { row, .. }) => Some(*row),
+        crate::Error::Eval(e) => e.row(),
         _ => None,
     }
 }
 
 fn remap_row(e: EvalError, selection: &SelectionVector) -> EvalError {
-    let row_of = |k: usize| selection.get(k).unwrap_or(k);
-    match e {
-        EvalError::DivisionByZero { row } => EvalError::DivisionByZero { row: row_of(row) },
-        EvalError::Overflow { what, row } => EvalError::Overflow {
-            what,
-            row: row_of(row),
-        },
-        other => other,
-    }
+    e.map_row(|k| selection.get(k).unwrap_or(k))
 }

@@ -39,8 +39,8 @@ use std::cmp::Ordering;
 
 use arrow::datatypes::DataType;
 
+use crate::functions::FuncId;
 use crate::interpret::evaluate_constant;
-use crate::registry::FuncId;
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 

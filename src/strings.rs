@@ -413,3 +413,59 @@ pub(crate) mod helpers {
         }
     }
 }
+
+/// Row-wise versions of the string operators, for operands the kernel computes
+/// (a `CASE`, a function's result): the same comparisons and patterns as the
+/// column helpers above, over the views a [`Node::Call`](broadhead_codegen::Node)
+/// passes.
+pub(crate) mod computed {
+    use arrow::datatypes::Int32Type;
+    use broadhead_codegen::CmpOp;
+    use regex::bytes::Regex;
+
+    use super::{compare, matches, ILikeAscii, InSet, Pattern};
+    use crate::functions::row::{map1, map2, variadic, Bool, Utf8};
+    use crate::functions::RowImpl;
+
+    /// `a <op> b`.
+    pub(crate) fn compare_strings(op: CmpOp) -> RowImpl {
+        map2::<Utf8, Utf8, Bool, _>(move |a: &str, b: &str| {
+            Ok(Some(compare(op, a.as_bytes(), b.as_bytes())))
+        })
+    }
+
+    /// `a IS [NOT] DISTINCT FROM b`.
+    pub(crate) fn distinct_strings(not: bool) -> RowImpl {
+        variadic::<Utf8, Bool, _>(false, move |v: &[Option<&str>]| {
+            let distinct = v.first() != v.get(1);
+            Ok(Some(distinct != not))
+        })
+    }
+
+    /// `s LIKE pattern`.
+    pub(crate) fn like(p: Pattern) -> RowImpl {
+        map1::<Utf8, Bool, _>(move |s: &str| Ok(Some(matches(&p, s.as_bytes()))))
+    }
+
+    /// `s ILIKE pattern`.
+    pub(crate) fn ilike(p: Result<ILikeAscii, Regex>) -> RowImpl {
+        map1::<Utf8, Bool, _>(move |s: &str| {
+            let v = s.as_bytes();
+            Ok(Some(match &p {
+                Ok(a) if v.is_ascii() => matches(&a.fast, v),
+                Ok(a) => a.regex.is_match(v),
+                Err(r) => r.is_match(v),
+            }))
+        })
+    }
+
+    /// `s IN (…)` (found or not; NULLs in the list are the caller's).
+    pub(crate) fn in_set(set: InSet) -> RowImpl {
+        map1::<Utf8, Bool, _>(move |s: &str| Ok(Some(set.contains(s.as_bytes()))))
+    }
+
+    /// The number of characters.
+    pub(crate) fn length() -> RowImpl {
+        map1::<Utf8, Int32Type, _>(|s: &str| Ok(Some(s.chars().count() as i32)))
+    }
+}

@@ -15,7 +15,7 @@ use std::fmt;
 use arrow_schema::{DataType, Schema};
 
 use crate::expr::{binary_operator, postfix_operator, write_identifier, Span};
-use crate::registry::Signature;
+use crate::functions::Signature;
 use crate::scalar::ScalarValue;
 use crate::types::sql_type_name;
 

@@ -8,10 +8,18 @@
 //! emitted twice (full block, tail block) with nodes shared inside each.
 //!
 //! Kernel signature:
-//! `i64 kernel(Slot* inputs, i64* params, i64 rows, OutSlot* outs, i64 mode, i64* err_row)`
+//! `i64 kernel(Slot* inputs, i64* params, i64 rows, OutSlot* outs, i64 mode, i64* err_row,
+//! i8* ctx)`
 //! returning the number of selected rows (filters), 0 (projections) or -1 after
 //! storing the first failing row in `err_row`. Filter `mode`: 0 writes one result
 //! word per block, 2/4/8 writes a selection vector of u16/u32/u64 row indices.
+//! `ctx` is passed through to [`CallFn`](crate::CallFn) helpers (the arena that
+//! computed strings live in).
+//!
+//! Function calls ([`Node::Call`]) to runtime helpers pass each argument block
+//! through stack memory ([`CallArg`](crate::CallArg)): values (strings: addresses and lengths) and
+//! a validity mask; the helper writes a block of results into a
+//! [`CallOut`](crate::CallOut).
 
 use std::collections::HashMap;
 
@@ -28,7 +36,8 @@ use inkwell::values::{
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
 use crate::program::{
-    in_set_lookup, ArithOp, CmpOp, Helper, InSet, Mode, Node, NodeId, PType, Program, TruthTest,
+    in_set_lookup, ArithOp, Callee, CmpOp, Helper, InSet, Mode, Node, NodeId, PType, Program,
+    TruthTest,
 };
 
 /// The symbol kernels call [`in_set_lookup`] by.
@@ -72,15 +81,19 @@ enum V<'ctx> {
         f: IntValue<'ctx>,
         err: Option<IntValue<'ctx>>,
     },
-    /// A string column: only its validity is visible to generated code.
-    Str { valid: Option<IntValue<'ctx>> },
+    /// Strings: each lane's address and byte length (`<LANES x i64>` each).
+    Str {
+        ptr: VectorValue<'ctx>,
+        len: VectorValue<'ctx>,
+        valid: Option<IntValue<'ctx>>,
+        err: Option<IntValue<'ctx>>,
+    },
 }
 
 impl<'ctx> V<'ctx> {
     fn err(&self) -> Option<IntValue<'ctx>> {
         match self {
-            V::Vals { err, .. } | V::Bool { err, .. } => *err,
-            V::Str { .. } => None,
+            V::Vals { err, .. } | V::Bool { err, .. } | V::Str { err, .. } => *err,
         }
     }
 }
@@ -92,6 +105,19 @@ type CmpParts<'ctx> = (
     Option<IntValue<'ctx>>,
     Option<IntValue<'ctx>>,
 );
+
+/// Stack memory for [`Node::Call`]s to helpers: `args + 1` value areas and length
+/// areas of `LANES` `i64`s each (the last for the result), the [`CallArg`]
+/// descriptors and the [`CallOut`](crate::CallOut).
+#[derive(Clone, Copy)]
+struct CallMem<'ctx> {
+    values: PointerValue<'ctx>,
+    lens: PointerValue<'ctx>,
+    args: PointerValue<'ctx>,
+    out: PointerValue<'ctx>,
+    arg_ty: StructType<'ctx>,
+    out_ty: StructType<'ctx>,
+}
 
 /// The block being emitted.
 struct Block<'ctx> {
@@ -126,6 +152,12 @@ pub(crate) struct Emitter<'a, 'ctx> {
     params: Vec<Option<BasicValueEnum<'ctx>>>,
     helper_buf: PointerValue<'ctx>,
     count: PointerValue<'ctx>,
+    /// The kernel's `ctx` argument, passed to call helpers.
+    call_ctx: PointerValue<'ctx>,
+    /// Stack memory for call helpers: argument blocks, their descriptors, the result.
+    call_mem: Option<CallMem<'ctx>>,
+    /// The number of rows of the batch (i64).
+    total_rows: Option<IntValue<'ctx>>,
     /// Helpers declared in the module, for the JIT's symbol mapping.
     pub helpers: Vec<(FunctionValue<'ctx>, usize)>,
 }
@@ -154,6 +186,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 out_ty.ptr_type(AddressSpace::default()).into(),
                 i64t.into(),
                 i64p.into(),
+                i8p.into(),
             ],
             false,
         );
@@ -183,6 +216,46 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         let count = b.build_alloca(i64t, "count")?;
         b.build_store(count, i64t.const_zero())?;
+        let most_args = prog
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Call {
+                    callee: Callee::Helper { .. },
+                    args,
+                    ..
+                } => Some(args.len()),
+                _ => None,
+            })
+            .max();
+        let call_mem = match most_args {
+            Some(n) => {
+                let area = i64t.array_type(LANES).array_type(n as u32 + 1);
+                let values = b.build_alloca(area, "call_values")?;
+                let lens = b.build_alloca(area, "call_lens")?;
+                for p in [values, lens] {
+                    if let Some(inst) = p.as_instruction_value() {
+                        inst.set_alignment(64)
+                            .map_err(|e| EmitError(e.to_string()))?;
+                    }
+                }
+                let arg_ty = ctx.opaque_struct_type("CallArg");
+                arg_ty.set_body(&[i8p.into(), i64p.into(), i64t.into()], false);
+                let out_ty = ctx.opaque_struct_type("CallOut");
+                out_ty.set_body(&[i8p.into(), i64p.into(), i64t.into()], false);
+                let args = b.build_alloca(arg_ty.array_type(n.max(1) as u32), "call_args")?;
+                let out = b.build_alloca(out_ty, "call_out")?;
+                Some(CallMem {
+                    values,
+                    lens,
+                    args,
+                    out,
+                    arg_ty,
+                    out_ty,
+                })
+            }
+            None => None,
+        };
         let mut e = Emitter {
             ctx,
             module,
@@ -200,6 +273,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             params: vec![None; prog.params.len()],
             helper_buf,
             count,
+            call_ctx: param(6).into_pointer_value(),
+            call_mem,
+            total_rows: None,
             helpers: Vec::new(),
         };
         e.load_params(param(1).into_pointer_value())?;
@@ -392,7 +468,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.b
                     .build_in_bounds_gep(params, &[self.c64(i as u64)], "")?
             };
-            let ty = self.scalar_ty(*t);
+            let ty = if *t == PType::Str {
+                // The parameter points at the string's `{ u64 address, u64 length }`.
+                self.i64t.ptr_type(AddressSpace::default()).into()
+            } else {
+                self.scalar_ty(*t)
+            };
             let p = self
                 .b
                 .build_pointer_cast(p, ty.ptr_type(AddressSpace::default()), "")?;
@@ -403,6 +484,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     fn body(&mut self, rows: IntValue<'ctx>) -> R<()> {
+        self.total_rows = Some(rows);
         let ctx = self.ctx;
         let b_var = self.b.build_alloca(self.i64t, "b")?;
         self.b.build_store(b_var, self.i64t.const_zero())?;
@@ -737,28 +819,96 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             V::Vals { v, valid, .. } => {
                 let t = self.prog.type_of(node);
                 let p = self.elem_ptr(values, t, block)?;
-                let align = t.width();
-                if block.full {
-                    let st = self.b.build_store(p, v)?;
-                    st.set_alignment(align)
-                        .map_err(|e| EmitError(e.to_string()))?;
-                } else {
-                    let f = self.intrinsic(
-                        "llvm.masked.store",
-                        &[v.get_type().into(), p.get_type().into()],
+                self.store_block(p, v, t.width(), block)?;
+                valid.unwrap_or(self.ones())
+            }
+            V::Str {
+                ptr, len, valid, ..
+            } => {
+                // `rows` addresses, then `rows` lengths.
+                let rows = self
+                    .total_rows
+                    .ok_or_else(|| EmitError("rows not known".into()))?;
+                let base = self.b.build_pointer_cast(
+                    values,
+                    self.i64t.ptr_type(AddressSpace::default()),
+                    "",
+                )?;
+                // SAFETY (of the generated code): the caller sizes string outputs to
+                // 2 * rows values.
+                let lens_base = unsafe { self.b.build_in_bounds_gep(base, &[rows], "")? };
+                for (v, area) in [(ptr, base), (len, lens_base)] {
+                    let p = self.elem_ptr(
+                        self.b.build_pointer_cast(
+                            area,
+                            self.ctx.i8_type().ptr_type(AddressSpace::default()),
+                            "",
+                        )?,
+                        PType::U64,
+                        block,
                     )?;
-                    let lanes = self.to_lanes(block.active)?;
-                    let align = self.ctx.i32_type().const_int(align as u64, false);
-                    self.b
-                        .build_call(f, &[v.into(), p.into(), align.into(), lanes.into()], "")?;
+                    self.store_block(p, v, 8, block)?;
                 }
                 valid.unwrap_or(self.ones())
             }
-            V::Str { .. } => return Err(EmitError("string outputs are not supported".into())),
         };
         let p = words_ptr(self, validity)?;
         self.b.build_store(p, valid)?;
         Ok(())
+    }
+
+    /// Stores a block's vector at `p`: whole in full blocks, the active lanes in the
+    /// tail block.
+    fn store_block(
+        &self,
+        p: PointerValue<'ctx>,
+        v: VectorValue<'ctx>,
+        align: u32,
+        block: &Block<'ctx>,
+    ) -> R<()> {
+        if block.full {
+            let st = self.b.build_store(p, v)?;
+            st.set_alignment(align)
+                .map_err(|e| EmitError(e.to_string()))?;
+        } else {
+            let f = self.intrinsic(
+                "llvm.masked.store",
+                &[v.get_type().into(), p.get_type().into()],
+            )?;
+            let lanes = self.to_lanes(block.active)?;
+            let align = self.ctx.i32_type().const_int(align as u64, false);
+            self.b
+                .build_call(f, &[v.into(), p.into(), align.into(), lanes.into()], "")?;
+        }
+        Ok(())
+    }
+
+    /// Loads a block's vector of `t` from `p`: whole in full blocks, the active
+    /// lanes (others zero) in the tail block.
+    fn load_block(
+        &self,
+        p: PointerValue<'ctx>,
+        t: PType,
+        block: &Block<'ctx>,
+    ) -> R<VectorValue<'ctx>> {
+        Ok(if block.full {
+            let load = self.b.build_load(p, "")?;
+            if let Some(inst) = load.as_instruction_value() {
+                inst.set_alignment(t.width())
+                    .map_err(|e| EmitError(e.to_string()))?;
+            }
+            load.into_vector_value()
+        } else {
+            let vt = self.vec_ty(t);
+            let f = self.intrinsic("llvm.masked.load", &[vt.into(), p.get_type().into()])?;
+            let lanes = self.to_lanes(block.active)?;
+            let align = self.ctx.i32_type().const_int(t.width() as u64, false);
+            self.call(
+                f,
+                &[p.into(), align.into(), lanes.into(), vt.const_zero().into()],
+            )?
+            .into_vector_value()
+        })
     }
 
     /// Pointer to `<64 x T>` at the block's first row of a values buffer.
@@ -798,10 +948,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Node::Param(slot) => {
                 let x = self.params[slot]
                     .ok_or_else(|| EmitError(format!("parameter {slot} not loaded")))?;
-                V::Vals {
-                    v: self.splat(x)?,
-                    valid: None,
-                    err: None,
+                if self.prog.params[slot] == PType::Str {
+                    self.string_param(x.into_pointer_value())?
+                } else {
+                    V::Vals {
+                        v: self.splat(x)?,
+                        valid: None,
+                        err: None,
+                    }
                 }
             }
             Node::Const(t, bits) => V::Vals {
@@ -822,6 +976,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 f: self.mzero(),
                 err: None,
             },
+            Node::Null(PType::Str) => {
+                let zero = self.i64t.vec_type(LANES).const_zero();
+                V::Str {
+                    ptr: zero,
+                    len: zero,
+                    valid: Some(self.mzero()),
+                    err: None,
+                }
+            }
             Node::Null(t) => V::Vals {
                 v: self.vec_ty(t).const_zero(),
                 valid: Some(self.mzero()),
@@ -927,6 +1090,25 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 args,
                 out,
             } => self.helper(helper, state, &args, out, block)?,
+            Node::Call {
+                callee,
+                args,
+                ret,
+                strict,
+            } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in &args {
+                    vals.push(self.node(*a, block, memo)?);
+                }
+                match callee {
+                    Callee::Intrinsic { name, domain } => {
+                        self.call_intrinsic(name, domain, ret, &vals)?
+                    }
+                    Callee::Helper { helper, state } => {
+                        self.call_helper(helper, state, ret, strict, &args, &vals, block)?
+                    }
+                }
+            }
         };
         memo.insert(id, v);
         Ok(v)
@@ -1029,7 +1211,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn validity(&self, v: &V<'ctx>) -> R<Option<IntValue<'ctx>>> {
         Ok(match v {
-            V::Vals { valid, .. } | V::Str { valid } => *valid,
+            V::Vals { valid, .. } | V::Str { valid, .. } => *valid,
             V::Bool { t, f, .. } => Some(self.or(*t, *f)?),
         })
     }
@@ -1043,7 +1225,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             None
         };
         match spec.ty {
-            PType::Str => Ok(V::Str { valid }),
+            PType::Str => self.string_views(slot, valid, block),
             PType::Bool => {
                 let words = self.slot_field(slot, 0)?.into_pointer_value();
                 let words = self.b.build_pointer_cast(
@@ -1060,25 +1242,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             t => {
                 let base = self.slot_field(slot, 0)?.into_pointer_value();
                 let p = self.elem_ptr(base, t, block)?;
-                let v = if block.full {
-                    let load = self.b.build_load(p, "col")?;
-                    if let Some(inst) = load.as_instruction_value() {
-                        inst.set_alignment(t.width())
-                            .map_err(|e| EmitError(e.to_string()))?;
-                    }
-                    load.into_vector_value()
-                } else {
-                    let vt = self.vec_ty(t);
-                    let f =
-                        self.intrinsic("llvm.masked.load", &[vt.into(), p.get_type().into()])?;
-                    let lanes = self.to_lanes(block.active)?;
-                    let align = self.ctx.i32_type().const_int(t.width() as u64, false);
-                    self.call(
-                        f,
-                        &[p.into(), align.into(), lanes.into(), vt.const_zero().into()],
-                    )?
-                    .into_vector_value()
-                };
+                let v = self.load_block(p, t, block)?;
                 Ok(V::Vals {
                     v,
                     valid,
@@ -1485,7 +1649,43 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     err,
                 })
             }
-            V::Str { .. } => Err(EmitError("CASE of strings".into())),
+            V::Str {
+                ptr, len, valid, ..
+            } => {
+                let (mut optr, mut olen) = (ptr, len);
+                let all_valid = valid.is_none()
+                    && taken
+                        .iter()
+                        .all(|(_, v)| matches!(v, V::Str { valid: None, .. }));
+                let mut rvalid = self.and(valid.unwrap_or(self.ones()), rest)?;
+                for (take, tv) in taken {
+                    let V::Str {
+                        ptr: xp,
+                        len: xl,
+                        valid: xvalid,
+                        ..
+                    } = tv
+                    else {
+                        return Err(EmitError("mixed CASE values".into()));
+                    };
+                    let lanes = self.to_lanes(take)?;
+                    optr = self
+                        .b
+                        .build_select(lanes, xp, optr, "")?
+                        .into_vector_value();
+                    olen = self
+                        .b
+                        .build_select(lanes, xl, olen, "")?
+                        .into_vector_value();
+                    rvalid = self.or(rvalid, self.and(take, xvalid.unwrap_or(self.ones()))?)?;
+                }
+                Ok(V::Str {
+                    ptr: optr,
+                    len: olen,
+                    valid: if all_valid { None } else { Some(rvalid) },
+                    err,
+                })
+            }
         }
     }
 
@@ -1731,6 +1931,297 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             v: load.into_vector_value(),
             valid,
             err: None,
+        })
+    }
+}
+
+impl<'ctx> Emitter<'_, 'ctx> {
+    /// A string literal: the parameter points at its `{ u64 address, u64 length }`.
+    fn string_param(&self, p: PointerValue<'ctx>) -> R<V<'ctx>> {
+        let addr = self.b.build_load(p, "str_addr")?;
+        // SAFETY (of the generated code): the parameter points at two u64s.
+        let lp = unsafe { self.b.build_in_bounds_gep(p, &[self.c64(1)], "")? };
+        let len = self.b.build_load(lp, "str_len")?;
+        Ok(V::Str {
+            ptr: self.splat(addr)?,
+            len: self.splat(len)?,
+            valid: None,
+            err: None,
+        })
+    }
+
+    /// The views of a string column's rows in the block: the address of each row's
+    /// first byte and its length, from the `i32` offsets.
+    fn string_views(
+        &self,
+        slot: usize,
+        valid: Option<IntValue<'ctx>>,
+        block: &Block<'ctx>,
+    ) -> R<V<'ctx>> {
+        let offsets = self.slot_field(slot, 0)?.into_pointer_value();
+        let data = self.slot_field(slot, 2)?.into_pointer_value();
+        let i32p = self.ctx.i32_type().ptr_type(AddressSpace::default());
+        let offsets = self.b.build_pointer_cast(offsets, i32p, "")?;
+        // SAFETY (of the generated code): offsets hold rows + 1 entries, so the block's
+        // starts (row0 ..) and ends (row0 + 1 ..) are in bounds for its active lanes.
+        let next = unsafe { self.b.build_in_bounds_gep(offsets, &[self.c64(1)], "")? };
+        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+        let mut ends = Vec::with_capacity(2);
+        for base in [offsets, next] {
+            let base = self.b.build_pointer_cast(base, i8p, "")?;
+            let p = self.elem_ptr(base, PType::I32, block)?;
+            ends.push(self.load_block(p, PType::I32, block)?);
+        }
+        let wide = self.i64t.vec_type(LANES);
+        let start = self.b.build_int_z_extend(ends[0], wide, "")?;
+        let end = self.b.build_int_z_extend(ends[1], wide, "")?;
+        let len = self.b.build_int_sub(end, start, "len")?;
+        let base = self.b.build_ptr_to_int(data, self.i64t, "")?;
+        let ptr = self
+            .b
+            .build_int_add(self.splat(base.into())?, start, "ptr")?;
+        Ok(V::Str {
+            ptr,
+            len,
+            valid,
+            err: None,
+        })
+    }
+
+    /// A call of an LLVM intrinsic on float vectors; NULL where any argument is.
+    fn call_intrinsic(
+        &mut self,
+        name: &str,
+        domain: Option<(CmpOp, u64)>,
+        ret: PType,
+        args: &[V<'ctx>],
+    ) -> R<V<'ctx>> {
+        let mut valid = None;
+        let mut err = None;
+        let mut vecs: Vec<BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(args.len());
+        for a in args {
+            let (v, va, e) = Self::vals(*a)?;
+            valid = self.and_opt(valid, va)?;
+            err = self.or_opt(err, e)?;
+            vecs.push(v.into());
+        }
+        let vt = self.vec_ty(ret);
+        let f = self.intrinsic(name, &[vt.into()])?;
+        let v = self.call(f, &vecs)?.into_vector_value();
+        if let Some((op, bits)) = domain {
+            let (x, _, _) = Self::vals(args[0])?;
+            let c = self.float_splat(ret, f64::from_bits(bits))?;
+            let pred = match op {
+                CmpOp::Eq => FloatPredicate::OEQ,
+                CmpOp::Ne => FloatPredicate::ONE,
+                CmpOp::Lt => FloatPredicate::OLT,
+                CmpOp::Le => FloatPredicate::OLE,
+                CmpOp::Gt => FloatPredicate::OGT,
+                CmpOp::Ge => FloatPredicate::OGE,
+            };
+            let bad = self.b.build_float_compare(pred, x, c, "")?;
+            err = self.or_opt(err, Some(self.new_errors(bad, valid)?))?;
+        }
+        Ok(V::Vals { v, valid, err })
+    }
+
+    /// A call of a [`CallFn`](crate::CallFn) helper: the argument blocks go through
+    /// stack memory, the helper writes the results and returns its error lanes.
+    #[allow(clippy::too_many_arguments)]
+    fn call_helper(
+        &mut self,
+        helper: Helper,
+        state: usize,
+        ret: PType,
+        strict: bool,
+        arg_ids: &[NodeId],
+        args: &[V<'ctx>],
+        block: &Block<'ctx>,
+    ) -> R<V<'ctx>> {
+        let mem = self
+            .call_mem
+            .ok_or_else(|| EmitError("no call memory".into()))?;
+        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+        let i64p = self.i64t.ptr_type(AddressSpace::default());
+        let f = match self.module.get_function(helper.name) {
+            Some(f) => f,
+            None => {
+                let ty = self.i64t.fn_type(
+                    &[
+                        i8p.into(),
+                        i8p.into(),
+                        mem.arg_ty.ptr_type(AddressSpace::default()).into(),
+                        mem.out_ty.ptr_type(AddressSpace::default()).into(),
+                    ],
+                    false,
+                );
+                let f = self
+                    .module
+                    .add_function(helper.name, ty, Some(Linkage::External));
+                self.helpers.push((f, helper.addr));
+                f
+            }
+        };
+        let area = |e: &Self, base: PointerValue<'ctx>, k: usize| -> R<PointerValue<'ctx>> {
+            // SAFETY (of the generated code): k <= the largest call's argument count,
+            // for which the areas were sized.
+            let p = unsafe {
+                e.b.build_in_bounds_gep(base, &[e.c64(0), e.c64(k as u64), e.c64(0)], "")?
+            };
+            Ok(p)
+        };
+        let mut err = None;
+        let mut all_valid = None;
+        for (k, (a, id)) in args.iter().zip(arg_ids).enumerate() {
+            let t = self.prog.type_of(*id);
+            let values = area(self, mem.values, k)?;
+            let lens = area(self, mem.lens, k)?;
+            let valid = self.validity(a)?;
+            err = self.or_opt(err, a.err())?;
+            all_valid = self.and_opt(all_valid, valid)?;
+            let mut has_lens = false;
+            match *a {
+                V::Vals { v, .. } => {
+                    let p = self.b.build_pointer_cast(
+                        values,
+                        v.get_type().ptr_type(AddressSpace::default()),
+                        "",
+                    )?;
+                    let st = self.b.build_store(p, v)?;
+                    st.set_alignment(t.width().max(1))
+                        .map_err(|e| EmitError(e.to_string()))?;
+                }
+                V::Bool { t: yes, .. } => {
+                    let w = self.b.build_int_z_extend(yes, self.i64t, "")?;
+                    self.b.build_store(values, w)?;
+                }
+                V::Str { ptr, len, .. } => {
+                    let vp = ptr.get_type().ptr_type(AddressSpace::default());
+                    let p = self.b.build_pointer_cast(values, vp, "")?;
+                    self.b
+                        .build_store(p, ptr)?
+                        .set_alignment(8)
+                        .map_err(|e| EmitError(e.to_string()))?;
+                    let p = self.b.build_pointer_cast(lens, vp, "")?;
+                    self.b
+                        .build_store(p, len)?
+                        .set_alignment(8)
+                        .map_err(|e| EmitError(e.to_string()))?;
+                    has_lens = true;
+                }
+            }
+            // SAFETY (of the generated code): k < the descriptor array's length.
+            let desc = unsafe {
+                self.b
+                    .build_in_bounds_gep(mem.args, &[self.c64(0), self.c64(k as u64)], "")?
+            };
+            let fields: [BasicValueEnum<'ctx>; 3] = [
+                self.b.build_pointer_cast(values, i8p, "")?.into(),
+                if has_lens {
+                    lens.into()
+                } else {
+                    i64p.const_null().into()
+                },
+                self.b
+                    .build_int_z_extend(valid.unwrap_or(self.ones()), self.i64t, "")?
+                    .into(),
+            ];
+            for (i, v) in fields.into_iter().enumerate() {
+                let fp = self.b.build_struct_gep(desc, i as u32, "")?;
+                self.b.build_store(fp, v)?;
+            }
+        }
+        let compute = if strict {
+            self.and(block.active, all_valid.unwrap_or(self.ones()))?
+        } else {
+            block.active
+        };
+        let out_values = area(self, mem.values, args.len())?;
+        let out_lens = area(self, mem.lens, args.len())?;
+        let out_fields: [BasicValueEnum<'ctx>; 3] = [
+            self.b.build_pointer_cast(out_values, i8p, "")?.into(),
+            out_lens.into(),
+            self.b.build_int_z_extend(compute, self.i64t, "")?.into(),
+        ];
+        for (i, v) in out_fields.into_iter().enumerate() {
+            let fp = self.b.build_struct_gep(mem.out, i as u32, "")?;
+            self.b.build_store(fp, v)?;
+        }
+        let state = self.params[state].ok_or_else(|| EmitError("call state not loaded".into()))?;
+        let args_ptr = self.b.build_pointer_cast(
+            mem.args,
+            mem.arg_ty.ptr_type(AddressSpace::default()),
+            "",
+        )?;
+        let failed = self
+            .call(
+                f,
+                &[
+                    state.into(),
+                    self.call_ctx.into(),
+                    args_ptr.into(),
+                    mem.out.into(),
+                ],
+            )?
+            .into_int_value();
+        let failed = self.b.build_int_truncate_or_bit_cast(failed, self.mt, "")?;
+        let failed = self.and(failed, compute)?;
+        err = self.or_opt(err, Some(failed))?;
+        let vp = self.b.build_struct_gep(mem.out, 2, "")?;
+        let valid = self.b.build_load(vp, "")?.into_int_value();
+        let valid = self.b.build_int_truncate_or_bit_cast(valid, self.mt, "")?;
+        let valid = Some(self.and(valid, compute)?);
+        Ok(match ret {
+            PType::Bool => {
+                let m = self
+                    .b
+                    .build_load(self.b.build_pointer_cast(out_values, i64p, "")?, "")?;
+                let m = self
+                    .b
+                    .build_int_truncate_or_bit_cast(m.into_int_value(), self.mt, "")?;
+                let valid = valid.unwrap_or(self.ones());
+                V::Bool {
+                    t: self.and(m, valid)?,
+                    f: self.and(self.not(m)?, valid)?,
+                    err,
+                }
+            }
+            PType::Str => {
+                let vp = self.i64t.vec_type(LANES).ptr_type(AddressSpace::default());
+                let ptr = self
+                    .b
+                    .build_load(self.b.build_pointer_cast(out_values, vp, "")?, "")?;
+                let len = self
+                    .b
+                    .build_load(self.b.build_pointer_cast(out_lens, vp, "")?, "")?;
+                for x in [ptr, len] {
+                    if let Some(inst) = x.as_instruction_value() {
+                        inst.set_alignment(8)
+                            .map_err(|e| EmitError(e.to_string()))?;
+                    }
+                }
+                V::Str {
+                    ptr: ptr.into_vector_value(),
+                    len: len.into_vector_value(),
+                    valid,
+                    err,
+                }
+            }
+            t => {
+                let vp = self.vec_ty(t).ptr_type(AddressSpace::default());
+                let v = self
+                    .b
+                    .build_load(self.b.build_pointer_cast(out_values, vp, "")?, "")?;
+                if let Some(inst) = v.as_instruction_value() {
+                    inst.set_alignment(t.width())
+                        .map_err(|e| EmitError(e.to_string()))?;
+                }
+                V::Vals {
+                    v: v.into_vector_value(),
+                    valid,
+                    err,
+                }
+            }
         })
     }
 }

@@ -27,8 +27,15 @@ use crate::program::{OutSlot, Program, Slot};
 pub struct CodegenError(pub String);
 
 /// The generated function's type (see [`crate::emit`] for the ABI).
-pub type KernelFn =
-    unsafe extern "C" fn(*const Slot, *const u64, u64, *const OutSlot, u64, *mut u64) -> i64;
+pub type KernelFn = unsafe extern "C" fn(
+    *const Slot,
+    *const u64,
+    u64,
+    *const OutSlot,
+    u64,
+    *mut u64,
+    *mut u8,
+) -> i64;
 
 /// Which optimization pipeline compiles a kernel.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -150,7 +157,9 @@ impl Kernel {
     /// parameter (pointers to helper state must stay valid during the call); for a
     /// filter, `outs[0].values` has room for `rows` indices of the `mode`'s width
     /// (mode 0: `ceil(rows / 64)` words); for a projection, one [`OutSlot`] per
-    /// output with room for `rows` values and `ceil(rows / 64)` validity words.
+    /// output with room for `rows` values (strings: `2 * rows` `u64`s) and
+    /// `ceil(rows / 64)` validity words. `ctx` is what the program's call helpers
+    /// expect (it is passed to them untouched).
     pub unsafe fn run(
         &self,
         inputs: &[Slot],
@@ -158,6 +167,7 @@ impl Kernel {
         rows: usize,
         outs: &[OutSlot],
         mode: u64,
+        ctx: *mut u8,
     ) -> Result<usize, usize> {
         let mut err_row = 0u64;
         // SAFETY: the caller upholds the contract above, which is what the generated
@@ -170,6 +180,7 @@ impl Kernel {
                 outs.as_ptr(),
                 mode,
                 &mut err_row,
+                ctx,
             )
         };
         if n < 0 {

@@ -17,7 +17,9 @@ pub enum PType {
     U64,
     F32,
     F64,
-    /// A UTF-8 string column (offsets + data), read only by helpers.
+    /// A UTF-8 string. An input column is offsets + bytes; within a block a string
+    /// value is a view per row (an address and a byte length), so computed strings
+    /// flow between [`Node::Call`]s, `CASE`, `COALESCE` and outputs.
     Str,
     /// An opaque pointer parameter (helper state).
     Ptr,
@@ -111,6 +113,65 @@ pub struct Helper {
 pub type HelperFn =
     unsafe extern "C" fn(*const u8, *const Slot, *const Slot, u64, u64, *mut u8) -> u64;
 
+/// What a [`Node::Call`] calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Callee {
+    /// An LLVM intrinsic overloaded on the vector type of its float arguments and
+    /// result (`llvm.sqrt`, `llvm.floor`, `llvm.pow`, …). Lanes where the first
+    /// argument `x` satisfies `x domain.0 domain.1` (a comparison with an `f64`
+    /// constant, given by its bits) raise an error: `sqrt` of a negative number.
+    Intrinsic {
+        /// The intrinsic's name.
+        name: &'static str,
+        /// The error lanes, if the function has a restricted domain.
+        domain: Option<(CmpOp, u64)>,
+    },
+    /// A runtime helper with the [`CallFn`] ABI, called once per block; its state
+    /// pointer is the parameter slot `state`.
+    Helper {
+        /// The symbol and address.
+        helper: Helper,
+        /// The parameter slot holding the helper's state pointer.
+        state: usize,
+    },
+}
+
+/// One argument of a [`CallFn`] helper: a block of [`LANES`](crate::LANES) values
+/// (`#[repr(C)]`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CallArg {
+    /// `LANES` values of the argument's type; for strings, `LANES` addresses (`u64`).
+    /// Booleans: one `u64` whose bit `i` is lane `i`.
+    pub values: *const u8,
+    /// For strings, `LANES` byte lengths (`u64`); null otherwise.
+    pub lens: *const u64,
+    /// Bit `i` set: lane `i` is not NULL (lanes past the batch are clear).
+    pub valid: u64,
+}
+
+/// Where a [`CallFn`] helper writes its block of results (`#[repr(C)]`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CallOut {
+    /// Room for `LANES` values of the result type (strings: addresses as `u64`;
+    /// booleans: one `u64` mask).
+    pub values: *mut u8,
+    /// Strings: room for `LANES` byte lengths; null otherwise.
+    pub lens: *mut u64,
+    /// On entry, the lanes to compute (for a strict call, the lanes in the batch
+    /// where every argument is valid; otherwise every lane in the batch); on return,
+    /// the lanes whose result is not NULL (a subset of them).
+    pub valid: u64,
+}
+
+/// The ABI of [`Callee::Helper`] functions:
+/// `(state, ctx, args, out) -> error lanes`. `ctx` is the pointer the caller of
+/// the kernel passed (the per-call arena that computed strings are written to);
+/// `args` has one [`CallArg`] per argument. The returned mask holds the lanes whose
+/// computation failed (a subset of the lanes to compute).
+pub type CallFn = unsafe extern "C" fn(*const u8, *mut u8, *const CallArg, *mut CallOut) -> u64;
+
 /// One node of the DAG.
 #[derive(Debug, Clone, PartialEq, Hash, Eq)]
 pub enum Node {
@@ -189,6 +250,18 @@ pub enum Node {
         /// `Bool` for a predicate, else the type of the values it writes.
         out: PType,
     },
+    /// A function call: an LLVM intrinsic or a runtime helper over whole blocks.
+    Call {
+        /// What is called.
+        callee: Callee,
+        /// The arguments.
+        args: Vec<NodeId>,
+        /// The result type.
+        ret: PType,
+        /// NULL if any argument is NULL (the callee sees only the other lanes);
+        /// otherwise the callee decides validity from its arguments'.
+        strict: bool,
+    },
 }
 
 /// What the kernel produces.
@@ -236,6 +309,7 @@ impl Program {
             Node::Case(_, e) => self.type_of(*e),
             Node::Coalesce(args) => self.type_of(args[0]),
             Node::Helper { out, .. } => *out,
+            Node::Call { ret, .. } => *ret,
             Node::Bool(_)
             | Node::Cmp(..)
             | Node::Distinct(..)
@@ -286,7 +360,8 @@ impl Program {
                 | Node::Param(_)
                 | Node::Const(..)
                 | Node::Bool(_)
-                | Node::Null(_) => {}
+                | Node::Null(_)
+                | Node::Call { .. } => {}
                 Node::Arith(_, l, r) => {
                     let t = same(*l, *r)?;
                     if !(t.is_int() || t.is_float()) {
@@ -325,7 +400,7 @@ impl Program {
                             return Err(format!("node {id}: CASE values differ in type"));
                         }
                     }
-                    if matches!(t, PType::Str | PType::Ptr) {
+                    if t == PType::Ptr {
                         return Err(format!("node {id}: CASE of {t:?}"));
                     }
                 }
@@ -336,12 +411,15 @@ impl Program {
                             return Err(format!("node {id}: COALESCE arguments differ in type"));
                         }
                     }
-                    if matches!(t, PType::Str | PType::Ptr) {
+                    if t == PType::Ptr {
                         return Err(format!("node {id}: COALESCE of {t:?}"));
                     }
                 }
                 Node::InList { x, values, .. } => {
                     let t = child(*x)?;
+                    if matches!(t, PType::Str | PType::Ptr) {
+                        return Err(format!("node {id}: IN list of {t:?} needs a helper"));
+                    }
                     for v in values {
                         if child(*v)? != t {
                             return Err(format!("node {id}: IN list value of another type"));
@@ -389,6 +467,32 @@ impl Program {
                     }
                 }
             }
+            if let Node::Call {
+                callee, args, ret, ..
+            } = node
+            {
+                let types = args
+                    .iter()
+                    .map(|a| child(*a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match callee {
+                    Callee::Intrinsic { .. } => {
+                        if !ret.is_float() || types.is_empty() || types.iter().any(|t| t != ret) {
+                            return Err(format!(
+                                "node {id}: intrinsics take and return one float type"
+                            ));
+                        }
+                    }
+                    Callee::Helper { state, .. } => {
+                        if *state >= self.params.len() || self.params[*state] != PType::Ptr {
+                            return Err(format!("node {id}: helper state must be a Ptr parameter"));
+                        }
+                        if *ret == PType::Ptr || types.contains(&PType::Ptr) {
+                            return Err(format!("node {id}: pointers are not call values"));
+                        }
+                    }
+                }
+            }
             if let Node::Arith(ArithOp::FloorDiv, _, r) = node {
                 if !matches!(self.nodes[*r], Node::Const(_, v) if (v as i64) > 0) {
                     return Err(format!(
@@ -404,7 +508,7 @@ impl Program {
             if o >= n {
                 return Err(format!("output {o} is not a node"));
             }
-            if matches!(self.type_of(o), PType::Str | PType::Ptr) {
+            if self.type_of(o) == PType::Ptr {
                 return Err(format!("output {o} has a type kernels cannot write"));
             }
         }
@@ -444,7 +548,8 @@ pub struct Slot {
 
 /// One output of a projection kernel (`#[repr(C)]`).
 ///
-/// `values` holds `rows` values (booleans: `ceil(rows / 64)` words), `validity`
+/// `values` holds `rows` values (booleans: `ceil(rows / 64)` words; strings: `rows`
+/// addresses followed by `rows` byte lengths, all `u64`), `validity`
 /// `ceil(rows / 64)` words.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

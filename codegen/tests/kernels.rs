@@ -37,7 +37,7 @@ fn float_filter_selects_the_same_rows_as_a_loop_in_every_mode() {
             validity: std::ptr::null_mut(),
         }];
         // SAFETY: buffers sized as Kernel::run requires.
-        let n = unsafe { k.run(&inputs, &params, rows, &outs, 4) }.unwrap();
+        let n = unsafe { k.run(&inputs, &params, rows, &outs, 4, std::ptr::null_mut()) }.unwrap();
         assert_eq!(&sel[..n], &expect[..], "rows = {rows}");
         let mut sel64 = vec![0u64; rows];
         let outs = [OutSlot {
@@ -45,7 +45,7 @@ fn float_filter_selects_the_same_rows_as_a_loop_in_every_mode() {
             validity: std::ptr::null_mut(),
         }];
         // SAFETY: as above.
-        let n = unsafe { k.run(&inputs, &params, rows, &outs, 8) }.unwrap();
+        let n = unsafe { k.run(&inputs, &params, rows, &outs, 8, std::ptr::null_mut()) }.unwrap();
         assert_eq!(
             sel64[..n].iter().map(|&v| v as u32).collect::<Vec<_>>(),
             expect
@@ -56,7 +56,7 @@ fn float_filter_selects_the_same_rows_as_a_loop_in_every_mode() {
             validity: std::ptr::null_mut(),
         }];
         // SAFETY: as above.
-        let n = unsafe { k.run(&inputs, &params, rows, &outs, 0) }.unwrap();
+        let n = unsafe { k.run(&inputs, &params, rows, &outs, 0, std::ptr::null_mut()) }.unwrap();
         assert_eq!(n, expect.len());
         for &i in &expect {
             assert!(words[i as usize / 64] >> (i % 64) & 1 == 1);
@@ -118,7 +118,7 @@ fn integer_division_projects_values_and_reports_the_first_zero_divisor() {
         validity: out_valid.as_mut_ptr(),
     }];
     // SAFETY: buffers sized as Kernel::run requires.
-    unsafe { k.run(&inputs, &[], rows, &outs, 0) }.unwrap();
+    unsafe { k.run(&inputs, &[], rows, &outs, 0, std::ptr::null_mut()) }.unwrap();
     for i in 0..rows {
         if i != 66 {
             assert_eq!(out[i], a[i] / b[i], "row {i}");
@@ -128,5 +128,8 @@ fn integer_division_projects_values_and_reports_the_first_zero_divisor() {
     b[3] = 0;
     b[40] = 0;
     // SAFETY: as above.
-    assert_eq!(unsafe { k.run(&inputs, &[], rows, &outs, 0) }, Err(3));
+    assert_eq!(
+        unsafe { k.run(&inputs, &[], rows, &outs, 0, std::ptr::null_mut()) },
+        Err(3)
+    );
 }

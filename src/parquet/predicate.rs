@@ -15,7 +15,6 @@ use parquet::file::metadata::ParquetMetaData;
 use super::dataset::{engine_schema, to_engine_batch};
 use crate::bind::bind_predicate;
 use crate::cache::KernelCache;
-use crate::error::EvalError;
 use crate::expr::Expr;
 use crate::filter::true_rows;
 use crate::interpret::interpret;
@@ -263,8 +262,7 @@ pub(crate) fn constant_value(optimized: &TypedExpr) -> Option<bool> {
 /// The message of an engine error without its row (which counts within a batch).
 pub(crate) fn without_row(e: &crate::Error) -> String {
     match e {
-        crate::Error::Eval(EvalError::DivisionByZero { .. }) => "division by zero".into(),
-        crate::Error::Eval(EvalError::Overflow { what, .. }) => format!("{what} out of range"),
+        crate::Error::Eval(e) => e.without_row(),
         other => other.to_string(),
     }
 }
@@ -272,8 +270,7 @@ pub(crate) fn without_row(e: &crate::Error) -> String {
 /// The row (within its batch) an engine error is about, if it names one.
 pub(crate) fn row_of(e: &crate::Error) -> Option<usize> {
     match e {
-        crate::Error::Eval(EvalError::DivisionByZero { row })
-        | crate::Error::Eval(EvalError::Overflow { row, .. }) => Some(*row),
+        crate::Error::Eval(e) => e.row(),
         _ => None,
     }
 }

@@ -1,113 +1,9 @@
-//! The function registry: one table of signatures that drives everything.
-//!
-//! The binder resolves every call (operators included) against it; the interpreter
-//! and the JIT lowering each implement every [`FuncId`] (a test enumerates the table
-//! and runs each entry through both); `docs/functions.md` is generated from it.
-
-use std::sync::LazyLock;
+//! Operators (`+`, `=`, `IS TRUE`, `LIKE`, …) and the first functions, which both
+//! back ends implement natively (`FuncId` other than `Row`).
 
 use arrow_schema::{DataType, TimeUnit};
 
-/// What a function returns when an argument is NULL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NullBehavior {
-    /// NULL if any argument is NULL (most functions and operators).
-    NullIfAnyNull,
-    /// Never NULL (`IS DISTINCT FROM`, `IS TRUE`, …).
-    NeverNull,
-}
-
-/// The implementations both back ends provide, one per behaviour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum FuncId {
-    Add,
-    Subtract,
-    Multiply,
-    Divide,
-    Modulo,
-    Negate,
-    Abs,
-    Equal,
-    NotEqual,
-    Less,
-    LessEq,
-    Greater,
-    GreaterEq,
-    IsDistinctFrom,
-    IsNotDistinctFrom,
-    IsTrue,
-    IsNotTrue,
-    IsFalse,
-    IsNotFalse,
-    Like,
-    ILike,
-    Length,
-    /// `date + integer` (days), and `integer + date`
-    DateAddDays,
-    /// `date - integer` (days)
-    DateSubDays,
-    /// `date - date`, in days
-    DateDiffDays,
-}
-
-impl FuncId {
-    /// Whether this is one of the six ordering/equality comparisons.
-    pub fn is_comparison(self) -> bool {
-        use FuncId::*;
-        matches!(self, Equal | NotEqual | Less | LessEq | Greater | GreaterEq)
-    }
-}
-
-/// One entry of the registry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Signature {
-    /// The SQL name the binder looks up (operators have Gandiva's names, e.g. `add`).
-    pub name: &'static str,
-    /// The behaviour both back ends implement.
-    pub func: FuncId,
-    /// Argument types (a timestamp parameter matches any time zone of its unit).
-    pub args: Vec<DataType>,
-    /// The result type.
-    pub ret: DataType,
-    /// NULL handling.
-    pub nulls: NullBehavior,
-    /// Whether evaluation can fail (overflow, division by zero).
-    pub can_error: bool,
-    /// One line for the function reference.
-    pub doc: &'static str,
-}
-
-impl Signature {
-    /// Whether the argument types match this signature exactly (time zones aside).
-    pub fn matches(&self, args: &[DataType]) -> bool {
-        self.args.len() == args.len() && self.args.iter().zip(args).all(|(p, a)| same_type(p, a))
-    }
-
-    /// `name(T1, T2) -> R`, for error messages and docs.
-    pub fn display(&self) -> String {
-        let args: Vec<String> = self.args.iter().map(crate::types::sql_type_name).collect();
-        format!(
-            "{}({}) -> {}",
-            self.name,
-            args.join(", "),
-            crate::types::sql_type_name(&self.ret)
-        )
-    }
-
-    /// Whether all parameters have one type (operators whose arguments meet in a common type).
-    pub fn is_homogeneous(&self) -> bool {
-        self.args.windows(2).all(|w| w[0] == w[1])
-    }
-}
-
-/// Equal types, where two timestamps of one unit are equal whatever their time zones.
-pub fn same_type(a: &DataType, b: &DataType) -> bool {
-    match (a, b) {
-        (DataType::Timestamp(ua, _), DataType::Timestamp(ub, _)) => ua == ub,
-        _ => a == b,
-    }
-}
+use super::{FuncId, NullBehavior, Registry};
 
 const NUMERIC: [DataType; 10] = [
     DataType::Int8,
@@ -136,20 +32,14 @@ fn comparable_types() -> Vec<DataType> {
     types
 }
 
-fn build() -> Vec<Signature> {
+/// The operators and the first functions: arithmetic, comparisons, truth tests,
+/// LIKE, length and day arithmetic on dates, each implemented by both back ends
+/// directly (no row-wise implementation).
+pub(super) fn register(r: &mut Registry) {
     use FuncId::*;
     use NullBehavior::*;
-    let mut sigs = Vec::new();
     let mut push = |name, func, args: Vec<DataType>, ret, nulls, can_error, doc| {
-        sigs.push(Signature {
-            name,
-            func,
-            args,
-            ret,
-            nulls,
-            can_error,
-            doc,
-        })
+        r.builtin(name, func, args, ret, nulls, can_error, doc)
     };
     for t in NUMERIC {
         let int = crate::types::is_integer(&t);
@@ -353,17 +243,15 @@ fn build() -> Vec<Signature> {
         false,
         "s ILIKE pattern: LIKE ignoring case",
     );
-    for name in ["length", "char_length", "character_length"] {
-        push(
-            name,
-            Length,
-            vec![s()],
-            DataType::Int32,
-            NullIfAnyNull,
-            false,
-            "the number of characters in s",
-        );
-    }
+    push(
+        "length",
+        Length,
+        vec![s()],
+        DataType::Int32,
+        NullIfAnyNull,
+        false,
+        "the number of characters (Unicode code points) in s",
+    );
     let (d, i) = (|| DataType::Date32, || DataType::Int32);
     push(
         "add",
@@ -401,42 +289,10 @@ fn build() -> Vec<Signature> {
         true,
         "date - date, in days",
     );
-    sigs
-}
-
-static REGISTRY: LazyLock<Vec<Signature>> = LazyLock::new(build);
-
-/// Every signature, in registry order.
-pub fn signatures() -> &'static [Signature] {
-    &REGISTRY
-}
-
-/// The signatures with this name (empty if the function does not exist).
-pub fn lookup(name: &str) -> impl Iterator<Item = &'static Signature> + '_ {
-    REGISTRY.iter().filter(move |s| s.name == name)
-}
-
-/// Every distinct function name, sorted.
-pub fn names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = REGISTRY.iter().map(|s| s.name).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_name_has_entries_and_lookup_matches_exactly() {
-        for name in names() {
-            assert!(lookup(name).count() > 0);
-        }
-        let add_i32 = lookup("add").find(|s| s.matches(&[DataType::Int32, DataType::Int32]));
-        assert_eq!(add_i32.map(|s| s.ret.clone()), Some(DataType::Int32));
-        let ts = DataType::Timestamp(TimeUnit::Second, Some("UTC".into()));
-        assert!(lookup("less_than").any(|s| s.matches(&[ts.clone(), ts.clone()])));
-        assert!(lookup("nope").next().is_none());
-    }
+    r.function("length")
+        .alias("char_length")
+        .alias("character_length")
+        .example("length('héllo')", "5");
+    r.function("like").example("'abc' LIKE 'a%'", "true");
+    r.function("ilike").example("'ABC' ILIKE 'a%'", "true");
 }

@@ -1,0 +1,5 @@
+//! Date and time functions.
+
+use super::Registry;
+
+pub(super) fn register(_r: &mut Registry) {}

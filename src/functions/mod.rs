@@ -1,0 +1,446 @@
+//! The function registry: one table of every function and operator Broadhead
+//! knows, which drives everything else.
+//!
+//! Each function lives in one place, its domain's file (`string.rs`, `math.rs`,
+//! `datetime.rs`, `conditional.rs`, `hash.rs`, `cast.rs`; operators in
+//! `operators.rs`): its name and aliases, a one-line description, an example, and
+//! its signatures — argument types, result type, NULL behaviour, whether it can
+//! fail — each with its implementation. The binder resolves calls against the
+//! table; `docs/functions.md` and `broadhead functions` are generated from it; a
+//! test walks it, runs every signature through both back ends and checks every
+//! example.
+//!
+//! Most functions are written once, row by row, with the adapters of [`row`]
+//! (`row::map1(|s: &str| …)`): the same closure is the interpreter's
+//! implementation (over Arrow arrays) and, through one generic runtime helper,
+//! the JIT's (over blocks of rows, strings as views). Functions that LLVM computes
+//! better say so in their [`Lowering`] (an intrinsic such as `llvm.sqrt`). The
+//! operators are implemented natively by both back ends ([`FuncId`]).
+
+use std::sync::LazyLock;
+
+use arrow_schema::DataType;
+use broadhead_codegen::CmpOp;
+
+mod conditional;
+mod datetime;
+mod hash;
+mod math;
+mod operators;
+pub(crate) mod row;
+mod string;
+
+pub use row::RowImpl;
+
+/// What a function returns when an argument is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NullBehavior {
+    /// NULL if any argument is NULL (most functions and operators).
+    NullIfAnyNull,
+    /// Never NULL (`IS DISTINCT FROM`, `IS TRUE`, …).
+    NeverNull,
+    /// The function decides from its arguments (`concat` skips NULLs, `greatest`
+    /// ignores them).
+    DecidesItself,
+}
+
+impl NullBehavior {
+    /// How the reference describes it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            NullBehavior::NullIfAnyNull => "NULL if any argument is NULL",
+            NullBehavior::NeverNull => "never NULL",
+            NullBehavior::DecidesItself => "decides itself",
+        }
+    }
+}
+
+/// The natively implemented behaviours; [`FuncId::Row`] marks a function
+/// implemented row by row ([`Signature::imp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum FuncId {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Modulo,
+    Negate,
+    Abs,
+    Equal,
+    NotEqual,
+    Less,
+    LessEq,
+    Greater,
+    GreaterEq,
+    IsDistinctFrom,
+    IsNotDistinctFrom,
+    IsTrue,
+    IsNotTrue,
+    IsFalse,
+    IsNotFalse,
+    Like,
+    ILike,
+    Length,
+    /// `date + integer` (days), and `integer + date`
+    DateAddDays,
+    /// `date - integer` (days)
+    DateSubDays,
+    /// `date - date`, in days
+    DateDiffDays,
+    /// Implemented by [`Signature::imp`].
+    Row,
+}
+
+impl FuncId {
+    /// Whether this is one of the six ordering/equality comparisons.
+    pub fn is_comparison(self) -> bool {
+        use FuncId::*;
+        matches!(self, Equal | NotEqual | Less | LessEq | Greater | GreaterEq)
+    }
+}
+
+/// How the JIT computes a [`FuncId::Row`] signature.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Lowering {
+    /// The row-wise implementation, called once per block of rows.
+    Helper,
+    /// An LLVM intrinsic over float vectors (`llvm.sqrt`); lanes whose first
+    /// argument `x` satisfies `x op value` are errors (`sqrt` of a negative number).
+    Intrinsic {
+        /// The intrinsic.
+        name: &'static str,
+        /// The error lanes, if the function has a restricted domain.
+        domain: Option<(CmpOp, f64)>,
+    },
+}
+
+/// One signature of a function.
+#[derive(Clone)]
+pub struct Signature {
+    /// The function's name (operators have Gandiva's names, e.g. `add`).
+    pub name: &'static str,
+    /// The native behaviour, or [`FuncId::Row`].
+    pub func: FuncId,
+    /// Argument types (a timestamp parameter matches any time zone of its unit).
+    pub args: Vec<DataType>,
+    /// Whether the last parameter may repeat (`concat(VARCHAR, …)`).
+    pub variadic: bool,
+    /// The result type.
+    pub ret: DataType,
+    /// NULL handling.
+    pub nulls: NullBehavior,
+    /// Whether evaluation can fail (overflow, division by zero, bad input).
+    pub can_error: bool,
+    /// One line for the function reference.
+    pub doc: &'static str,
+    /// The row-wise implementation of a [`FuncId::Row`] signature.
+    pub imp: Option<RowImpl>,
+    /// How the JIT computes a [`FuncId::Row`] signature.
+    pub lowering: Lowering,
+}
+
+impl std::fmt::Debug for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.display())
+    }
+}
+
+impl PartialEq for Signature {
+    fn eq(&self, other: &Signature) -> bool {
+        // Registry entries are unique by name, behaviour and types.
+        self.name == other.name
+            && self.func == other.func
+            && self.args == other.args
+            && self.variadic == other.variadic
+            && self.ret == other.ret
+    }
+}
+
+impl Signature {
+    /// Whether the argument types match this signature exactly (time zones aside).
+    pub fn matches(&self, args: &[DataType]) -> bool {
+        self.accepts_count(args.len())
+            && args
+                .iter()
+                .enumerate()
+                .all(|(i, a)| same_type(self.param(i), a))
+    }
+
+    /// Whether a call with `n` arguments can match.
+    pub fn accepts_count(&self, n: usize) -> bool {
+        if self.variadic {
+            n >= self.args.len()
+        } else {
+            n == self.args.len()
+        }
+    }
+
+    /// The type of the `i`-th parameter (the last one repeats in variadic functions).
+    pub fn param(&self, i: usize) -> &DataType {
+        let last = self.args.len().saturating_sub(1);
+        &self.args[i.min(last)]
+    }
+
+    /// `name(T1, T2) -> R`, for error messages and docs.
+    pub fn display(&self) -> String {
+        let mut args: Vec<String> = self.args.iter().map(crate::types::sql_type_name).collect();
+        if self.variadic {
+            args.push("…".into());
+        }
+        format!(
+            "{}({}) -> {}",
+            self.name,
+            args.join(", "),
+            crate::types::sql_type_name(&self.ret)
+        )
+    }
+
+    /// Whether all parameters have one type (operators whose arguments meet in a common type).
+    pub fn is_homogeneous(&self) -> bool {
+        self.args.windows(2).all(|w| w[0] == w[1])
+    }
+}
+
+/// A function: its names, documentation and signatures.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// The name the reference lists it under.
+    pub name: &'static str,
+    /// Other names for it.
+    pub aliases: Vec<&'static str>,
+    /// The domain (the file it lives in): `string`, `math`, `operator`, …
+    pub domain: &'static str,
+    /// Examples: SQL and the value it gives, as the CLI prints it.
+    pub examples: Vec<(&'static str, &'static str)>,
+    /// Its signatures.
+    pub signatures: Vec<Signature>,
+}
+
+impl Function {
+    /// Adds another name.
+    pub fn alias(&mut self, name: &'static str) -> &mut Function {
+        self.aliases.push(name);
+        self
+    }
+
+    /// Adds an example: `sql` evaluates to the value printed as `result`.
+    pub fn example(&mut self, sql: &'static str, result: &'static str) -> &mut Function {
+        self.examples.push((sql, result));
+        self
+    }
+
+    /// Adds a signature implemented row by row (`imp`), lowered as a helper call.
+    pub fn sig(
+        &mut self,
+        args: &[DataType],
+        ret: DataType,
+        doc: &'static str,
+        imp: RowImpl,
+    ) -> &mut Function {
+        self.push(args, false, ret, doc, imp, Lowering::Helper)
+    }
+
+    /// Adds a variadic signature: the last parameter may repeat.
+    pub fn variadic_sig(
+        &mut self,
+        args: &[DataType],
+        ret: DataType,
+        doc: &'static str,
+        imp: RowImpl,
+    ) -> &mut Function {
+        self.push(args, true, ret, doc, imp, Lowering::Helper)
+    }
+
+    /// Adds a signature over DOUBLEs that the JIT computes with an LLVM intrinsic
+    /// (`imp` is the interpreter's).
+    pub fn intrinsic_sig(
+        &mut self,
+        args: &[DataType],
+        doc: &'static str,
+        imp: RowImpl,
+        name: &'static str,
+        domain: Option<(CmpOp, f64)>,
+    ) -> &mut Function {
+        let ret = args.first().cloned().unwrap_or(DataType::Float64);
+        self.push(
+            args,
+            false,
+            ret,
+            doc,
+            imp,
+            Lowering::Intrinsic { name, domain },
+        )
+    }
+
+    fn push(
+        &mut self,
+        args: &[DataType],
+        variadic: bool,
+        ret: DataType,
+        doc: &'static str,
+        imp: RowImpl,
+        lowering: Lowering,
+    ) -> &mut Function {
+        self.signatures.push(Signature {
+            name: self.name,
+            func: FuncId::Row,
+            args: args.to_vec(),
+            variadic,
+            ret,
+            nulls: if imp.strict {
+                NullBehavior::NullIfAnyNull
+            } else {
+                NullBehavior::DecidesItself
+            },
+            can_error: imp.can_error,
+            doc,
+            imp: Some(imp),
+            lowering,
+        });
+        self
+    }
+
+    /// Every name: the main one first.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        std::iter::once(self.name).chain(self.aliases.iter().copied())
+    }
+}
+
+/// The registry under construction: what each domain's `register` fills.
+#[derive(Default)]
+pub(crate) struct Registry {
+    functions: Vec<Function>,
+    domain: &'static str,
+}
+
+impl Registry {
+    /// The function `name`, created (in the current domain) if new.
+    pub(crate) fn function(&mut self, name: &'static str) -> &mut Function {
+        match self.functions.iter().position(|f| f.name == name) {
+            Some(i) => &mut self.functions[i],
+            None => {
+                self.functions.push(Function {
+                    name,
+                    aliases: Vec::new(),
+                    domain: self.domain,
+                    examples: Vec::new(),
+                    signatures: Vec::new(),
+                });
+                self.functions.last_mut().expect("just pushed")
+            }
+        }
+    }
+
+    /// Adds a natively implemented signature.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn builtin(
+        &mut self,
+        name: &'static str,
+        func: FuncId,
+        args: Vec<DataType>,
+        ret: DataType,
+        nulls: NullBehavior,
+        can_error: bool,
+        doc: &'static str,
+    ) {
+        self.function(name).signatures.push(Signature {
+            name,
+            func,
+            args,
+            variadic: false,
+            ret,
+            nulls,
+            can_error,
+            doc,
+            imp: None,
+            lowering: Lowering::Helper,
+        });
+    }
+}
+
+/// Equal types, where two timestamps of one unit are equal whatever their time zones.
+pub fn same_type(a: &DataType, b: &DataType) -> bool {
+    match (a, b) {
+        (DataType::Timestamp(ua, _), DataType::Timestamp(ub, _)) => ua == ub,
+        _ => a == b,
+    }
+}
+
+fn build() -> Vec<Function> {
+    let mut r = Registry::default();
+    let domains: [(&'static str, fn(&mut Registry)); 6] = [
+        ("operator", operators::register),
+        ("string", string::register),
+        ("math", math::register),
+        ("datetime", datetime::register),
+        ("conditional", conditional::register),
+        ("hash", hash::register),
+    ];
+    for (domain, register) in domains {
+        r.domain = domain;
+        register(&mut r);
+    }
+    r.functions
+}
+
+static REGISTRY: LazyLock<Vec<Function>> = LazyLock::new(build);
+
+/// Every function, in registry order.
+pub fn functions() -> &'static [Function] {
+    &REGISTRY
+}
+
+/// Every signature, in registry order.
+pub fn signatures() -> impl Iterator<Item = &'static Signature> {
+    REGISTRY.iter().flat_map(|f| f.signatures.iter())
+}
+
+/// The function called `name` (or with `name` as an alias).
+pub fn function(name: &str) -> Option<&'static Function> {
+    REGISTRY.iter().find(|f| f.names().any(|n| n == name))
+}
+
+/// The signatures of the function called `name` (empty if it does not exist).
+pub fn lookup(name: &str) -> impl Iterator<Item = &'static Signature> {
+    function(name).into_iter().flat_map(|f| f.signatures.iter())
+}
+
+/// Every distinct function name, aliases included, sorted.
+pub fn names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = REGISTRY.iter().flat_map(|f| f.names()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::TimeUnit;
+
+    #[test]
+    fn every_name_has_entries_and_lookup_matches_exactly() {
+        for name in names() {
+            assert!(lookup(name).count() > 0, "{name}");
+        }
+        let add_i32 = lookup("add").find(|s| s.matches(&[DataType::Int32, DataType::Int32]));
+        assert_eq!(add_i32.map(|s| s.ret.clone()), Some(DataType::Int32));
+        let ts = DataType::Timestamp(TimeUnit::Second, Some("UTC".into()));
+        assert!(lookup("less_than").any(|s| s.matches(&[ts.clone(), ts.clone()])));
+        assert!(lookup("nope").next().is_none());
+        assert!(lookup("char_length").any(|s| s.func == FuncId::Length));
+    }
+
+    #[test]
+    fn every_row_signature_has_an_implementation_and_names_are_unique() {
+        for s in signatures() {
+            assert_eq!(s.func == FuncId::Row, s.imp.is_some(), "{}", s.display());
+        }
+        let mut all: Vec<&str> = REGISTRY.iter().flat_map(|f| f.names()).collect();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "a name is used twice");
+    }
+}
