@@ -9,8 +9,20 @@
 //! larger than [`expr::MAX_NODES`] nodes are an error. Function
 //! names are lower-cased but not checked: the binder does that.
 //!
+//! SQL's special forms are plain calls too (docs/semantics.md lists them): `a || b`
+//! is `concat_op(a, b)`, `a ^ b` is `power(a, b)`, `a # b` is `bitwise_xor(a, b)`,
+//! `s ~* p` is `regexp_like(s, p, 'i')`, `s SIMILAR TO p` is `similar_to(s, p)`,
+//! `s LIKE p ESCAPE e` is `like(s, p, e)`, `EXTRACT(YEAR FROM d)` is
+//! `date_part('year', d)`, `SUBSTRING(s FROM i FOR n)` is `substr(s, i, n)`,
+//! `TRIM(LEADING c FROM s)` is `ltrim(s, c)`, `POSITION(x IN s)` is `strpos(s, x)`,
+//! `CURRENT_DATE` is `current_date()`. Chains of arithmetic, string and bitwise
+//! operators are grouped by PostgreSQL's precedences, which differ from
+//! sqlparser's for `^` and `||`. `INTERVAL '…'` is a literal
+//! ([`ScalarValue::IntervalMonthDayNano`]) and `TRY_CAST` an
+//! [`ExprKind::TryCast`] node.
+//!
 //! Whatever sqlparser accepts but Broadhead does not support (subqueries,
-//! arrays, intervals, window functions, …) is a [`ParseError`] pointing at the
+//! arrays, `INTERVAL … TO …`, window functions, …) is a [`ParseError`] pointing at the
 //! construct; no input makes the parser panic.
 
 use arrow_schema::DataType;
@@ -2619,6 +2631,21 @@ mod tests {
             lit(ScalarValue::Null(DataType::Int32)).cast(DataType::Int64),
             call("is_true", vec![col("x")]).not(),
             col("x").like(lit("a%")).not(),
+            lit(ScalarValue::IntervalMonthDayNano(
+                arrow::datatypes::IntervalMonthDayNano::MIN,
+            )),
+            lit(ScalarValue::IntervalMonthDayNano(
+                arrow::datatypes::IntervalMonthDayNano::MAX,
+            )),
+            lit(ScalarValue::IntervalMonthDayNano(
+                arrow::datatypes::IntervalMonthDayNano::new(-1, 1, -1),
+            )),
+            col("x").try_cast(DataType::Utf8),
+            col("a").concat(col("b").concat(col("c"))),
+            call(
+                "power",
+                vec![call("power", vec![col("a"), col("b")]), col("c")],
+            ),
         ] {
             let text = e.to_string();
             assert_eq!(parse_expr(&text), Ok(e), "{text}");
