@@ -901,10 +901,12 @@ fn unary(e: &ast::Expr, op: &UnaryOperator, x: &ast::Expr, cx: Cx) -> Result<Exp
                 },
             ),
         ) => literal(v, true),
+        // `~` binds as PostgreSQL's other operators, not as sqlparser's minus sign.
+        (UnaryOperator::BitwiseNot, _) => operator_chain(e, cx),
+        (UnaryOperator::Minus, _) if needs_reassociation(e) => operator_chain(e, cx),
         (UnaryOperator::Minus, x) => Ok(convert(x, cx.deeper())?.neg()),
         (UnaryOperator::Plus, x) => convert(x, cx),
         (UnaryOperator::Not, x) => Ok(convert(x, cx.deeper())?.not()),
-        (UnaryOperator::BitwiseNot, x) => unary_call("bitwise_not", x, cx.deeper()),
         _ => Err(unsupported(e, cx)),
     }
 }
@@ -1279,9 +1281,41 @@ fn pg_precedence(op: &BinaryOperator) -> Option<u8> {
     })
 }
 
-/// Whether the chain of operators (of [`pg_precedence`]) written without parentheses
-/// at `e` holds one that sqlparser ranks differently from PostgreSQL: it reads `^`
-/// below `*` and `+`, and `||` as tight as `*`.
+/// PostgreSQL's precedence of a prefix operator written in a chain: `-` and `+` bind
+/// tightest (`-2 ^ 2` is 4), `~` as the other operators (`~a + b` is `~(a + b)`).
+fn pg_prefix_precedence(op: &UnaryOperator) -> Option<u8> {
+    match op {
+        UnaryOperator::Minus | UnaryOperator::Plus => Some(5),
+        UnaryOperator::BitwiseNot => Some(1),
+        _ => None,
+    }
+}
+
+/// A prefix operator of a chain, other than a minus sign folded into a number.
+fn chain_prefix(e: &ast::Expr) -> Option<(&UnaryOperator, &ast::Expr)> {
+    match e {
+        ast::Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } if matches!(
+            expr.as_ref(),
+            ast::Expr::Value(ValueWithSpan {
+                value: Value::Number(..),
+                ..
+            })
+        ) =>
+        {
+            None
+        }
+        ast::Expr::UnaryOp { op, expr } if pg_prefix_precedence(op).is_some() => Some((op, expr)),
+        _ => None,
+    }
+}
+
+/// Whether the chain of operators (of [`pg_precedence`], with prefix `-`, `+`, `~`)
+/// written without parentheses at `e` holds one that sqlparser ranks differently
+/// from PostgreSQL: it reads `^` below `*` and `+`, `||` as tight as `*`, and `~`
+/// as tight as a minus sign.
 fn needs_reassociation(e: &ast::Expr) -> bool {
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
@@ -1293,83 +1327,125 @@ fn needs_reassociation(e: &ast::Expr) -> bool {
             }
             stack.push(left);
             stack.push(right);
+        } else if let Some((op, operand)) = chain_prefix(x) {
+            if *op == UnaryOperator::BitwiseNot {
+                return true;
+            }
+            stack.push(operand);
         }
     }
     false
 }
 
+/// One piece of an operator chain, in written order.
+enum Piece<'a> {
+    Operand(&'a ast::Expr),
+    Infix(&'a BinaryOperator),
+    Prefix(&'a UnaryOperator),
+}
+
 /// A chain of arithmetic, string and bitwise operators written without
-/// parentheses, regrouped by PostgreSQL's precedences ([`pg_precedence`]):
-/// `2 * 3 ^ 2` is `2 * (3 ^ 2)` and `'a' || 1 + 2` is `'a' || (1 + 2)`.
+/// parentheses, regrouped by PostgreSQL's precedences ([`pg_precedence`],
+/// [`pg_prefix_precedence`]): `2 * 3 ^ 2` is `2 * (3 ^ 2)` and `'a' || 1 + 2` is
+/// `'a' || (1 + 2)`.
 ///
-/// sqlparser's tree keeps the operands in their written order; the chain is read
-/// back in that order and regrouped without recursion.
+/// sqlparser's tree keeps the pieces in their written order; they are read back in
+/// that order (without recursion) and grouped again by precedence climbing, which
+/// recurses only once per precedence level or prefix operator.
 fn operator_chain(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
-    enum Item<'a> {
-        Node(&'a ast::Expr),
-        Op(&'a BinaryOperator),
-    }
-    let mut operands = Vec::new();
-    let mut ops = Vec::new();
-    let mut stack = vec![Item::Node(e)];
-    while let Some(item) = stack.pop() {
-        match item {
-            Item::Op(op) => ops.push(op),
-            Item::Node(ast::Expr::BinaryOp { left, op, right }) if pg_precedence(op).is_some() => {
-                stack.push(Item::Node(right));
-                stack.push(Item::Op(op));
-                stack.push(Item::Node(left));
+    let mut pieces = Vec::new();
+    let mut stack = vec![Piece::Operand(e)];
+    while let Some(piece) = stack.pop() {
+        match piece {
+            Piece::Operand(ast::Expr::BinaryOp { left, op, right })
+                if pg_precedence(op).is_some() =>
+            {
+                stack.push(Piece::Operand(right));
+                stack.push(Piece::Infix(op));
+                stack.push(Piece::Operand(left));
             }
-            Item::Node(x) => operands.push(x),
+            Piece::Operand(x) => match chain_prefix(x) {
+                Some((op, operand)) => {
+                    stack.push(Piece::Operand(operand));
+                    stack.push(Piece::Prefix(op));
+                }
+                None => pieces.push(Piece::Operand(x)),
+            },
+            other => pieces.push(other),
         }
     }
-    let d = cx.deeper();
-    let leaf = |x: &ast::Expr| -> Result<(Expr, usize), ParseError> {
-        let x = convert(x, d)?;
-        let height = x.size().1;
-        Ok((x, height))
+    let mut chain = Chain {
+        pieces: pieces.into_iter().peekable(),
+        e,
+        cx,
     };
-    // Combines the two topmost values with `op`.
-    let reduce = |values: &mut Vec<(Expr, usize)>, op: &BinaryOperator| {
-        let (Some((r, hr)), Some((l, hl))) = (values.pop(), values.pop()) else {
-            return Err(error("malformed operator chain", shallow_span(e, cx)));
-        };
-        let height = 1 + hl.max(hr);
-        if cx.depth + height > MAX_DEPTH {
+    let (x, _) = chain.climb(0)?;
+    match chain.pieces.next() {
+        None => Ok(x),
+        Some(_) => Err(chain.malformed()),
+    }
+}
+
+/// Precedence climbing over the pieces of an operator chain.
+struct Chain<'a, I: Iterator<Item = Piece<'a>>> {
+    pieces: std::iter::Peekable<I>,
+    e: &'a ast::Expr,
+    cx: Cx,
+}
+
+impl<'a, I: Iterator<Item = Piece<'a>>> Chain<'a, I> {
+    fn malformed(&self) -> ParseError {
+        error("malformed operator chain", shallow_span(self.e, self.cx))
+    }
+
+    /// A node over `children` (with their heights), within the nesting limit.
+    fn node(&self, name: &str, children: Vec<(Expr, usize)>) -> Result<(Expr, usize), ParseError> {
+        let height = 1 + children.iter().map(|c| c.1).max().unwrap_or(0);
+        let at = children.iter().fold(Span::NONE, |s, c| s.union(c.0.span));
+        if self.cx.depth + height > MAX_DEPTH {
+            let last = children.last().map_or(at, |c| c.0.span);
             return Err(error(
                 format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
-                r.span,
+                last,
             ));
         }
-        let name = operator_name(op).ok_or_else(|| unsupported(e, cx))?;
-        let at = l.span.union(r.span);
-        values.push((Expr::call(name, vec![l, r]).with_span(at), height));
-        Ok(())
-    };
-    let mut operands = operands.into_iter();
-    let first = operands
-        .next()
-        .ok_or_else(|| error("malformed operator chain", shallow_span(e, cx)))?;
-    let mut values = vec![leaf(first)?];
-    let mut pending: Vec<&BinaryOperator> = Vec::new();
-    for (op, x) in ops.into_iter().zip(operands) {
-        let p = pg_precedence(op);
-        while let Some(&top) = pending.last() {
-            if pg_precedence(top) < p {
+        let args = children.into_iter().map(|c| c.0).collect();
+        Ok((Expr::call(name, args).with_span(at), height))
+    }
+
+    /// The longest expression whose operators bind at least as tightly as `min`, and
+    /// its height.
+    #[recursive::recursive]
+    fn climb(&mut self, min: u8) -> Result<(Expr, usize), ParseError> {
+        let mut left = match self.pieces.next() {
+            Some(Piece::Operand(x)) => {
+                let x = convert(x, self.cx.deeper())?;
+                let height = x.size().1;
+                (x, height)
+            }
+            Some(Piece::Prefix(op)) => {
+                let p = pg_prefix_precedence(op).ok_or_else(|| self.malformed())?;
+                let operand = self.climb(p + 1)?;
+                match op {
+                    UnaryOperator::Plus => operand,
+                    UnaryOperator::Minus => self.node("negate", vec![operand])?,
+                    _ => self.node("bitwise_not", vec![operand])?,
+                }
+            }
+            _ => return Err(self.malformed()),
+        };
+        while let Some(Piece::Infix(op)) = self.pieces.peek() {
+            let op = *op;
+            let p = pg_precedence(op).ok_or_else(|| self.malformed())?;
+            if p < min {
                 break;
             }
-            pending.pop();
-            reduce(&mut values, top)?;
+            self.pieces.next();
+            let right = self.climb(p + 1)?;
+            let name = operator_name(op).ok_or_else(|| unsupported(self.e, self.cx))?;
+            left = self.node(name, vec![left, right])?;
         }
-        pending.push(op);
-        values.push(leaf(x)?);
-    }
-    while let Some(op) = pending.pop() {
-        reduce(&mut values, op)?;
-    }
-    match (values.pop(), values.is_empty()) {
-        (Some((x, _)), true) => Ok(x),
-        _ => Err(error("malformed operator chain", shallow_span(e, cx))),
+        Ok(left)
     }
 }
 
@@ -2211,6 +2287,32 @@ mod tests {
             p("a << 1 + b"),
             call("shift_left", vec![a.clone(), lit(1i64).add(b.clone())])
         );
+        // Prefix operators: `-` binds tightest, `~` as the other operators.
+        assert_eq!(
+            p("-a * b ^ 2"),
+            a.clone().neg().mul(pow(b.clone(), lit(2i64)))
+        );
+        assert_eq!(p("-a ^ 2"), pow(a.clone().neg(), lit(2i64)));
+        assert_eq!(
+            p("~a + b"),
+            call("bitwise_not", vec![a.clone().add(b.clone())])
+        );
+        assert_eq!(
+            p("~a || b"),
+            call("bitwise_not", vec![a.clone()]).concat(b.clone())
+        );
+        assert_eq!(
+            p("a & ~b * 2"),
+            call(
+                "bitwise_and",
+                vec![
+                    a.clone(),
+                    call("bitwise_not", vec![b.clone().mul(lit(2i64))])
+                ]
+            )
+        );
+        assert_eq!(p("- -a || b"), a.clone().neg().neg().concat(b.clone()));
+        assert_eq!(p("-a * b"), a.clone().neg().mul(b.clone()));
         assert_eq!(p("a = b ^ 2 AND c"), a.eq(pow(b, lit(2i64))).and(c));
         // A long chain is regrouped without recursion and within the nesting limit.
         let long = vec!["a"; 300].join(" || ");
