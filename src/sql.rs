@@ -598,6 +598,12 @@ fn dismantle(root: ast::Expr) {
     }
     let mut stack = vec![root];
     while let Some(mut e) = stack.pop() {
+        if let E::Like { escape_char, .. }
+        | E::ILike { escape_char, .. }
+        | E::SimilarTo { escape_char, .. } = &mut e
+        {
+            stack.extend(escape_char.take().map(|x| *x));
+        }
         match &mut e {
             E::BinaryOp { left, right, .. }
             | E::IsDistinctFrom(left, right)
@@ -627,6 +633,10 @@ fn dismantle(root: ast::Expr) {
                 expr: left,
                 pattern: right,
                 ..
+            }
+            | E::Position {
+                expr: left,
+                r#in: right,
             } => {
                 take(&mut stack, left);
                 take(&mut stack, right);
@@ -646,7 +656,31 @@ fn dismantle(root: ast::Expr) {
             | E::InSubquery { expr: x, .. }
             | E::InUnnest { expr: x, .. }
             | E::JsonAccess { value: x, .. }
-            | E::CompoundFieldAccess { root: x, .. } => take(&mut stack, x),
+            | E::CompoundFieldAccess { root: x, .. }
+            | E::Extract { expr: x, .. }
+            | E::Ceil { expr: x, .. }
+            | E::Floor { expr: x, .. } => take(&mut stack, x),
+            E::Interval(iv) => take(&mut stack, &mut iv.value),
+            E::Substring {
+                expr: x,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                take(&mut stack, x);
+                stack.extend(substring_from.take().map(|x| *x));
+                stack.extend(substring_for.take().map(|x| *x));
+            }
+            E::Trim {
+                expr: x,
+                trim_what,
+                trim_characters,
+                ..
+            } => {
+                take(&mut stack, x);
+                stack.extend(trim_what.take().map(|x| *x));
+                stack.extend(trim_characters.take().into_iter().flatten());
+            }
             E::Between {
                 expr: x, low, high, ..
             } => {
@@ -1999,6 +2033,22 @@ mod tests {
             assert!(message(&tests).starts_with("the expression is nested too deeply"));
             let lists = format!("x{}", " IN (1)".repeat(n));
             assert!(message(&lists).starts_with("the expression is nested too deeply"));
+            // Special forms holding a long chain are taken apart without recursion too.
+            for form in [
+                format!("EXTRACT(year FROM {sum})"),
+                format!("CEIL({sum})"),
+                format!("FLOOR({sum})"),
+                format!("POSITION({sum} IN s)"),
+                format!("POSITION(s IN {sum})"),
+                format!("SUBSTRING(s FROM 1 FOR {sum})"),
+                format!("TRIM(BOTH {sum} FROM s)"),
+                format!("TRIM({sum})"),
+                format!("s LIKE 'a' ESCAPE {sum}"),
+                format!("s SIMILAR TO 'a' ESCAPE {sum}"),
+                format!("TRY_CAST({sum} AS INTEGER)"),
+            ] {
+                assert!(message(&form).starts_with("the expression is nested too deeply"));
+            }
             let items = [concat.as_str(); 2].join(", ");
             assert!(parse_select_list(&items).is_err());
         }
