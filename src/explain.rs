@@ -26,6 +26,18 @@ pub struct Stages {
     pub optimized: String,
 }
 
+impl Stages {
+    /// The stages of a prepared expression.
+    pub(crate) fn of(p: &crate::prepare::Prepared) -> Stages {
+        Stages {
+            source: p.source().map(str::to_string),
+            parsed: p.expr().to_string(),
+            typed: p.typed().display(p.schema()).to_string(),
+            optimized: p.optimized().display(p.schema()).to_string(),
+        }
+    }
+}
+
 /// Every stage's view of a filter or projection.
 #[derive(Debug, Clone)]
 pub struct Explanation {

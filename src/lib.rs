@@ -46,6 +46,7 @@ mod lower;
 pub mod optimize;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+pub mod prepare;
 mod projector;
 pub mod prune;
 pub mod registry;
