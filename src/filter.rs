@@ -10,7 +10,7 @@ use broadhead_codegen::OutSlot;
 
 use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
-use crate::explain::{Backend, Explanation, Stages};
+use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
@@ -232,13 +232,17 @@ impl Filter {
     /// JIT) the LLVM IR before and after optimization and the native assembly.
     pub fn explain(&self) -> Result<Explanation> {
         let inner = &self.inner;
-        let backend = match &inner.backend {
-            Ok(jit) => Backend::Jit(jit.explain(&inner.input.schema)?),
-            Err(reason) => Backend::Interpreted(reason.clone()),
+        let (backend, interpreted) = match &inner.backend {
+            Ok(jit) => (
+                Backend::Jit(jit.explain(&inner.input.schema)?),
+                interpreted_nodes(jit, &inner.input.schema),
+            ),
+            Err(reason) => (Backend::Interpreted(reason.clone()), vec![]),
         };
         Ok(Explanation {
             stages: vec![Stages::of(&inner.prepared)],
             backend,
+            interpreted,
         })
     }
 }

@@ -32,12 +32,30 @@ pub(crate) const MAX_JIT_NODES: usize = 2_000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsupported(pub String);
 
+/// A subtree the JIT does not compile, evaluated by the interpreter over the batch
+/// before the kernel runs and read by the kernel as an extra input (a virtual input
+/// slot). Only subtrees that cannot raise an error are interpreted this way (an error
+/// must come from the rows whose value is used, which the kernel's masks decide), so
+/// evaluating them over every row is safe.
+#[derive(Debug, Clone)]
+pub(crate) struct Interpreted {
+    /// The input slot the kernel reads its value from.
+    pub slot: usize,
+    /// The subtree (over the same schema as the lowered expressions).
+    pub expr: TypedExpr,
+    /// Why the JIT does not compile it.
+    pub reason: String,
+}
+
 /// A program with what it needs at run time.
 pub(crate) struct Lowered {
     /// The program, with every input marked non-nullable (variants set that per batch).
     pub program: Program,
-    /// Schema column index of each input slot.
-    pub columns: Vec<usize>,
+    /// Schema column index of each input slot; `None` for the slot of an
+    /// [`Interpreted`] subtree.
+    pub columns: Vec<Option<usize>>,
+    /// The subtrees the interpreter evaluates for the kernel, by slot.
+    pub interpreted: Vec<Interpreted>,
     /// Parameter values (helper states as addresses into `states`).
     pub params: Vec<u64>,
     /// Helper states; their addresses are in `params`, so they live as long as this.
@@ -98,6 +116,7 @@ pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsuppo
             mode,
         },
         columns: l.columns,
+        interpreted: l.interpreted,
         params: l.values,
         states: l.states,
     })
@@ -107,7 +126,8 @@ pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsuppo
 struct Lowerer {
     nodes: Vec<Node>,
     index: HashMap<Node, NodeId>,
-    columns: Vec<usize>,
+    columns: Vec<Option<usize>>,
+    interpreted: Vec<Interpreted>,
     inputs: Vec<InputSpec>,
     params: Vec<PType>,
     values: Vec<u64>,
@@ -117,6 +137,21 @@ struct Lowerer {
     param_slots: HashMap<(PType, u64), usize>,
     /// The nodes of the enclosing `Let`s' values, by id.
     shared: HashMap<usize, NodeId>,
+}
+
+/// How much a [`Lowerer`] held at some point, to undo what a failed subtree added.
+struct Mark {
+    nodes: usize,
+    inputs: usize,
+    params: usize,
+    states: usize,
+    interpreted: usize,
+}
+
+/// Whether the interpreter may evaluate `e` over every row for the kernel: it cannot
+/// raise an error (nor refers to a shared value) and is not a literal.
+fn interpretable(e: &TypedExpr) -> bool {
+    !e.can_error() && !matches!(e.kind, TypedKind::Literal(_))
 }
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
@@ -174,10 +209,10 @@ impl Lowerer {
     }
 
     fn slot(&mut self, column: usize, ty: PType) -> usize {
-        match self.columns.iter().position(|&c| c == column) {
+        match self.columns.iter().position(|&c| c == Some(column)) {
             Some(s) => s,
             None => {
-                self.columns.push(column);
+                self.columns.push(Some(column));
                 self.inputs.push(InputSpec {
                     ty,
                     nullable: false,
@@ -236,19 +271,92 @@ impl Lowerer {
         })
     }
 
-    fn string_column(&mut self, e: &TypedExpr) -> Option<usize> {
+    /// The input slot of a string column.
+    fn column_of_strings(&mut self, e: &TypedExpr) -> Option<usize> {
         match e.kind {
             TypedKind::Column(c) if e.data_type == DataType::Utf8 => Some(self.slot(c, PType::Str)),
             _ => None,
         }
     }
 
+    /// The input slot string helpers read `e` from: a string column, or a computed
+    /// string the interpreter evaluates (the kernel does not compute strings).
+    fn string_column(&mut self, e: &TypedExpr) -> Option<usize> {
+        self.column_of_strings(e).or_else(|| {
+            (e.data_type == DataType::Utf8 && interpretable(e)).then(|| {
+                self.interpreted_slot(e, PType::Str, "the JIT does not compute VARCHAR values")
+            })
+        })
+    }
+
+    /// The input slot of `e` evaluated by the interpreter (one per distinct subtree).
+    fn interpreted_slot(&mut self, e: &TypedExpr, ty: PType, reason: &str) -> usize {
+        if let Some(i) = self.interpreted.iter().find(|i| i.expr == *e) {
+            return i.slot;
+        }
+        self.columns.push(None);
+        self.inputs.push(InputSpec {
+            ty,
+            nullable: false,
+        });
+        let slot = self.columns.len() - 1;
+        self.interpreted.push(Interpreted {
+            slot,
+            expr: e.clone(),
+            reason: reason.to_string(),
+        });
+        slot
+    }
+
+    fn mark(&self) -> Mark {
+        Mark {
+            nodes: self.nodes.len(),
+            inputs: self.inputs.len(),
+            params: self.params.len(),
+            states: self.states.len(),
+            interpreted: self.interpreted.len(),
+        }
+    }
+
+    /// Forgets what was added since `m`.
+    fn undo(&mut self, m: Mark) {
+        self.nodes.truncate(m.nodes);
+        self.index.retain(|_, id| *id < m.nodes);
+        self.columns.truncate(m.inputs);
+        self.inputs.truncate(m.inputs);
+        self.params.truncate(m.params);
+        self.values.truncate(m.params);
+        self.param_slots.retain(|_, slot| *slot < m.params);
+        self.state_slots.retain(|_, slot| *slot < m.params);
+        self.states.truncate(m.states);
+        self.interpreted.truncate(m.interpreted);
+    }
+
     fn typ(e: &TypedExpr) -> Result<PType, Unsupported> {
         physical(&e.data_type).ok_or_else(|| Unsupported(format!("type {}", e.data_type)))
     }
 
-    #[recursive::recursive]
+    /// Lowers `e`. A subtree the JIT does not compile, that cannot raise an error and
+    /// whose value the kernel can read (numeric, boolean, temporal) becomes an input
+    /// the interpreter computes ([`Interpreted`]); the largest such subtree wins, as
+    /// a parent that fails too undoes its children and is interpreted whole.
     fn expr(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
+        let mark = self.mark();
+        match self.node(e) {
+            Err(u) if interpretable(e) => match physical(&e.data_type) {
+                Some(ty) if ty != PType::Str => {
+                    self.undo(mark);
+                    let slot = self.interpreted_slot(e, ty, &u.0);
+                    Ok(self.add(Node::Input(slot)))
+                }
+                _ => Err(u),
+            },
+            result => result,
+        }
+    }
+
+    #[recursive::recursive]
+    fn node(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
         let ty = Self::typ(e);
         Ok(match &e.kind {
             TypedKind::Column(c) => {
@@ -283,7 +391,7 @@ impl Lowerer {
                 self.add(Node::Not(x))
             }
             TypedKind::IsNull { expr, negated } => {
-                let x = match self.string_column(expr) {
+                let x = match self.column_of_strings(expr) {
                     Some(s) => self.add(Node::Input(s)),
                     None if expr.data_type == DataType::Utf8 => self.presence(expr)?,
                     None => self.expr(expr)?,
@@ -341,16 +449,6 @@ impl Lowerer {
     /// row (and so which errors count) is unchanged.
     fn presence(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
         Ok(match &e.kind {
-            TypedKind::Column(_) => {
-                let Some(s) = self.string_column(e) else {
-                    return unsupported(format!("a column of type {}", e.data_type));
-                };
-                let input = self.add(Node::Input(s));
-                let missing = self.add(Node::IsNull(input, false));
-                let null = self.add(Node::Null(PType::Bool));
-                let present = self.add(Node::Bool(true));
-                self.add(Node::Case(vec![(missing, null)], present))
-            }
             TypedKind::Literal(v) if v.is_null() => self.add(Node::Null(PType::Bool)),
             TypedKind::Literal(_) => self.add(Node::Bool(true)),
             TypedKind::Case {
@@ -371,7 +469,17 @@ impl Lowerer {
                     .collect::<Result<Vec<_>, _>>()?;
                 self.add(Node::Coalesce(ids))
             }
-            _ => return unsupported("IS NULL of this string expression"),
+            // A column, or a string the interpreter computes.
+            _ => {
+                let Some(s) = self.string_column(e) else {
+                    return unsupported("IS NULL of this string expression");
+                };
+                let input = self.add(Node::Input(s));
+                let missing = self.add(Node::IsNull(input, false));
+                let null = self.add(Node::Null(PType::Bool));
+                let present = self.add(Node::Bool(true));
+                self.add(Node::Case(vec![(missing, null)], present))
+            }
         })
     }
 

@@ -9,7 +9,7 @@ use broadhead_codegen::OutSlot;
 
 use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
-use crate::explain::{Backend, Explanation, Stages};
+use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
 use crate::filter::Utf8Input;
 use crate::interpret::interpret;
@@ -191,11 +191,7 @@ impl Projector {
         let batch = &*self.inner.input.convert(batch)?;
         let compiled = match &self.inner.jit {
             Some(jit) => {
-                let columns: Vec<_> = jit
-                    .columns()
-                    .iter()
-                    .map(|&c| batch.column(c).clone())
-                    .collect();
+                let columns = jit.inputs(batch)?;
                 self.run_kernel(jit, &columns, batch.num_rows(), |row| {
                     jit.describe_row(batch, row, row)
                 })
@@ -224,10 +220,12 @@ impl Projector {
         let indices = selection.to_array();
         let compiled = match &self.inner.jit {
             Some(jit) => {
+                // Interpreted subtrees cannot fail, so computing them over every row
+                // and taking the selected ones raises no error of an unselected row.
                 let columns = jit
-                    .columns()
+                    .inputs(batch)?
                     .iter()
-                    .map(|&c| arrow::compute::take(batch.column(c), &indices, None))
+                    .map(|c| arrow::compute::take(c, &indices, None))
                     .collect::<std::result::Result<Vec<_>, _>>()?;
                 let describe = |k: usize| {
                     let row = selection.get(k).unwrap_or(k);
@@ -394,11 +392,21 @@ impl Projector {
             .iter()
             .map(|o| Stages::of(&o.prepared))
             .collect();
-        let backend = match (&inner.jit, &inner.interpreted_reason) {
-            (Some(jit), _) => Backend::Jit(jit.explain(&inner.input.schema)?),
-            (None, reason) => Backend::Interpreted(reason.clone().unwrap_or_default()),
+        let (backend, interpreted) = match (&inner.jit, &inner.interpreted_reason) {
+            (Some(jit), _) => (
+                Backend::Jit(jit.explain(&inner.input.schema)?),
+                interpreted_nodes(jit, &inner.input.schema),
+            ),
+            (None, reason) => (
+                Backend::Interpreted(reason.clone().unwrap_or_default()),
+                vec![],
+            ),
         };
-        Ok(Explanation { stages, backend })
+        Ok(Explanation {
+            stages,
+            backend,
+            interpreted,
+        })
     }
 }
 

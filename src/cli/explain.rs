@@ -57,6 +57,9 @@ fn render(e: &Explanation, asm: bool) -> String {
     match &e.backend {
         Backend::Jit(c) => {
             out.push_str("backend:   JIT (LLVM)\n");
+            for node in &e.interpreted {
+                out.push_str(&format!("{node}\n"));
+            }
             out.push_str(&format!("\n== LLVM IR ==\n{}\n", c.ir.trim_end()));
             out.push_str(&format!(
                 "\n== LLVM IR (after O3) ==\n{}\n",

@@ -1,0 +1,184 @@
+//! Node-level fallback: a subtree the JIT does not compile, and that cannot raise an
+//! error, is evaluated by the interpreter and read by the kernel as an input; the rest
+//! of the expression stays compiled. A subtree that can fail keeps the whole
+//! expression in the interpreter (its errors must come only from the rows that use it).
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use broadhead::interpret::interpret;
+use broadhead::prepare::{Prepared, Purpose};
+use broadhead::{Backend, Filter, Projector};
+
+fn batch() -> RecordBatch {
+    let schema = Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Float64, true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("t", DataType::Utf8, true),
+    ]);
+    let n = 100;
+    let a: ArrayRef = Arc::new(Int64Array::from_iter(
+        (0..n).map(|i| (i % 7 != 3).then_some(i as i64 - 40)),
+    ));
+    let b: ArrayRef = Arc::new(Float64Array::from_iter(
+        (0..n).map(|i| (i % 11 != 5).then_some((i % 4) as f64)),
+    ));
+    let words = ["x", "ab", "", "héllo", "x"];
+    let s: ArrayRef = Arc::new(StringArray::from_iter(
+        (0..n).map(|i| (i % 5 != 1).then_some(words[i % words.len()])),
+    ));
+    let t: ArrayRef = Arc::new(StringArray::from_iter(
+        (0..n).map(|i| (i % 3 != 0).then_some(words[(i / 2) % words.len()])),
+    ));
+    RecordBatch::try_new(Arc::new(schema), vec![a, b, s, t]).unwrap()
+}
+
+fn interpreted(sql: &str, batch: &RecordBatch, purpose: Purpose) -> ArrayRef {
+    let p = Prepared::parse(sql, &batch.schema(), purpose).unwrap();
+    interpret(p.optimized(), batch).unwrap()
+}
+
+/// The filter compiles with `nodes` interpreted, and selects what the interpreter does.
+fn hybrid_filter(sql: &str, nodes: &[&str]) {
+    let b = batch();
+    let f = Filter::new(&b.schema(), sql).unwrap();
+    let explanation = f.explain().unwrap();
+    assert!(f.is_jit(), "{sql}: {explanation}");
+    let got: Vec<&str> = explanation
+        .interpreted
+        .iter()
+        .map(|n| n.node.as_str())
+        .collect();
+    assert_eq!(got, nodes, "{sql}");
+    let want = interpreted(sql, &b, Purpose::Predicate);
+    let want: Vec<usize> = (0..b.num_rows())
+        .filter(|&i| want.as_boolean().is_valid(i) && want.as_boolean().value(i))
+        .collect();
+    assert_eq!(
+        f.evaluate(&b).unwrap().iter().collect::<Vec<_>>(),
+        want,
+        "{sql}"
+    );
+    assert_eq!(
+        f.evaluate_mask(&b).unwrap().true_count(),
+        want.len(),
+        "{sql} as a mask"
+    );
+}
+
+#[test]
+fn computed_strings_are_interpreted_for_string_helpers() {
+    hybrid_filter("coalesce(s, t) = 'x' AND a > 0", &["coalesce(s, t)"]);
+    hybrid_filter(
+        "CASE WHEN a > 0 THEN s ELSE t END LIKE '%b%' OR b = 1",
+        &["CASE WHEN (a > 0) THEN s ELSE t END"],
+    );
+    hybrid_filter("length(coalesce(s, 'none')) > 1", &["coalesce(s, 'none')"]);
+}
+
+#[test]
+fn a_boolean_subtree_the_jit_lacks_is_interpreted() {
+    hybrid_filter(
+        "s IS DISTINCT FROM t AND a < 10",
+        &["(s IS DISTINCT FROM t)"],
+    );
+    // The comparison of two computed strings compiles, reading both as inputs.
+    hybrid_filter(
+        "coalesce(s, t) < coalesce(t, s)",
+        &["coalesce(s, t)", "coalesce(t, s)"],
+    );
+}
+
+#[test]
+fn projections_compile_around_interpreted_nodes() {
+    let b = batch();
+    let sql = [
+        "CASE WHEN s IS DISTINCT FROM t THEN a * 2 ELSE b END",
+        "length(CASE WHEN b > 1 THEN s END) + a",
+        "a + 1",
+    ];
+    let p = Projector::new(&b.schema(), &sql).unwrap();
+    let explanation = p.explain().unwrap();
+    for (i, s) in sql.iter().enumerate() {
+        assert!(p.is_jit(i), "{s}: {explanation}");
+    }
+    let text = explanation.to_string();
+    assert!(
+        text.contains("interpreted: (s IS DISTINCT FROM t) — IS DISTINCT FROM on strings"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "interpreted: CASE WHEN (b > 1.0) THEN s ELSE CAST(NULL AS VARCHAR) END \
+             — the JIT does not compute VARCHAR values"
+        ),
+        "{text}"
+    );
+    let got = p.evaluate(&b).unwrap();
+    for (i, s) in sql.iter().enumerate() {
+        let want = interpreted(s, &b, Purpose::Projection);
+        assert_eq!(got[i].to_data(), want.to_data(), "{s}");
+    }
+    // Selected rows: the interpreted inputs are taken like the columns.
+    let selection = broadhead::SelectionVector::UInt32(vec![3, 4, 50, 99]);
+    let indices = selection.to_array();
+    let taken = arrow::compute::take_record_batch(&b, &indices).unwrap();
+    let got = p.evaluate_selected(&b, &selection).unwrap();
+    for (i, s) in sql.iter().enumerate() {
+        let want = interpreted(s, &taken, Purpose::Projection);
+        assert_eq!(got[i].to_data(), want.to_data(), "{s} on selected rows");
+    }
+}
+
+/// A subtree that can fail (a division inside a comparison of computed strings) keeps
+/// the whole expression in the interpreter: its error is raised only for the rows
+/// that use its value.
+#[test]
+fn a_subtree_that_can_fail_keeps_the_whole_expression_interpreted() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("b", DataType::Int64, false),
+        Field::new("t", DataType::Utf8, false),
+    ]));
+    let batch = |b: Vec<i64>| {
+        let t: Vec<&str> = b.iter().map(|_| "x").collect();
+        RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(Int64Array::from(b)),
+                Arc::new(StringArray::from(t)),
+            ],
+        )
+        .unwrap()
+    };
+    let failing = "(CASE WHEN 10 / b > 1 THEN 'x' END) IS DISTINCT FROM t";
+    let sql = format!("CASE WHEN b = 0 THEN 0 WHEN {failing} THEN 1 ELSE 2 END");
+    let p = Projector::new(&schema, &[sql.as_str()]).unwrap();
+    let explanation = p.explain().unwrap();
+    assert!(!p.is_jit(0), "{explanation}");
+    assert!(explanation.interpreted.is_empty(), "{explanation}");
+    assert!(
+        matches!(&explanation.backend, Backend::Interpreted(r) if r.contains("IS DISTINCT FROM on strings")),
+        "{explanation}"
+    );
+    // Rows with b = 0 do not use the division: no error.
+    let got = p.evaluate(&batch(vec![1, 0, 20, 0])).unwrap();
+    let got: Vec<_> = got[0]
+        .as_primitive::<arrow::datatypes::Int64Type>()
+        .iter()
+        .collect();
+    assert_eq!(got, vec![Some(2), Some(0), Some(1), Some(0)]);
+    // Unguarded, the division fails on the row where b = 0.
+    let f = Filter::new(&schema, failing).unwrap();
+    assert!(!f.is_jit(), "{}", f.explain().unwrap());
+    let err = f
+        .evaluate(&batch(vec![1, 2, 0, 5]))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "division by zero at row 2");
+    // Guarded in a filter, it still raises nothing.
+    let f = Filter::new(&schema, &format!("b <> 0 AND {failing}")).unwrap();
+    assert!(!f.is_jit(), "{}", f.explain().unwrap());
+    assert_eq!(f.evaluate(&batch(vec![0, 1, 20])).unwrap().len(), 1);
+}
