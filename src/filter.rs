@@ -143,7 +143,9 @@ impl Filter {
     }
 
     /// Whether the predicate runs as compiled code (else: the interpreter, for
-    /// constructs the JIT does not support; see [`Filter::explain`]).
+    /// constructs the JIT does not support that can raise an error). A compiled
+    /// predicate may still have subtrees the interpreter computes for the kernel;
+    /// [`Filter::explain`] lists them.
     pub fn is_jit(&self) -> bool {
         self.inner.backend.is_ok()
     }

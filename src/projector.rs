@@ -177,7 +177,9 @@ impl Projector {
             .unwrap_or_default()
     }
 
-    /// Whether output `i` runs as compiled code (else: the interpreter).
+    /// Whether output `i` runs as compiled code (else: the interpreter). A compiled
+    /// output may still have subtrees the interpreter computes for the kernel;
+    /// [`Projector::explain`] lists them.
     pub fn is_jit(&self, i: usize) -> bool {
         self.inner
             .outputs
