@@ -283,10 +283,17 @@ impl Lowerer {
     /// string the interpreter evaluates (the kernel does not compute strings).
     fn string_column(&mut self, e: &TypedExpr) -> Option<usize> {
         self.column_of_strings(e).or_else(|| {
-            (e.data_type == DataType::Utf8 && interpretable(e)).then(|| {
+            (e.data_type == DataType::Utf8 && self.may_interpret(e)).then(|| {
                 self.interpreted_slot(e, PType::Str, "the JIT does not compute VARCHAR values")
             })
         })
+    }
+
+    /// Whether `e` may become an interpreted input: [`interpretable`], and fewer
+    /// interpreted inputs than a kernel may have nodes (beyond, the expression is
+    /// too large to compile anyway, and finding repeats would cost quadratic time).
+    fn may_interpret(&self, e: &TypedExpr) -> bool {
+        self.interpreted.len() < MAX_JIT_NODES && interpretable(e)
     }
 
     /// The input slot of `e` evaluated by the interpreter (one per distinct subtree).
@@ -318,16 +325,20 @@ impl Lowerer {
         }
     }
 
-    /// Forgets what was added since `m`.
+    /// Forgets what was added since `m` (in time proportional to what was added, but
+    /// for the parameter maps, which are scanned only when parameters were added).
     fn undo(&mut self, m: Mark) {
-        self.nodes.truncate(m.nodes);
-        self.index.retain(|_, id| *id < m.nodes);
+        for node in self.nodes.drain(m.nodes..) {
+            self.index.remove(&node);
+        }
         self.columns.truncate(m.inputs);
         self.inputs.truncate(m.inputs);
-        self.params.truncate(m.params);
-        self.values.truncate(m.params);
-        self.param_slots.retain(|_, slot| *slot < m.params);
-        self.state_slots.retain(|_, slot| *slot < m.params);
+        if self.params.len() > m.params {
+            self.params.truncate(m.params);
+            self.values.truncate(m.params);
+            self.param_slots.retain(|_, slot| *slot < m.params);
+            self.state_slots.retain(|_, slot| *slot < m.params);
+        }
         self.states.truncate(m.states);
         self.interpreted.truncate(m.interpreted);
     }
@@ -343,7 +354,7 @@ impl Lowerer {
     fn expr(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
         let mark = self.mark();
         match self.node(e) {
-            Err(u) if interpretable(e) => match physical(&e.data_type) {
+            Err(u) if self.may_interpret(e) => match physical(&e.data_type) {
                 Some(ty) if ty != PType::Str => {
                     self.undo(mark);
                     let slot = self.interpreted_slot(e, ty, &u.0);

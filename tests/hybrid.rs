@@ -182,3 +182,23 @@ fn a_subtree_that_can_fail_keeps_the_whole_expression_interpreted() {
     assert!(!f.is_jit(), "{}", f.explain().unwrap());
     assert_eq!(f.evaluate(&batch(vec![0, 1, 20])).unwrap().len(), 1);
 }
+
+/// Many subtrees the JIT lacks: an `OR` of 5,000 of them (more interpreted inputs
+/// than a kernel may have nodes) is interpreted whole, and agrees with the
+/// interpreter. (The lowering stays linear: undoing a subtree forgets only what it
+/// added, and at most `MAX_JIT_NODES` inputs are searched for repeats.)
+#[test]
+fn many_interpreted_subtrees_stay_linear() {
+    let b = batch();
+    let text = (0..5_000)
+        .map(|i| format!("s IS DISTINCT FROM 'w{i}'"))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let f = Filter::new(&b.schema(), &text).unwrap();
+    assert!(!f.is_jit());
+    let want = interpreted(&text, &b, Purpose::Predicate);
+    assert_eq!(
+        f.evaluate_mask(&b).unwrap().true_count(),
+        want.as_boolean().true_count()
+    );
+}
