@@ -97,7 +97,7 @@ pub(super) fn register(r: &mut Registry) {
             ),
         ] {
             if let Some(imp) = implementation(&t, want) {
-                r.function(name).variadic_sig(&[t.clone()], t.clone(), doc, imp);
+                r.function(name).variadic_sig(std::slice::from_ref(&t), t.clone(), doc, imp);
             }
         }
     }
