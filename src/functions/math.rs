@@ -265,8 +265,8 @@ fn round_to(x: f64, n: i64, truncate: bool) -> Outcome<f64> {
     checked(result, false, true)
 }
 
-/// PostgreSQL's `gcd` over integers widened to i128: never negative; a result that
-/// does not fit the type (`gcd(MIN, 0)`) is an error.
+/// PostgreSQL's `gcd` over integers widened to i128, never negative; the caller
+/// raises the error when it does not fit the type (`gcd(MIN, 0)` is 2^31 for INTEGER).
 fn gcd(a: i128, b: i128) -> i128 {
     let (mut a, mut b) = (a.abs(), b.abs());
     while b != 0 {
