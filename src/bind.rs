@@ -678,6 +678,9 @@ impl Binder<'_> {
         match name {
             "coalesce" => return self.coalesce(args, span),
             "nullif" => return self.nullif(args, span),
+            "ifnull" | "nvl" if args.len() == 2 => return self.coalesce(args, span),
+            "ifnull" | "nvl" => return err(span, format!("{name} needs exactly two arguments")),
+            "nvl2" => return self.nvl2(args, span),
             _ => {}
         }
         let mut args = args;
@@ -687,7 +690,7 @@ impl Binder<'_> {
         let candidates: Vec<&'static Signature> = functions::lookup(name).collect();
         if candidates.is_empty() {
             let mut names = functions::names();
-            names.extend(["coalesce", "nullif", "if"]);
+            names.extend(["coalesce", "nullif", "if", "ifnull", "nvl", "nvl2"]);
             let close = suggestions(name, names.into_iter());
             let hint = if close.is_empty() {
                 String::new()
@@ -884,6 +887,31 @@ impl Binder<'_> {
                 span,
             ))
         })
+    }
+
+    /// `NVL2(a, b, c)` is `CASE WHEN a IS NOT NULL THEN b ELSE c END`.
+    fn nvl2(&self, args: Vec<TypedExpr>, span: Span) -> Result<TypedExpr> {
+        let [a, b, c]: [TypedExpr; 3] = args.try_into().map_err(|_| BindError {
+            message: "nvl2 needs exactly three arguments".into(),
+            span,
+        })?;
+        let target = self.meet(&[&b, &c], "nvl2", span)?;
+        let not_null = TypedExpr::new(
+            TypedKind::IsNull {
+                expr: Box::new(a),
+                negated: true,
+            },
+            DataType::Boolean,
+            span,
+        );
+        Ok(TypedExpr::new(
+            TypedKind::Case {
+                branches: vec![(not_null, self.coerce(b, &target)?)],
+                else_expr: Box::new(self.coerce(c, &target)?),
+            },
+            target,
+            span,
+        ))
     }
 
     fn meet(&self, values: &[&TypedExpr], what: &str, span: Span) -> Result<DataType> {
