@@ -218,7 +218,7 @@ fn start<'a>(
         depth: 0,
         shallow: count <= SHALLOW_TOKENS,
     };
-    let tokens = rewrite_symmetric(rewrite_extract_field(rewrite_sharp(tokens)));
+    let tokens = rewrite_tokens(tokens);
     let parser = Parser::new(dialect)
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
         .with_tokens_with_locations(tokens);
@@ -233,6 +233,15 @@ fn start<'a>(
         ));
     }
     Ok((parser, cx))
+}
+
+/// Broadhead's rewrites of sqlparser's tokens, which [`parse_expr`] applies before
+/// parsing: `#` as PostgreSQL's XOR, `EXTRACT` fields checked with a caret, `BETWEEN
+/// SYMMETRIC`. A caller that parses whole statements with sqlparser (the CLI's
+/// `broadhead sql`) applies them too, so the expressions in a statement read as
+/// `parse_expr` reads them.
+pub fn rewrite_tokens(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    rewrite_symmetric(rewrite_extract_field(rewrite_sharp(tokens)))
 }
 
 /// The generic dialect has no infix `#` (PostgreSQL's bitwise XOR); a `#` token

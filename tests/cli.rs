@@ -783,6 +783,11 @@ fn sql_statements_are_parsed_whole() {
             format!("SELECT i * 2 FROM \"{f}\" WHERE i = 4"),
             "(i * 2)\n8\n",
         ),
+        // The expression forms `parse_expr` reads: `#` is XOR, functions of strings.
+        (
+            format!("SELECT i # 1 AS x, upper(s) || '!' AS u FROM '{f}' WHERE i = 4"),
+            "x,u\n5,S04!\n",
+        ),
     ] {
         let r = sql(q.clone());
         assert_eq!(

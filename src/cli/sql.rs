@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use broadhead::sql::{expr_from_ast, parse_error_from};
+use broadhead::sql::{expr_from_ast, parse_error_from, rewrite_tokens};
 use broadhead::{Expr, ExprKind, ParseError, Span};
 use clap::Args;
 use sqlparser::ast::{
@@ -346,10 +346,11 @@ fn table_path(st: &Stmt, from: &[ast::TableWithJoins]) -> CliResult<String> {
 /// Takes a statement apart into a job.
 pub fn plan(sql: &str) -> CliResult<Plan> {
     let dialect = GenericDialect {};
-    let tokens: Vec<TokenWithSpan> = Tokenizer::new(&dialect, sql)
+    let tokens = Tokenizer::new(&dialect, sql)
         .with_unescape(true)
         .tokenize_with_location()
-        .map_err(|e| Failure::expr(parse_error_from(e.into(), sql), "the statement", sql))?
+        .map_err(|e| Failure::expr(parse_error_from(e.into(), sql), "the statement", sql))?;
+    let tokens: Vec<TokenWithSpan> = rewrite_tokens(tokens)
         .into_iter()
         .filter(|t| !matches!(t.token, Token::Whitespace(_)))
         .collect();
