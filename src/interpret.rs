@@ -25,7 +25,7 @@ use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType, Schema};
 
 use crate::error::{Error, EvalError, Result};
-use crate::functions::{FuncId, Signature};
+use crate::functions::{cast, FuncId, RowImpl, Signature};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{is_float, is_integer, sql_type_name, units_per_second};
@@ -490,31 +490,7 @@ impl Interpreter<'_> {
                 let imp = sig.imp.as_ref().ok_or_else(|| {
                     EvalError::Other(format!("{} has no implementation", sig.display()))
                 })?;
-                // Literal arguments are computed once, as a literal.
-                let scalar = args.iter().all(|a| a.is_scalar());
-                let rows = if scalar { 1 } else { n };
-                let arrays: Vec<ArrayRef> = args.iter().map(|a| a.to_array(rows)).collect();
-                let (result, failed) = imp.evaluate(&arrays, rows, ret);
-                let mut failing = BooleanBufferBuilder::new(n);
-                if scalar {
-                    failing.append_n(n, !failed.is_empty());
-                } else {
-                    failing.append_n(n, false);
-                    for (row, _) in &failed {
-                        failing.set_bit(*row, true);
-                    }
-                }
-                let errors = Errors::of(ErrorKind::Function(Arc::new(failed)), failing.finish());
-                let data = if scalar {
-                    Data::Scalar(result)
-                } else {
-                    Data::Array(result)
-                };
-                Value {
-                    data,
-                    errors: Errors::none(),
-                }
-                .with_errors(errors)
+                self.row(imp, ret, &args)
             }
             Add | Subtract | Multiply | Divide | Modulo => {
                 let (l, r) = (&args[0], &args[1]);
@@ -592,6 +568,37 @@ impl Interpreter<'_> {
             }
         };
         Ok(out.with_errors(errors))
+    }
+
+    /// A function implemented row by row, applied to `args` (its failures are the
+    /// errors of the result).
+    fn row(&self, imp: &RowImpl, ret: &DataType, args: &[Value]) -> Value {
+        let n = self.len();
+        // Literal arguments are computed once, as a literal.
+        let scalar = args.iter().all(|a| a.is_scalar());
+        let rows = if scalar { 1 } else { n };
+        let arrays: Vec<ArrayRef> = args.iter().map(|a| a.to_array(rows)).collect();
+        let (result, failed) = imp.evaluate(&arrays, rows, ret);
+        let mut failing = BooleanBufferBuilder::new(n);
+        if scalar {
+            failing.append_n(n, !failed.is_empty());
+        } else {
+            failing.append_n(n, false);
+            for (row, _) in &failed {
+                failing.set_bit(*row, true);
+            }
+        }
+        let errors = Errors::of(ErrorKind::Function(Arc::new(failed)), failing.finish());
+        let data = if scalar {
+            Data::Scalar(result)
+        } else {
+            Data::Array(result)
+        };
+        Value {
+            data,
+            errors: Errors::none(),
+        }
+        .with_errors(errors)
     }
 
     /// A kernel result of length 1 (both inputs scalar) as an array of the batch's length.
@@ -694,8 +701,15 @@ impl Interpreter<'_> {
 
     fn cast(&self, v: Value, to: &DataType) -> Result<Value> {
         let n = self.len();
+        // To and from VARCHAR: the row functions the JIT calls too.
+        let from = match &v.data {
+            Data::Array(a) | Data::Scalar(a) => a.data_type().clone(),
+        };
+        if let Some(imp) = cast::cast_impl(&from, to) {
+            let errors = v.errors.clone();
+            return Ok(self.row(&imp, to, &[v]).with_errors(errors));
+        }
         let a = v.to_array(n);
-        let from = a.data_type().clone();
         let value = match (&from, to) {
             (DataType::Date32, DataType::Timestamp(unit, tz)) => {
                 let days = cast_with_options(&a, &DataType::Int64, &CastOptions::default())?;

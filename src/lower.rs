@@ -17,7 +17,7 @@ use broadhead_codegen::{
 };
 
 use crate::functions::row::{self, CallState};
-use crate::functions::{FuncId, Lowering, RowImpl, Signature};
+use crate::functions::{cast, FuncId, Lowering, RowImpl, Signature};
 use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
@@ -323,7 +323,11 @@ impl Lowerer {
     }
 
     fn typ(e: &TypedExpr) -> Result<PType, Unsupported> {
-        physical(&e.data_type).ok_or_else(|| Unsupported(format!("type {}", e.data_type)))
+        Self::typ_of(&e.data_type)
+    }
+
+    fn typ_of(t: &DataType) -> Result<PType, Unsupported> {
+        physical(t).ok_or_else(|| Unsupported(format!("type {t}")))
     }
 
     #[recursive::recursive]
@@ -653,6 +657,12 @@ impl Lowerer {
     fn cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {
         let from = &x.data_type;
         let xi = self.expr(x)?;
+        // To and from VARCHAR: the row functions the interpreter calls too.
+        if let Some(imp) = cast::cast_impl(from, to) {
+            let ret = Self::typ_of(to)?;
+            let key = format!("CAST({from:?} AS {to:?})");
+            return Ok(self.row_helper(key, imp, vec![xi], ret));
+        }
         let const_i64 = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
         Ok(match (from, to) {
             (DataType::Date32, DataType::Timestamp(unit, _)) => {

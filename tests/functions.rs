@@ -19,6 +19,7 @@ use broadhead::functions::{self, FuncId, Signature};
 use broadhead::interpret::interpret;
 use broadhead::optimize::optimize;
 use broadhead::sql::parse_expr;
+use broadhead::types::sql_type_name;
 use broadhead::Projector;
 use common::{same_array, Rng};
 
@@ -98,8 +99,12 @@ fn random_array(t: &DataType, len: usize, r: &mut Rng, null_p: f64) -> ArrayRef 
     }
 }
 
-/// The SQL of a call of `sig` on columns `c0, c1, …` (one more for variadic ones).
+/// The SQL of a call of `sig` on columns `c0, c1, …` (one more for variadic ones);
+/// the conversions listed as `cast` are written as the syntax they are.
 fn call_text(sig: &Signature) -> (String, usize) {
+    if sig.name == "cast" {
+        return (format!("CAST(c0 AS {})", sql_type_name(&sig.ret)), 1);
+    }
     let n = sig.args.len() + usize::from(sig.variadic);
     let args: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
     (format!("{}({})", sig.name, args.join(", ")), n)

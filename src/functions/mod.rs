@@ -22,6 +22,7 @@ use std::sync::LazyLock;
 use arrow_schema::DataType;
 use broadhead_codegen::CmpOp;
 
+pub(crate) mod cast;
 mod conditional;
 mod datetime;
 mod hash;
@@ -369,13 +370,14 @@ pub fn same_type(a: &DataType, b: &DataType) -> bool {
 
 fn build() -> Vec<Function> {
     let mut r = Registry::default();
-    let domains: [(&'static str, fn(&mut Registry)); 6] = [
+    let domains: [(&'static str, fn(&mut Registry)); 7] = [
         ("operator", operators::register),
         ("string", string::register),
         ("math", math::register),
         ("datetime", datetime::register),
         ("conditional", conditional::register),
         ("hash", hash::register),
+        ("cast", cast::register),
     ];
     for (domain, register) in domains {
         r.domain = domain;
