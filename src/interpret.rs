@@ -200,6 +200,12 @@ impl Value {
         }
     }
 
+    fn data_type(&self) -> DataType {
+        match &self.data {
+            Data::Array(a) | Data::Scalar(a) => a.data_type().clone(),
+        }
+    }
+
     fn is_scalar(&self) -> bool {
         matches!(self.data, Data::Scalar(_))
     }
@@ -706,9 +712,7 @@ impl Interpreter<'_> {
     fn cast(&self, v: Value, to: &DataType) -> Result<Value> {
         let n = self.len();
         // To and from VARCHAR: the row functions the JIT calls too.
-        let from = match &v.data {
-            Data::Array(a) | Data::Scalar(a) => a.data_type().clone(),
-        };
+        let from = v.data_type();
         if let Some(imp) = cast::cast_impl(&from, to) {
             let errors = v.errors.clone();
             return Ok(self.row(&imp, to, &[v]).with_errors(errors));
@@ -771,6 +775,11 @@ impl Interpreter<'_> {
     /// errors are kept.
     fn try_cast(&self, mut v: Value, to: &DataType) -> Result<Value> {
         let operand_errors = std::mem::replace(&mut v.errors, Errors::none());
+        // To and from VARCHAR: the row functions the JIT calls too (NULL for a bad
+        // string, no error to build).
+        if let Some(imp) = cast::try_cast_impl(&v.data_type(), to) {
+            return Ok(self.row(&imp, to, &[v]).with_errors(operand_errors));
+        }
         let cast = self.cast(v, to)?;
         if cast.errors.is_empty() {
             return Ok(cast.with_errors(operand_errors));

@@ -567,3 +567,215 @@ fn column_and_literal_casts_accept_the_same_strings() {
         }
     }
 }
+
+fn ints<T: arrow::datatypes::ArrowPrimitiveType>(a: &ArrayRef) -> Vec<Option<T::Native>> {
+    use arrow::array::AsArray;
+    a.as_primitive::<T>().iter().collect()
+}
+
+/// `TRY_CAST` of a bad string is NULL, in both back ends, and never an error.
+#[test]
+fn try_cast_makes_bad_strings_null() {
+    use arrow::datatypes::Int32Type;
+    let batch = one_column(Arc::new(StringArray::from(vec![
+        Some("1"),
+        Some("abc"),
+        None,
+        Some(" 7 "),
+        Some("99999999999"),
+        Some(""),
+    ])));
+    let out = eval("TRY_CAST(c AS INTEGER)", &batch).unwrap();
+    assert_eq!(
+        ints::<Int32Type>(&out),
+        vec![Some(1), None, None, Some(7), None, None]
+    );
+    // Every type, on strings that are mostly not values of it.
+    let words: Vec<Option<&str>> = vec![
+        Some(""),
+        Some("x"),
+        Some("1994-01-01"),
+        Some("12"),
+        Some("-3.5"),
+        Some("NaN"),
+        Some("t"),
+        Some("1994-01-01 12:00:00+02"),
+        Some("日本語"),
+        None,
+    ];
+    let batch = one_column(Arc::new(StringArray::from(words.clone())));
+    for to in [
+        "BOOLEAN",
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "UTINYINT",
+        "USMALLINT",
+        "UINTEGER",
+        "UBIGINT",
+        "REAL",
+        "DOUBLE",
+        "DATE",
+        "TIMESTAMP(0)",
+        "TIMESTAMP(3)",
+        "TIMESTAMP",
+        "TIMESTAMP(9)",
+        "TIMESTAMP WITH TIME ZONE",
+    ] {
+        let tried = eval(&format!("TRY_CAST(c AS {to})"), &batch)
+            .unwrap_or_else(|e| panic!("TRY_CAST(c AS {to}): {e}"));
+        // Where CAST succeeds on a row, TRY_CAST gives the same value.
+        for (row, w) in words.iter().enumerate() {
+            let one = one_column(Arc::new(StringArray::from(vec![*w])));
+            match eval(&format!("CAST(c AS {to})"), &one) {
+                Ok(v) => assert!(
+                    same_array(&v, &tried.slice(row, 1)),
+                    "{to} {w:?}: {v:?} vs {:?}",
+                    tried.slice(row, 1)
+                ),
+                Err(_) => assert!(tried.is_null(row), "{to} {w:?}"),
+            }
+        }
+    }
+    let tz = one_column(Arc::new(
+        TimestampMicrosecondArray::from(vec![0]).with_timezone("+01:00"),
+    ));
+    let out = eval("TRY_CAST(c AS VARCHAR)", &tz).unwrap();
+    assert_eq!(
+        strings(&out),
+        vec![Some("1970-01-01 01:00:00+01".to_string())]
+    );
+}
+
+/// `TRY_CAST` between other types is NULL where `CAST` fails: out-of-range
+/// integers, NaN and out-of-range floats (rounded half to even first), timestamps
+/// that overflow when made finer or turned into dates.
+#[test]
+fn try_cast_makes_failed_conversions_null() {
+    use arrow::datatypes::{
+        Date32Type, Int64Type, Int8Type, TimestampNanosecondType, UInt32Type, UInt8Type,
+    };
+    let batch = one_column(Arc::new(Int64Array::from(vec![
+        Some(127),
+        Some(128),
+        Some(-128),
+        Some(-129),
+        None,
+        Some(i64::MAX),
+        Some(-1),
+    ])));
+    let out = eval("TRY_CAST(c AS TINYINT)", &batch).unwrap();
+    assert_eq!(
+        ints::<Int8Type>(&out),
+        vec![Some(127), None, Some(-128), None, None, None, Some(-1)]
+    );
+    let out = eval("TRY_CAST(c AS UINTEGER)", &batch).unwrap();
+    assert_eq!(
+        ints::<UInt32Type>(&out),
+        vec![Some(127), Some(128), None, None, None, None, None]
+    );
+    let batch = one_column(Arc::new(UInt64Array::from(vec![u64::MAX, 5])));
+    let out = eval("TRY_CAST(c AS BIGINT)", &batch).unwrap();
+    assert_eq!(ints::<Int64Type>(&out), vec![None, Some(5)]);
+    let floats = one_column(Arc::new(Float64Array::from(vec![
+        Some(127.5),
+        Some(127.49),
+        Some(-128.5),
+        Some(-128.51),
+        Some(f64::NAN),
+        Some(f64::INFINITY),
+        Some(f64::NEG_INFINITY),
+        Some(2.5),
+        None,
+    ])));
+    let out = eval("TRY_CAST(c AS TINYINT)", &floats).unwrap();
+    assert_eq!(
+        ints::<Int8Type>(&out),
+        vec![
+            None,
+            Some(127),
+            Some(-128),
+            None,
+            None,
+            None,
+            None,
+            Some(2),
+            None
+        ]
+    );
+    let out = eval("TRY_CAST(c AS UTINYINT)", &floats).unwrap();
+    assert_eq!(
+        ints::<UInt8Type>(&out),
+        vec![
+            Some(128),
+            Some(127),
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(2),
+            None
+        ]
+    );
+    let big = one_column(Arc::new(Float64Array::from(vec![
+        9.223372036854776e18,
+        -9.223372036854776e18,
+        1e300,
+    ])));
+    let out = eval("TRY_CAST(c AS BIGINT)", &big).unwrap();
+    assert_eq!(ints::<Int64Type>(&out), vec![None, Some(i64::MIN), None]);
+    let reals = one_column(Arc::new(Float32Array::from(vec![
+        2.1474836e9f32,
+        -2.1474836e9,
+    ])));
+    let out = eval("TRY_CAST(c AS INTEGER)", &reals).unwrap();
+    assert_eq!(
+        ints::<arrow::datatypes::Int32Type>(&out),
+        vec![None, Some(i32::MIN)]
+    );
+    // 300,000 years do not fit nanoseconds; seconds that far do not fit a DATE.
+    let days = one_column(Arc::new(Date32Array::from(vec![
+        Some(0),
+        Some(100_000_000),
+        Some(-106_752),
+        Some(-106_751),
+    ])));
+    let out = eval("TRY_CAST(c AS TIMESTAMP(9))", &days).unwrap();
+    assert_eq!(
+        ints::<TimestampNanosecondType>(&out),
+        vec![Some(0), None, None, Some(-106_751 * 86_400_000_000_000)]
+    );
+    let seconds = one_column(Arc::new(TimestampSecondArray::from(vec![
+        Some(i64::MAX),
+        Some(86_400),
+        Some(i64::MIN),
+    ])));
+    let out = eval("TRY_CAST(c AS TIMESTAMP(9))", &seconds).unwrap();
+    assert_eq!(
+        ints::<TimestampNanosecondType>(&out),
+        vec![None, Some(86_400_000_000_000), None]
+    );
+    let out = eval("TRY_CAST(c AS DATE)", &seconds).unwrap();
+    assert_eq!(ints::<Date32Type>(&out), vec![None, Some(1), None]);
+    // Conversions that cannot fail are the cast itself.
+    let out = eval("TRY_CAST(c AS DOUBLE)", &batch).unwrap();
+    assert_eq!(out.len(), 2);
+}
+
+/// The errors of the operand itself are still raised.
+#[test]
+fn try_cast_keeps_the_errors_of_its_operand() {
+    let batch = one_column(Arc::new(Int64Array::from(vec![Some(1), Some(0)])));
+    assert_eq!(
+        eval("TRY_CAST(10 / c AS VARCHAR)", &batch).unwrap_err(),
+        "division by zero at row 1"
+    );
+    assert_eq!(
+        eval("TRY_CAST(10 / c AS TINYINT)", &batch).unwrap_err(),
+        "division by zero at row 1"
+    );
+    let out = eval("TRY_CAST(CAST(c AS VARCHAR) || 'x' AS BIGINT)", &batch).unwrap();
+    assert_eq!(out.null_count(), 2);
+}

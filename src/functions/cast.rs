@@ -54,7 +54,7 @@ fn castable_types() -> Vec<DataType> {
 pub(crate) fn cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
     match (from, to) {
         (DataType::Utf8, DataType::Utf8) => None,
-        (_, DataType::Utf8) => to_text(from),
+        (_, DataType::Utf8) => to_text(from, false),
         (DataType::Utf8, _) => from_text(to, false),
         _ => None,
     }
@@ -66,8 +66,7 @@ pub(crate) fn try_cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
     match (from, to) {
         (DataType::Utf8, DataType::Utf8) => None,
         (DataType::Utf8, _) => from_text(to, true),
-        // Every value has a text form (a timestamp in an unknown zone aside).
-        (_, DataType::Utf8) => to_text(from),
+        (_, DataType::Utf8) => to_text(from, true),
         _ => None,
     }
 }
@@ -158,8 +157,10 @@ fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
     })
 }
 
-/// `CAST(x AS VARCHAR)` for `x` of type `from`.
-fn to_text(from: &DataType) -> Option<RowImpl> {
+/// `CAST(x AS VARCHAR)` for `x` of type `from` (or, with `try_cast`, `TRY_CAST`:
+/// every value has a text form, but a timestamp in a zone Arrow cannot read is
+/// then NULL rather than an error).
+fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
     macro_rules! display {
         ($T:ty) => {
             map1::<$T, Utf8, _>(|v| Ok(Some(v.to_string())))
@@ -173,6 +174,7 @@ fn to_text(from: &DataType) -> Option<RowImpl> {
                     Ok(tz) => map1::<$T, Utf8, _>(move |v: i64| {
                         Ok(Some(format_timestamp(v, $unit, Some(&tz))))
                     }),
+                    Err(_) if try_cast => map1::<$T, Utf8, _>(|_: i64| Ok(None)),
                     Err(message) => {
                         map1::<$T, Utf8, _>(move |_: i64| Err(message.clone())).fallible()
                     }
@@ -397,7 +399,9 @@ pub(super) fn register(r: &mut Registry) {
         )
         .example("CAST(x = 1 AS VARCHAR)", "true");
     for t in castable_types() {
-        let Some(imp) = to_text(&t) else { continue };
+        let Some(imp) = to_text(&t, false) else {
+            continue;
+        };
         f.sig(
             std::slice::from_ref(&t),
             DataType::Utf8,
