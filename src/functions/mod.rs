@@ -370,7 +370,8 @@ pub fn same_type(a: &DataType, b: &DataType) -> bool {
 
 fn build() -> Vec<Function> {
     let mut r = Registry::default();
-    let domains: [(&'static str, fn(&mut Registry)); 7] = [
+    type Register = fn(&mut Registry);
+    let domains: [(&'static str, Register); 7] = [
         ("operator", operators::register),
         ("string", string::register),
         ("math", math::register),
