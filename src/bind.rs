@@ -653,15 +653,10 @@ impl Binder<'_> {
             };
         }
         if !cast_supported(&x.data_type, to) {
-            let hint = if x.data_type == DataType::Utf8 {
-                " (casts from VARCHAR are supported for literals only)"
-            } else {
-                ""
-            };
             return err(
                 span,
                 format!(
-                    "cannot cast {} to {}{hint}",
+                    "cannot cast {} to {}",
                     sql_type_name(&x.data_type),
                     sql_type_name(to)
                 ),

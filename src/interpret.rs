@@ -25,7 +25,7 @@ use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType, Schema};
 
 use crate::error::{Error, EvalError, Result};
-use crate::functions::{FuncId, Signature};
+use crate::functions::{cast, FuncId, RowImpl, Signature};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{is_float, is_integer, sql_type_name, units_per_second};
@@ -197,6 +197,12 @@ impl Value {
         match &self.data {
             Data::Array(a) => Box::new(a.clone()),
             Data::Scalar(s) => Box::new(Scalar::new(s.clone())),
+        }
+    }
+
+    fn data_type(&self) -> DataType {
+        match &self.data {
+            Data::Array(a) | Data::Scalar(a) => a.data_type().clone(),
         }
     }
 
@@ -494,31 +500,7 @@ impl Interpreter<'_> {
                 let imp = sig.imp.as_ref().ok_or_else(|| {
                     EvalError::Other(format!("{} has no implementation", sig.display()))
                 })?;
-                // Literal arguments are computed once, as a literal.
-                let scalar = args.iter().all(|a| a.is_scalar());
-                let rows = if scalar { 1 } else { n };
-                let arrays: Vec<ArrayRef> = args.iter().map(|a| a.to_array(rows)).collect();
-                let (result, failed) = imp.evaluate(&arrays, rows, ret);
-                let mut failing = BooleanBufferBuilder::new(n);
-                if scalar {
-                    failing.append_n(n, !failed.is_empty());
-                } else {
-                    failing.append_n(n, false);
-                    for (row, _) in &failed {
-                        failing.set_bit(*row, true);
-                    }
-                }
-                let errors = Errors::of(ErrorKind::Function(Arc::new(failed)), failing.finish());
-                let data = if scalar {
-                    Data::Scalar(result)
-                } else {
-                    Data::Array(result)
-                };
-                Value {
-                    data,
-                    errors: Errors::none(),
-                }
-                .with_errors(errors)
+                self.row(imp, ret, &args)
             }
             Add | Subtract | Multiply | Divide | Modulo => {
                 let (l, r) = (&args[0], &args[1]);
@@ -596,6 +578,37 @@ impl Interpreter<'_> {
             }
         };
         Ok(out.with_errors(errors))
+    }
+
+    /// A function implemented row by row, applied to `args` (its failures are the
+    /// errors of the result).
+    fn row(&self, imp: &RowImpl, ret: &DataType, args: &[Value]) -> Value {
+        let n = self.len();
+        // Literal arguments are computed once, as a literal.
+        let scalar = args.iter().all(|a| a.is_scalar());
+        let rows = if scalar { 1 } else { n };
+        let arrays: Vec<ArrayRef> = args.iter().map(|a| a.to_array(rows)).collect();
+        let (result, failed) = imp.evaluate(&arrays, rows, ret);
+        let mut failing = BooleanBufferBuilder::new(n);
+        if scalar {
+            failing.append_n(n, !failed.is_empty());
+        } else {
+            failing.append_n(n, false);
+            for (row, _) in &failed {
+                failing.set_bit(*row, true);
+            }
+        }
+        let errors = Errors::of(ErrorKind::Function(Arc::new(failed)), failing.finish());
+        let data = if scalar {
+            Data::Scalar(result)
+        } else {
+            Data::Array(result)
+        };
+        Value {
+            data,
+            errors: Errors::none(),
+        }
+        .with_errors(errors)
     }
 
     /// A kernel result of length 1 (both inputs scalar) as an array of the batch's length.
@@ -698,8 +711,13 @@ impl Interpreter<'_> {
 
     fn cast(&self, v: Value, to: &DataType) -> Result<Value> {
         let n = self.len();
+        // To and from VARCHAR: the row functions the JIT calls too.
+        let from = v.data_type();
+        if let Some(imp) = cast::cast_impl(&from, to) {
+            let errors = v.errors.clone();
+            return Ok(self.row(&imp, to, &[v]).with_errors(errors));
+        }
         let a = v.to_array(n);
-        let from = a.data_type().clone();
         let value = match (&from, to) {
             (DataType::Date32, DataType::Timestamp(unit, tz)) => {
                 let days = cast_with_options(&a, &DataType::Int64, &CastOptions::default())?;
@@ -757,6 +775,11 @@ impl Interpreter<'_> {
     /// errors are kept.
     fn try_cast(&self, mut v: Value, to: &DataType) -> Result<Value> {
         let operand_errors = std::mem::replace(&mut v.errors, Errors::none());
+        // To and from VARCHAR: the row functions the JIT calls too (NULL for a bad
+        // string, no error to build).
+        if let Some(imp) = cast::try_cast_impl(&v.data_type(), to) {
+            return Ok(self.row(&imp, to, &[v]).with_errors(operand_errors));
+        }
         let cast = self.cast(v, to)?;
         if cast.errors.is_empty() {
             return Ok(cast.with_errors(operand_errors));

@@ -17,7 +17,7 @@ use broadhead_codegen::{
 };
 
 use crate::functions::row::{self, CallState};
-use crate::functions::{FuncId, Lowering, RowImpl, Signature};
+use crate::functions::{cast, FuncId, Lowering, RowImpl, Signature};
 use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
@@ -183,6 +183,21 @@ fn flipped(op: CmpOp) -> CmpOp {
     }
 }
 
+/// The range of an integer physical type.
+fn int_range(t: PType) -> Option<(i128, i128)> {
+    Some(match t {
+        PType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        PType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        PType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        PType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        PType::U8 => (0, u8::MAX.into()),
+        PType::U16 => (0, u16::MAX.into()),
+        PType::U32 => (0, u32::MAX.into()),
+        PType::U64 => (0, u64::MAX.into()),
+        _ => return None,
+    })
+}
+
 /// The bits of a numeric, boolean or temporal literal as the kernel reads them.
 fn literal_bits(v: &ScalarValue) -> Option<u64> {
     use ScalarValue::*;
@@ -327,6 +342,9 @@ impl Lowerer {
         sig: &'static Signature,
         args: &[TypedExpr],
     ) -> Result<NodeId, Unsupported> {
+        if let Lowering::Interpreted(why) = sig.lowering {
+            return unsupported(why);
+        }
         let ret = physical(&sig.ret)
             .ok_or_else(|| Unsupported(format!("{} (its result type)", sig.display())))?;
         let ids = args
@@ -347,6 +365,7 @@ impl Lowerer {
                 strict: true,
             }),
             Lowering::Helper => self.row_helper(sig.display(), imp, ids, ret),
+            Lowering::Interpreted(why) => return unsupported(why),
         })
     }
 
@@ -413,7 +432,11 @@ impl Lowerer {
     }
 
     fn typ(e: &TypedExpr) -> Result<PType, Unsupported> {
-        physical(&e.data_type).ok_or_else(|| Unsupported(format!("type {}", e.data_type)))
+        Self::typ_of(&e.data_type)
+    }
+
+    fn typ_of(t: &DataType) -> Result<PType, Unsupported> {
+        physical(t).ok_or_else(|| Unsupported(format!("type {t}")))
     }
 
     /// Lowers `e`. A subtree the JIT does not compile, that cannot raise an error and
@@ -475,7 +498,7 @@ impl Lowerer {
                 self.add(Node::IsNull(x, *negated))
             }
             TypedKind::Cast(x) => self.cast(x, &e.data_type)?,
-            TypedKind::TryCast(_) => return unsupported("TRY_CAST"),
+            TypedKind::TryCast(x) => self.try_cast(x, &e.data_type)?,
             TypedKind::Case {
                 branches,
                 else_expr,
@@ -761,8 +784,126 @@ impl Lowerer {
     }
 
     fn cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {
+        let xi = self.expr(x)?;
+        self.convert(&x.data_type, xi, to)
+    }
+
+    /// `TRY_CAST(x AS to)`: to and from VARCHAR, the row function that gives NULL
+    /// for a bad string; other conversions are the cast where [`Self::cast_ok`]
+    /// holds, else NULL. The errors of `x` itself stay.
+    fn try_cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {
         let from = &x.data_type;
         let xi = self.expr(x)?;
+        if let Some(imp) = cast::try_cast_impl(from, to) {
+            let key = format!("TRY_CAST({from:?} AS {to:?})");
+            return Ok(self.row_helper(key, imp, vec![xi], Self::typ_of(to)?));
+        }
+        let value = self.convert(from, xi, to)?;
+        Ok(match self.cast_ok(from, xi, to) {
+            None => value,
+            Some(ok) => {
+                let null = self.add(Node::Null(Self::typ_of(to)?));
+                self.add(Node::Case(vec![(ok, value)], null))
+            }
+        })
+    }
+
+    /// A BOOLEAN node that is TRUE exactly where [`Self::convert`] of `xi` (of
+    /// type `from`) succeeds (the same conditions as the kernel's checks: integer
+    /// ranges, rounded floats within the target's range, timestamp scaling without
+    /// overflow), NULL where `xi` is NULL; `None` for conversions that never fail.
+    fn cast_ok(&mut self, from: &DataType, xi: NodeId, to: &DataType) -> Option<NodeId> {
+        use DataType::{Date32, Timestamp};
+        let (pf, pt) = (physical(from)?, physical(to)?);
+        match (from, to) {
+            (Date32, Timestamp(unit, _)) => {
+                let per_day = 86_400 * i128::from(units_per_second(*unit));
+                let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
+                // Truncating division: the ceiling below zero, the floor above.
+                self.within(pf, xi, min / per_day, max / per_day)
+            }
+            (Timestamp(unit, _), Date32) => {
+                let per_day = 86_400 * i128::from(units_per_second(*unit));
+                let lo = i128::from(i32::MIN) * per_day;
+                let hi = (i128::from(i32::MAX) + 1) * per_day - 1;
+                self.within(pf, xi, lo, hi)
+            }
+            (Timestamp(a, _), Timestamp(b, _)) => {
+                let (f, t) = (units_per_second(*a), units_per_second(*b));
+                if t <= f {
+                    return None;
+                }
+                let k = i128::from(t / f);
+                let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
+                self.within(pf, xi, min / k, max / k)
+            }
+            _ if pf.is_float() && pt != PType::Bool && !pt.is_float() => {
+                // Rounded half to even, within [min, max + 1) of the target, as the
+                // kernel checks it (NaN sorts above every value, so it fails).
+                let (min, max) = int_range(pt)?;
+                let rounded = self.add(Node::Call {
+                    callee: Callee::Intrinsic {
+                        name: "llvm.rint",
+                        domain: None,
+                    },
+                    args: vec![xi],
+                    ret: pf,
+                    strict: true,
+                });
+                let float = |v: i128| {
+                    if pf == PType::F32 {
+                        u64::from((v as f32).to_bits())
+                    } else {
+                        (v as f64).to_bits()
+                    }
+                };
+                let lo = self.add(Node::Const(pf, float(min)));
+                let hi = self.add(Node::Const(pf, float(max + 1)));
+                let ge = self.add(Node::Cmp(CmpOp::Ge, rounded, lo));
+                let lt = self.add(Node::Cmp(CmpOp::Lt, rounded, hi));
+                Some(self.add(Node::And(vec![ge, lt])))
+            }
+            _ if int_range(pf).is_some() && int_range(pt).is_some() => {
+                let (min, max) = int_range(pt)?;
+                self.within(pf, xi, min, max)
+            }
+            _ => None,
+        }
+    }
+
+    /// `lo <= xi <= hi` for `xi` of integer type `t`, checking only the bounds that
+    /// are inside `t`'s range; `None` if neither is.
+    fn within(&mut self, t: PType, xi: NodeId, lo: i128, hi: i128) -> Option<NodeId> {
+        let (min, max) = int_range(t)?;
+        let mut checks = Vec::new();
+        if lo > min {
+            let c = self.add(Node::Const(t, lo as u64));
+            checks.push(self.add(Node::Cmp(CmpOp::Ge, xi, c)));
+        }
+        if hi < max {
+            let c = self.add(Node::Const(t, hi as u64));
+            checks.push(self.add(Node::Cmp(CmpOp::Le, xi, c)));
+        }
+        match checks.len() {
+            0 => None,
+            1 => checks.pop(),
+            _ => Some(self.add(Node::And(checks))),
+        }
+    }
+
+    /// `xi`, of type `from`, as a value of type `to`.
+    fn convert(
+        &mut self,
+        from: &DataType,
+        xi: NodeId,
+        to: &DataType,
+    ) -> Result<NodeId, Unsupported> {
+        // To and from VARCHAR: the row functions the interpreter calls too.
+        if let Some(imp) = cast::cast_impl(from, to) {
+            let ret = Self::typ_of(to)?;
+            let key = format!("CAST({from:?} AS {to:?})");
+            return Ok(self.row_helper(key, imp, vec![xi], ret));
+        }
         let const_i64 = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
         Ok(match (from, to) {
             (DataType::Date32, DataType::Timestamp(unit, _)) => {

@@ -398,6 +398,73 @@ impl LiteralError {
     }
 }
 
+/// `text` with PostgreSQL's era suffix (` BC`, ` AD`) removed and the year written
+/// as chrono reads it: `0044-03-15 BC` is year -43 (1 BC is year 0), and years of
+/// more than four digits get a sign.
+fn astronomical_year(text: &str) -> Option<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
+    let upper = text.len().checked_sub(3).and_then(|i| text.get(i..));
+    let (body, bc) = match upper.map(str::to_ascii_uppercase).as_deref() {
+        Some(" BC") => (text[..text.len() - 3].trim_end(), true),
+        Some(" AD") => (text[..text.len() - 3].trim_end(), false),
+        _ => (text, false),
+    };
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    if !bc && digits <= 4 {
+        return Some(Cow::Borrowed(body));
+    }
+    // A sign, or no year, is not for an era suffix to fix.
+    if digits == 0 {
+        return (!bc).then_some(Cow::Borrowed(body));
+    }
+    let year: i64 = body[..digits].parse().ok()?;
+    let year = if bc { 1 - year } else { year };
+    let sign = if year < 0 { "-" } else { "+" };
+    Some(Cow::Owned(format!(
+        "{sign}{:04}{}",
+        year.unsigned_abs(),
+        &body[digits..]
+    )))
+}
+
+/// The UTC offset (seconds) a date and time ends with (`+05:30`, `-03`, `+0530`,
+/// `Z`), and the text before it; no offset is `None`.
+fn split_offset(text: &str) -> (&str, Option<i64>) {
+    // The offset follows the time, which follows the date after a space or `T`.
+    let Some(time) = text.get(1..).and_then(|t| t.find([' ', 'T', 't'])) else {
+        return (text, None);
+    };
+    let time = time + 1;
+    if let Some(base) = text.strip_suffix(['Z', 'z']) {
+        return (base.trim_end(), Some(0));
+    }
+    let Some(at) = text[time..].rfind(['+', '-']).map(|i| i + time) else {
+        return (text, None);
+    };
+    let (base, offset) = (text[..at].trim_end(), &text[at + 1..]);
+    let parts: Vec<&str> = match offset.split(':').collect::<Vec<_>>() {
+        p if p.len() == 1 && offset.len() == 4 && offset.bytes().all(|b| b.is_ascii_digit()) => {
+            vec![&offset[..2], &offset[2..]]
+        }
+        p => p,
+    };
+    let valid = !parts.is_empty()
+        && parts.len() <= 3
+        && parts
+            .iter()
+            .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit()));
+    if !valid {
+        return (text, None);
+    }
+    let seconds = parts
+        .iter()
+        .zip([3600, 60, 1])
+        .map(|(p, k)| p.parse::<i64>().unwrap_or(0) * k)
+        .sum::<i64>();
+    let sign = if text.as_bytes()[at] == b'-' { -1 } else { 1 };
+    (base, Some(sign * seconds))
+}
+
 /// A date and time (UTC) as `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` or a bare date.
 fn parse_datetime(text: &str) -> Option<chrono::NaiveDateTime> {
     [
@@ -424,10 +491,11 @@ fn timestamp_value(dt: chrono::NaiveDateTime, unit: TimeUnit) -> Result<i64, Lit
     if nanos % nanos_per_unit != 0 {
         return Err(LiteralError::TooPrecise);
     }
-    utc.timestamp()
-        .checked_mul(per_second)
-        .and_then(|v| v.checked_add(nanos / nanos_per_unit))
-        .ok_or(LiteralError::OutOfRange)
+    // In i128, so the instants just above the type's minimum (whose whole seconds
+    // are below it) are read too.
+    let units =
+        i128::from(utc.timestamp()) * i128::from(per_second) + i128::from(nanos / nanos_per_unit);
+    i64::try_from(units).map_err(|_| LiteralError::OutOfRange)
 }
 
 fn parse_int<T: std::str::FromStr<Err = std::num::ParseIntError>>(
@@ -482,7 +550,8 @@ impl ScalarValue {
             DataType::Float64 => Float64(parse_float(t, f64::is_infinite)?),
             DataType::Utf8 => Utf8(text.to_string()),
             DataType::Date32 => {
-                let date = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d")
+                let t = astronomical_year(t).ok_or(LiteralError::Invalid)?;
+                let date = chrono::NaiveDate::parse_from_str(&t, "%Y-%m-%d")
                     .map_err(|_| LiteralError::Invalid)?;
                 let epoch =
                     chrono::NaiveDate::from_ymd_opt(1970, 1, 1).ok_or(LiteralError::Invalid)?;
@@ -490,7 +559,16 @@ impl ScalarValue {
                 Date32(i32::try_from(days).map_err(|_| LiteralError::OutOfRange)?)
             }
             DataType::Timestamp(unit, tz) => {
-                let dt = parse_datetime(t).ok_or(LiteralError::Invalid)?;
+                let t = astronomical_year(t).ok_or(LiteralError::Invalid)?;
+                // A time zone offset is applied WITH TIME ZONE, and ignored without
+                // (as PostgreSQL does).
+                let (t, offset) = split_offset(&t);
+                let mut dt = parse_datetime(t).ok_or(LiteralError::Invalid)?;
+                if let (Some(offset), Some(_)) = (offset, tz) {
+                    dt = dt
+                        .checked_sub_signed(chrono::TimeDelta::seconds(offset))
+                        .ok_or(LiteralError::OutOfRange)?;
+                }
                 Timestamp(timestamp_value(dt, *unit)?, *unit, tz.clone())
             }
             DataType::Interval(IntervalUnit::MonthDayNano) => {
@@ -630,6 +708,55 @@ mod tests {
             let v = ScalarValue::parse(text, &DataType::Float64);
             assert_eq!(v, Err(LiteralError::Invalid), "{text}");
         }
+    }
+
+    /// Dates and timestamps are read in the forms `CAST(… AS VARCHAR)` prints, as
+    /// PostgreSQL reads them: era suffixes, long years, time zone offsets.
+    #[test]
+    fn eras_long_years_and_offsets_are_read_as_in_postgresql() {
+        let date = |t: &str| ScalarValue::parse(t, &DataType::Date32);
+        assert_eq!(date("0044-03-15 BC"), Ok(ScalarValue::Date32(-735_160)));
+        assert_eq!(date("0001-01-01 bc"), Ok(ScalarValue::Date32(-719_528)));
+        assert_eq!(date("1994-01-01 AD"), Ok(ScalarValue::Date32(8766)));
+        assert_eq!(date("10000-01-01"), Ok(ScalarValue::Date32(2_932_897)));
+        assert_eq!(date("1994-01-01 XY"), Err(LiteralError::Invalid));
+        assert_eq!(date(" BC"), Err(LiteralError::Invalid));
+        let us = TimeUnit::Microsecond;
+        let noon = 757_425_600_000_000;
+        let tz = DataType::Timestamp(us, Some("+00:00".into()));
+        let plain = DataType::Timestamp(us, None);
+        let at = |v: i64, tz: &DataType| Ok(ScalarValue::Timestamp(v, us, tz_of(tz)));
+        fn tz_of(t: &DataType) -> Option<Arc<str>> {
+            match t {
+                DataType::Timestamp(_, tz) => tz.clone(),
+                _ => None,
+            }
+        }
+        let hour = 3_600_000_000;
+        for (text, v) in [
+            ("1994-01-01 12:00:00+00", noon),
+            ("1994-01-01 14:00:00+02", noon),
+            ("1994-01-01 14:00:00+0200", noon),
+            ("1994-01-01 06:30:00-05:30", noon),
+            ("1994-01-01T12:00:00Z", noon),
+            ("1994-01-01 13:00:00 +01:00", noon),
+            ("1994-01-01 12:00:00", noon),
+        ] {
+            assert_eq!(ScalarValue::parse(text, &tz), at(v, &tz), "{text}");
+        }
+        // Without a time zone, the offset is ignored.
+        assert_eq!(
+            ScalarValue::parse("1994-01-01 14:00:00+02", &plain),
+            at(noon + 2 * hour, &plain)
+        );
+        assert_eq!(
+            ScalarValue::parse("1994-01-01 12:00:00+2:00", &tz),
+            Err(LiteralError::Invalid)
+        );
+        assert_eq!(
+            ScalarValue::parse("1994-01-01 12:00:00+1é1", &tz),
+            Err(LiteralError::Invalid)
+        );
     }
 
     #[test]

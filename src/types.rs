@@ -223,11 +223,14 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
 
 /// Whether `CAST(x AS to)` is supported for a non-literal `x` of type `from`.
 ///
-/// Literal strings cast to anything their text parses as (folded by the binder).
+/// Every supported type casts to and from VARCHAR (a string that is not a value of
+/// the type is an error at run time); literal strings are folded by the binder.
 pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
     use DataType::*;
     from == to
         || matches!(from, Null)
+        || (matches!(from, Utf8) && is_supported(to) && !matches!(to, Null))
+        || (matches!(to, Utf8) && is_supported(from))
         || (is_numeric(from) && is_numeric(to))
         || (matches!(from, Boolean) && is_integer(to))
         || (is_integer(from) && matches!(to, Boolean))

@@ -68,31 +68,28 @@ fn hybrid_filter(sql: &str, nodes: &[&str]) {
     );
 }
 
-// TRY_CAST is what the JIT does not lower today (its conversions are the
-// interpreter's): the subtrees below use it to stand for any construct the JIT lacks.
+// `interpreted(x)` is x, computed by the interpreter (the JIT never lowers it): the
+// subtrees below use it to stand for any construct the JIT lacks.
 
 #[test]
 fn a_value_the_jit_lacks_is_interpreted() {
+    hybrid_filter("interpreted(b) > 1 AND a > 0", &["interpreted(b)"]);
     hybrid_filter(
-        "TRY_CAST(b AS INTEGER) > 1 AND a > 0",
-        &["TRY_CAST(b AS INTEGER)"],
-    );
-    hybrid_filter(
-        "CASE WHEN a > 0 THEN TRY_CAST(b AS SMALLINT) ELSE a END < 3 OR b = 1",
-        &["TRY_CAST(b AS SMALLINT)"],
+        "CASE WHEN a > 0 THEN interpreted(a) ELSE a END < 3 OR b = 1",
+        &["interpreted(a)"],
     );
 }
 
 #[test]
 fn a_boolean_subtree_the_jit_lacks_is_interpreted() {
     hybrid_filter(
-        "TRY_CAST(a AS BOOLEAN) AND a < 10",
-        &["TRY_CAST(a AS BOOLEAN)"],
+        "interpreted(s = 'x') AND a < 10",
+        &["interpreted((s = 'x'))"],
     );
     // Two interpreted inputs in one comparison.
     hybrid_filter(
-        "TRY_CAST(b AS INTEGER) < TRY_CAST(a AS SMALLINT)",
-        &["TRY_CAST(b AS INTEGER)", "TRY_CAST(a AS SMALLINT)"],
+        "interpreted(b) < interpreted(a)",
+        &["interpreted(b)", "interpreted(a)"],
     );
 }
 
@@ -100,8 +97,8 @@ fn a_boolean_subtree_the_jit_lacks_is_interpreted() {
 fn projections_compile_around_interpreted_nodes() {
     let b = batch();
     let sql = [
-        "CASE WHEN TRY_CAST(a AS BOOLEAN) THEN a * 2 ELSE b END",
-        "length(CASE WHEN b > 1 THEN s END) + TRY_CAST(b AS INTEGER)",
+        "CASE WHEN interpreted(s = 'x') THEN a * 2 ELSE b END",
+        "length(CASE WHEN b > 1 THEN s END) + interpreted(a)",
         "a + 1",
     ];
     let p = Projector::new(&b.schema(), &sql).unwrap();
@@ -111,11 +108,13 @@ fn projections_compile_around_interpreted_nodes() {
     }
     let text = explanation.to_string();
     assert!(
-        text.contains("interpreted: TRY_CAST(a AS BOOLEAN) — TRY_CAST"),
+        text.contains(
+            "interpreted: interpreted((s = 'x')) — interpreted() is computed by the interpreter"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("interpreted: TRY_CAST(b AS INTEGER) — TRY_CAST"),
+        text.contains("interpreted: interpreted(a) — interpreted() is computed by the interpreter"),
         "{text}"
     );
     let got = p.evaluate(&b).unwrap();
@@ -134,7 +133,7 @@ fn projections_compile_around_interpreted_nodes() {
     }
 }
 
-/// A subtree the JIT lacks that can fail (a division inside a TRY_CAST) keeps
+/// A subtree the JIT lacks that can fail (a division inside `interpreted`) keeps
 /// the whole expression in the interpreter: its error is raised only for the rows
 /// that use its value.
 #[test]
@@ -154,14 +153,14 @@ fn a_subtree_that_can_fail_keeps_the_whole_expression_interpreted() {
         )
         .unwrap()
     };
-    let failing = "TRY_CAST(10 / b AS SMALLINT) = 5";
+    let failing = "interpreted(10 / b) = 5";
     let sql = format!("CASE WHEN b = 0 THEN 0 WHEN {failing} THEN 1 ELSE 2 END");
     let p = Projector::new(&schema, &[sql.as_str()]).unwrap();
     let explanation = p.explain().unwrap();
     assert!(!p.is_jit(0), "{explanation}");
     assert!(explanation.interpreted.is_empty(), "{explanation}");
     assert!(
-        matches!(&explanation.backend, Backend::Interpreted(r) if r.contains("TRY_CAST")),
+        matches!(&explanation.backend, Backend::Interpreted(r) if r.contains("interpreted() is computed by the interpreter")),
         "{explanation}"
     );
     // Rows with b = 0 do not use the division: no error.
@@ -193,7 +192,7 @@ fn a_subtree_that_can_fail_keeps_the_whole_expression_interpreted() {
 fn many_interpreted_subtrees_stay_linear() {
     let b = batch();
     let text = (0..5_000)
-        .map(|i| format!("TRY_CAST(b AS INTEGER) = {i}"))
+        .map(|i| format!("interpreted(a) = {i}"))
         .collect::<Vec<_>>()
         .join(" OR ");
     let f = Filter::new(&b.schema(), &text).unwrap();

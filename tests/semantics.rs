@@ -984,8 +984,8 @@ fn comparisons_with_integer_literals_outside_the_type_are_decided_not_errors() {
 }
 
 /// TRY_CAST: rows whose conversion fails are NULL, the operand's own errors are still
-/// raised, and a string literal that is not a value of the type is a NULL. (The
-/// interpreter computes it; the JIT does not lower it yet.)
+/// raised, and a string literal that is not a value of the type is a NULL (both back
+/// ends: tests/functions_cast.rs compares them).
 #[test]
 fn try_cast_makes_failed_conversions_null() {
     let b = batch(vec![("x", ints(&[Some(1), Some(300), None, Some(-5)]))]);

@@ -22,6 +22,7 @@ use std::sync::LazyLock;
 use arrow_schema::DataType;
 use broadhead_codegen::CmpOp;
 
+pub(crate) mod cast;
 mod conditional;
 mod datetime;
 mod hash;
@@ -29,6 +30,7 @@ mod math;
 mod operators;
 pub(crate) mod row;
 mod string;
+mod system;
 
 pub use row::RowImpl;
 
@@ -113,6 +115,9 @@ pub enum Lowering {
         /// The error lanes, if the function has a restricted domain.
         domain: Option<(CmpOp, f64)>,
     },
+    /// Not compiled: the interpreter computes the call and the kernel reads its
+    /// value as an input (the reason is what `explain` shows).
+    Interpreted(&'static str),
 }
 
 /// One signature of a function.
@@ -252,6 +257,18 @@ impl Function {
         self.push(args, true, ret, doc, imp, Lowering::Helper)
     }
 
+    /// Adds a signature with the given lowering.
+    pub fn lowered_sig(
+        &mut self,
+        args: &[DataType],
+        ret: DataType,
+        doc: &'static str,
+        imp: RowImpl,
+        lowering: Lowering,
+    ) -> &mut Function {
+        self.push(args, false, ret, doc, imp, lowering)
+    }
+
     /// Adds a signature over DOUBLEs that the JIT computes with an LLVM intrinsic
     /// (`imp` is the interpreter's).
     pub fn intrinsic_sig(
@@ -372,13 +389,15 @@ type Register = fn(&mut Registry);
 
 fn build() -> Vec<Function> {
     let mut r = Registry::default();
-    let domains: [(&'static str, Register); 6] = [
+    let domains: [(&'static str, Register); 8] = [
         ("operator", operators::register),
         ("string", string::register),
         ("math", math::register),
         ("datetime", datetime::register),
         ("conditional", conditional::register),
         ("hash", hash::register),
+        ("cast", cast::register),
+        ("system", system::register),
     ];
     for (domain, register) in domains {
         r.domain = domain;

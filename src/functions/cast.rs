@@ -1,0 +1,533 @@
+//! Casts between VARCHAR and the other types, written once for both back ends.
+//!
+//! `CAST(x AS VARCHAR)` gives PostgreSQL's text form of `x`: integers as they are,
+//! floats as the shortest text that reads back as the same value (`0.1`, `1e+20`,
+//! `NaN`, `-Infinity`, `-0`), booleans `true`/`false`, dates `1994-01-01` (years
+//! before 1 as `0044-03-15 BC`), timestamps `1994-01-01 12:00:00` with a fraction
+//! only when there is one, and timestamps with a time zone in that zone, with its
+//! offset (`1994-01-01 13:00:00+01`).
+//!
+//! `CAST(s AS t)` reads `s` as a literal of `t` is read ([`ScalarValue::parse`]), so a
+//! column and a literal cast accept the same strings; an invalid string is an error
+//! in PostgreSQL's words (`invalid input syntax for type integer: "abc"`), and
+//! `TRY_CAST` makes it a NULL instead.
+//!
+//! The binder keeps `CAST` as syntax ([`TypedKind::Cast`](crate::typed::TypedKind));
+//! the registry lists the conversions under the name `cast` (one signature per
+//! pair of types) so the reference documents them, and the interpreter and the
+//! lowering get their implementations from [`cast_impl`] and [`try_cast_impl`].
+
+use arrow::array::timezone::Tz;
+use arrow::datatypes::{
+    Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use arrow_schema::{DataType, TimeUnit};
+use chrono::{Offset, TimeZone};
+
+use super::row::{map1, Bool, Utf8};
+use super::{Registry, RowImpl};
+use crate::scalar::{LiteralError, ScalarValue};
+use crate::types::{sql_type_name, units_per_second};
+
+/// The types a VARCHAR casts to and from (a timestamp of each unit matches any
+/// time zone).
+fn castable_types() -> Vec<DataType> {
+    use DataType::*;
+    let mut types = vec![
+        Boolean, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64, Date32,
+    ];
+    for unit in [
+        TimeUnit::Second,
+        TimeUnit::Millisecond,
+        TimeUnit::Microsecond,
+        TimeUnit::Nanosecond,
+    ] {
+        types.push(Timestamp(unit, None));
+    }
+    types
+}
+
+/// The implementation of `CAST(x AS to)` for `x` of type `from`, where one of the
+/// two is VARCHAR (and the other is not); `None` for other pairs.
+pub(crate) fn cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
+    match (from, to) {
+        (DataType::Utf8, DataType::Utf8) => None,
+        (_, DataType::Utf8) => to_text(from, false),
+        (DataType::Utf8, _) => from_text(to, false),
+        _ => None,
+    }
+}
+
+/// The implementation of `TRY_CAST(x AS to)` for the pairs of [`cast_impl`]: NULL
+/// where the cast fails, never an error.
+pub(crate) fn try_cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
+    match (from, to) {
+        (DataType::Utf8, DataType::Utf8) => None,
+        (DataType::Utf8, _) => from_text(to, true),
+        (_, DataType::Utf8) => to_text(from, true),
+        _ => None,
+    }
+}
+
+/// PostgreSQL's name of a type in input errors (`integer`, `double precision`);
+/// DuckDB's for the types PostgreSQL lacks.
+fn input_type_name(t: &DataType) -> String {
+    match t {
+        DataType::Boolean => "boolean".into(),
+        DataType::Int16 => "smallint".into(),
+        DataType::Int32 => "integer".into(),
+        DataType::Int64 => "bigint".into(),
+        DataType::Float32 => "real".into(),
+        DataType::Float64 => "double precision".into(),
+        DataType::Date32 => "date".into(),
+        DataType::Timestamp(_, None) => "timestamp".into(),
+        DataType::Timestamp(_, Some(_)) => "timestamp with time zone".into(),
+        other => sql_type_name(other).to_lowercase(),
+    }
+}
+
+/// The error for a string `s` that is not a value of `to`, in PostgreSQL's words.
+fn input_error(e: LiteralError, s: &str, to: &DataType) -> String {
+    let name = input_type_name(to);
+    match (e, to) {
+        (LiteralError::OutOfRange, DataType::Date32) => format!("date out of range: \"{s}\""),
+        (LiteralError::OutOfRange, DataType::Timestamp(..)) => {
+            format!("timestamp out of range: \"{s}\"")
+        }
+        (LiteralError::OutOfRange, DataType::Float32 | DataType::Float64) => {
+            format!("\"{s}\" is out of range for type {name}")
+        }
+        (LiteralError::OutOfRange, _) => format!("value \"{s}\" is out of range for type {name}"),
+        (LiteralError::TooPrecise, _) => format!(
+            "invalid input syntax for type {}: \"{s}\" (more fractional digits than the type holds)",
+            sql_type_name(to).to_lowercase()
+        ),
+        _ => format!("invalid input syntax for type {name}: \"{s}\""),
+    }
+}
+
+/// `CAST(s AS to)` (or, with `try_cast`, `TRY_CAST`).
+fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
+    macro_rules! parse {
+        ($T:ty, $pat:pat => $v:expr) => {{
+            let to = to.clone();
+            let imp = map1::<Utf8, $T, _>(move |s: &str| match ScalarValue::parse(s, &to) {
+                Ok($pat) => Ok(Some($v)),
+                Err(_) if try_cast => Ok(None),
+                Err(e) => Err(input_error(e, s, &to)),
+                // `parse` gives a value of the type asked for.
+                Ok(_) => Err(input_error(LiteralError::Invalid, s, &to)),
+            });
+            if try_cast {
+                imp
+            } else {
+                imp.fallible()
+            }
+        }};
+    }
+    use ScalarValue as V;
+    Some(match to {
+        DataType::Boolean => parse!(Bool, V::Boolean(v) => v),
+        DataType::Int8 => parse!(Int8Type, V::Int8(v) => v),
+        DataType::Int16 => parse!(Int16Type, V::Int16(v) => v),
+        DataType::Int32 => parse!(Int32Type, V::Int32(v) => v),
+        DataType::Int64 => parse!(Int64Type, V::Int64(v) => v),
+        DataType::UInt8 => parse!(UInt8Type, V::UInt8(v) => v),
+        DataType::UInt16 => parse!(UInt16Type, V::UInt16(v) => v),
+        DataType::UInt32 => parse!(UInt32Type, V::UInt32(v) => v),
+        DataType::UInt64 => parse!(UInt64Type, V::UInt64(v) => v),
+        DataType::Float32 => parse!(Float32Type, V::Float32(v) => v),
+        DataType::Float64 => parse!(Float64Type, V::Float64(v) => v),
+        DataType::Date32 => parse!(Date32Type, V::Date32(v) => v),
+        DataType::Timestamp(TimeUnit::Second, _) => {
+            parse!(TimestampSecondType, V::Timestamp(v, ..) => v)
+        }
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            parse!(TimestampMillisecondType, V::Timestamp(v, ..) => v)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            parse!(TimestampMicrosecondType, V::Timestamp(v, ..) => v)
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+            parse!(TimestampNanosecondType, V::Timestamp(v, ..) => v)
+        }
+        _ => return None,
+    })
+}
+
+/// `CAST(x AS VARCHAR)` for `x` of type `from` (or, with `try_cast`, `TRY_CAST`:
+/// every value has a text form, but a timestamp in a zone Arrow cannot read is
+/// then NULL rather than an error).
+fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
+    macro_rules! display {
+        ($T:ty) => {
+            map1::<$T, Utf8, _>(|v| Ok(Some(v.to_string())))
+        };
+    }
+    macro_rules! timestamp {
+        ($T:ty, $unit:expr, $tz:expr) => {{
+            match $tz {
+                None => map1::<$T, Utf8, _>(|v: i64| Ok(Some(format_timestamp(v, $unit, None)))),
+                Some(name) => match zone(name) {
+                    Ok(tz) => map1::<$T, Utf8, _>(move |v: i64| {
+                        Ok(Some(format_timestamp(v, $unit, Some(&tz))))
+                    }),
+                    Err(_) if try_cast => map1::<$T, Utf8, _>(|_: i64| Ok(None)),
+                    Err(message) => {
+                        map1::<$T, Utf8, _>(move |_: i64| Err(message.clone())).fallible()
+                    }
+                },
+            }
+        }};
+    }
+    Some(match from {
+        DataType::Boolean => {
+            map1::<Bool, Utf8, _>(|b: bool| Ok(Some(if b { "true" } else { "false" }.to_string())))
+        }
+        DataType::Int8 => display!(Int8Type),
+        DataType::Int16 => display!(Int16Type),
+        DataType::Int32 => display!(Int32Type),
+        DataType::Int64 => display!(Int64Type),
+        DataType::UInt8 => display!(UInt8Type),
+        DataType::UInt16 => display!(UInt16Type),
+        DataType::UInt32 => display!(UInt32Type),
+        DataType::UInt64 => display!(UInt64Type),
+        DataType::Float32 => map1::<Float32Type, Utf8, _>(|v: f32| Ok(Some(format_f32(v)))),
+        DataType::Float64 => map1::<Float64Type, Utf8, _>(|v: f64| Ok(Some(format_f64(v)))),
+        DataType::Date32 => map1::<Date32Type, Utf8, _>(|d: i32| Ok(Some(format_date(d.into())))),
+        DataType::Timestamp(unit, tz) => {
+            let tz = tz.as_deref();
+            match unit {
+                TimeUnit::Second => timestamp!(TimestampSecondType, TimeUnit::Second, tz),
+                TimeUnit::Millisecond => {
+                    timestamp!(TimestampMillisecondType, TimeUnit::Millisecond, tz)
+                }
+                TimeUnit::Microsecond => {
+                    timestamp!(TimestampMicrosecondType, TimeUnit::Microsecond, tz)
+                }
+                TimeUnit::Nanosecond => {
+                    timestamp!(TimestampNanosecondType, TimeUnit::Nanosecond, tz)
+                }
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The time zone an Arrow type names (`UTC`, `+01:00`, `Europe/Paris`).
+fn zone(name: &str) -> Result<Tz, String> {
+    let name = if name.eq_ignore_ascii_case("utc") || name == "Z" {
+        "+00:00"
+    } else {
+        name
+    };
+    name.parse::<Tz>()
+        .map_err(|_| format!("time zone \"{name}\" not recognized"))
+}
+
+/// A float as PostgreSQL 12+ prints it: the shortest digits that read back as the
+/// same value (`sci` is Rust's `{:e}` of it, which has them), in positional
+/// notation when the decimal exponent is in `-4..cutoff` (`cutoff` is 15 for
+/// DOUBLE and 6 for REAL, as `%g` with DBL_DIG / FLT_DIG), else as `1.5e+20`.
+fn pg_float(sci: &str, cutoff: i32) -> String {
+    let (negative, body) = match sci.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, sci),
+    };
+    let (mantissa, exp) = body.split_once('e').unwrap_or((body, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut out = String::with_capacity(digits.len() + 8);
+    if negative {
+        out.push('-');
+    }
+    if (-4..cutoff).contains(&exp) {
+        if exp >= 0 {
+            let whole = exp as usize + 1;
+            if digits.len() <= whole {
+                out.push_str(&digits);
+                out.extend(std::iter::repeat_n('0', whole - digits.len()));
+            } else {
+                out.push_str(&digits[..whole]);
+                out.push('.');
+                out.push_str(&digits[whole..]);
+            }
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            out.push_str(&digits);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push_str(&format!(
+            "e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        ));
+    }
+    out
+}
+
+/// `NaN`, `Infinity`, `-Infinity`, or `None` for a finite value.
+fn special_float(nan: bool, infinite: bool, negative: bool) -> Option<String> {
+    if nan {
+        Some("NaN".into())
+    } else if infinite {
+        Some(if negative { "-Infinity" } else { "Infinity" }.into())
+    } else {
+        None
+    }
+}
+
+/// A DOUBLE's text form, as PostgreSQL's `float8out`.
+pub(crate) fn format_f64(v: f64) -> String {
+    special_float(v.is_nan(), v.is_infinite(), v < 0.0)
+        .unwrap_or_else(|| pg_float(&format!("{v:e}"), 15))
+}
+
+/// A REAL's text form, as PostgreSQL's `float4out`.
+pub(crate) fn format_f32(v: f32) -> String {
+    special_float(v.is_nan(), v.is_infinite(), v < 0.0)
+        .unwrap_or_else(|| pg_float(&format!("{v:e}"), 6))
+}
+
+/// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01
+/// (Howard Hinnant's `civil_from_days`; exact for every `i64` day count used here).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `YYYY-MM-DD` for a day count, and whether the year is before 1 (printed as
+/// PostgreSQL does: year 0 is `0001 … BC`).
+fn ymd(days: i64) -> (String, bool) {
+    let (year, month, day) = civil_from_days(days);
+    let (year, bc) = if year <= 0 {
+        (1 - year, true)
+    } else {
+        (year, false)
+    };
+    (format!("{year:04}-{month:02}-{day:02}"), bc)
+}
+
+/// A DATE's text form: `1994-01-01`, `0044-03-15 BC`.
+pub(crate) fn format_date(days: i64) -> String {
+    match ymd(days) {
+        (text, false) => text,
+        (text, true) => text + " BC",
+    }
+}
+
+/// A TIMESTAMP's text form: `1994-01-01 12:00:00`, a fraction only when it is not
+/// zero (`12:00:00.5`), in `tz` with its offset when given (`12:00:00+01`), ` BC`
+/// last for years before 1.
+pub(crate) fn format_timestamp(value: i64, unit: TimeUnit, tz: Option<&Tz>) -> String {
+    let per_second = units_per_second(unit);
+    let mut seconds = i128::from(value.div_euclid(per_second));
+    let fraction = value.rem_euclid(per_second);
+    let offset = tz.map(|tz| offset_at(tz, seconds));
+    seconds += i128::from(offset.unwrap_or(0));
+    // |seconds| < 2^64, so the day count fits an i64.
+    let days = seconds.div_euclid(86_400) as i64;
+    let of_day = seconds.rem_euclid(86_400) as i64;
+    let (date, bc) = ymd(days);
+    let mut out = format!(
+        "{date} {:02}:{:02}:{:02}",
+        of_day / 3_600,
+        of_day / 60 % 60,
+        of_day % 60
+    );
+    if fraction != 0 {
+        let width = per_second.ilog10() as usize;
+        let digits = format!("{fraction:0width$}");
+        out.push('.');
+        out.push_str(digits.trim_end_matches('0'));
+    }
+    if let Some(offset) = offset {
+        let sign = if offset < 0 { '-' } else { '+' };
+        let o = offset.unsigned_abs();
+        out.push_str(&format!("{sign}{:02}", o / 3_600));
+        if o % 3_600 != 0 {
+            out.push_str(&format!(":{:02}", o / 60 % 60));
+        }
+        if o % 60 != 0 {
+            out.push_str(&format!(":{:02}", o % 60));
+        }
+    }
+    if bc {
+        out.push_str(" BC");
+    }
+    out
+}
+
+/// The offset from UTC (seconds) of `tz` at `seconds` since the epoch; instants
+/// beyond chrono's range (±262,000 years) take the offset at the end of its range.
+fn offset_at(tz: &Tz, seconds: i128) -> i32 {
+    const LIMIT: i128 = 8_000_000_000_000;
+    let clamped = seconds.clamp(-LIMIT, LIMIT) as i64;
+    match chrono::DateTime::from_timestamp(clamped, 0) {
+        Some(utc) => tz
+            .offset_from_utc_datetime(&utc.naive_utc())
+            .fix()
+            .local_minus_utc(),
+        None => 0,
+    }
+}
+
+pub(super) fn register(r: &mut Registry) {
+    let f = r
+        .function("cast")
+        .example("CAST(1.5 AS VARCHAR)", "1.5")
+        .example("CAST(1e20 AS VARCHAR)", "1e+20")
+        .example(
+            "CAST(TIMESTAMP '1994-01-01 12:00:00.5' AS VARCHAR)",
+            "1994-01-01 12:00:00.5",
+        )
+        .example("CAST(x = 1 AS VARCHAR)", "true");
+    for t in castable_types() {
+        let Some(imp) = to_text(&t, false) else {
+            continue;
+        };
+        f.sig(
+            std::slice::from_ref(&t),
+            DataType::Utf8,
+            "CAST(x AS VARCHAR): PostgreSQL's text form of x (`0.1`, `1e+20`, `true`, \
+             `1994-01-01`, `1994-01-01 12:00:00+00`)",
+            imp,
+        );
+    }
+    for t in castable_types() {
+        let Some(imp) = from_text(&t, false) else {
+            continue;
+        };
+        f.sig(
+            &[DataType::Utf8],
+            t,
+            "CAST(s AS type): s read as a literal of the type (surrounding spaces allowed); \
+             an invalid string is an error, NULL with TRY_CAST",
+            imp,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_postgresql_prints_them() {
+        for (v, text) in [
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (100.0, "100"),
+            (-0.0, "-0"),
+            (0.0, "0"),
+            (1e20, "1e+20"),
+            (1e15, "1e+15"),
+            (1e14, "100000000000000"),
+            (123456789012345.6, "123456789012345.6"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (-2.5e300, "-2.5e+300"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(format_f64(v), text, "{v:e}");
+        }
+        for (v, text) in [
+            (1.5f32, "1.5"),
+            (0.1, "0.1"),
+            (100000.0, "100000"),
+            (1000000.0, "1e+06"),
+            (1234567.0, "1.234567e+06"),
+            (3.4028235e38, "3.4028235e+38"),
+            (-0.0, "-0"),
+            (f32::NAN, "NaN"),
+        ] {
+            assert_eq!(format_f32(v), text, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn dates_and_timestamps_print_as_postgresql_prints_them() {
+        assert_eq!(format_date(0), "1970-01-01");
+        assert_eq!(format_date(8766), "1994-01-01");
+        assert_eq!(format_date(-1), "1969-12-31");
+        // 1 BC is year 0, 44 BC year -43.
+        assert_eq!(format_date(-719_528), "0001-01-01 BC");
+        assert_eq!(format_date(-735_160), "0044-03-15 BC");
+        assert_eq!(format_date(2_932_897), "10000-01-01");
+        let us = TimeUnit::Microsecond;
+        let noon = 757_425_600_000_000; // 1994-01-01 12:00:00 UTC
+        assert_eq!(format_timestamp(noon, us, None), "1994-01-01 12:00:00");
+        assert_eq!(
+            format_timestamp(noon + 500_000, us, None),
+            "1994-01-01 12:00:00.5"
+        );
+        assert_eq!(
+            format_timestamp(noon + 1, us, None),
+            "1994-01-01 12:00:00.000001"
+        );
+        assert_eq!(
+            format_timestamp(-1, TimeUnit::Nanosecond, None),
+            "1969-12-31 23:59:59.999999999"
+        );
+        let utc = zone("UTC").unwrap();
+        let plus = zone("+05:30").unwrap();
+        let minus = zone("-03:00").unwrap();
+        assert_eq!(
+            format_timestamp(noon, us, Some(&utc)),
+            "1994-01-01 12:00:00+00"
+        );
+        assert_eq!(
+            format_timestamp(noon, us, Some(&plus)),
+            "1994-01-01 17:30:00+05:30"
+        );
+        assert_eq!(
+            format_timestamp(noon, us, Some(&minus)),
+            "1994-01-01 09:00:00-03"
+        );
+        assert_eq!(
+            format_timestamp(-62_167_219_200, TimeUnit::Second, None),
+            "0001-01-01 00:00:00 BC"
+        );
+        // The extremes of the type print (no panic, no overflow).
+        format_timestamp(i64::MAX, TimeUnit::Second, Some(&plus));
+        format_timestamp(i64::MIN, TimeUnit::Second, Some(&minus));
+        assert!(zone("Mars/Olympus").is_err());
+    }
+
+    #[test]
+    fn input_errors_use_postgresql_words() {
+        assert_eq!(
+            input_error(LiteralError::Invalid, "abc", &DataType::Int32),
+            "invalid input syntax for type integer: \"abc\""
+        );
+        assert_eq!(
+            input_error(LiteralError::OutOfRange, "99999", &DataType::Int16),
+            "value \"99999\" is out of range for type smallint"
+        );
+        assert_eq!(
+            input_error(LiteralError::OutOfRange, "1e400", &DataType::Float64),
+            "\"1e400\" is out of range for type double precision"
+        );
+    }
+}
