@@ -392,9 +392,8 @@ fn similar_source(pattern: &str, escape: Option<char>) -> Result<String, String>
     let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
         if Some(c) == escape {
-            let Some(next) = chars.next() else {
-                return Err("SQL regular expression may not end with the escape character".into());
-            };
+            // A trailing escape character is dropped, as PostgreSQL does.
+            let Some(next) = chars.next() else { break };
             if next == '"' && class.is_none() {
                 re.push_str(match quotes {
                     0 => "){1,1}?(",
@@ -476,8 +475,9 @@ fn similar_to(s: &str, pattern: &str, escape: &str) -> Outcome<bool> {
     Ok(Some(re.is_match(s)))
 }
 
-/// Appends PostgreSQL's replacement text: `\1`…`\9` the groups, `\&` the match,
-/// `\\` a backslash, anything else as written.
+/// Appends PostgreSQL's replacement text: `\1`…`\9` the groups ('' for a group
+/// that did not take part or does not exist), `\&` the match, `\\` a backslash,
+/// anything else as written.
 fn expand(out: &mut String, template: &str, caps: &regex::Captures) {
     let mut chars = template.chars().peekable();
     while let Some(c) = chars.next() {
@@ -486,7 +486,7 @@ fn expand(out: &mut String, template: &str, caps: &regex::Captures) {
             continue;
         }
         match chars.peek().copied() {
-            Some(d @ '0'..='9') => {
+            Some(d @ '1'..='9') => {
                 chars.next();
                 let group = d as usize - '0' as usize;
                 out.push_str(caps.get(group).map_or("", |m| m.as_str()));
@@ -504,17 +504,39 @@ fn expand(out: &mut String, template: &str, caps: &regex::Captures) {
     }
 }
 
+/// The matches of `re` in `s` from byte `start` on, found as PostgreSQL finds them:
+/// each search starts where the last match ended, one character further after an
+/// empty match (so an empty match right after another match counts, unlike the
+/// regex crate's `captures_iter`).
+fn matches<'h>(
+    re: &'h Regex,
+    s: &'h str,
+    mut start: usize,
+) -> impl Iterator<Item = regex::Captures<'h>> + 'h {
+    std::iter::from_fn(move || {
+        if start > s.len() {
+            return None;
+        }
+        let caps = re.captures_at(s, start)?;
+        let m = caps.get(0)?;
+        start = m.end()
+            + if m.is_empty() {
+                s[m.end()..].chars().next().map_or(1, char::len_utf8)
+            } else {
+                0
+            };
+        Some(caps)
+    })
+}
+
 /// `regexp_replace(s, pattern, replacement, flags)`.
 fn regexp_replace(s: &str, pattern: &str, replacement: &str, flags: &str) -> Outcome<String> {
     let re = regex(pattern, flags, None)?;
     let global = parse_flags(flags, None)?.global;
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
-    for caps in re
-        .captures_iter(s)
-        .take(if global { usize::MAX } else { 1 })
-    {
-        let m = caps.get(0).expect("group 0 is the match");
+    for caps in matches(&re, s, 0).take(if global { usize::MAX } else { 1 }) {
+        let Some(m) = caps.get(0) else { break };
         out.push_str(&s[last..m.start()]);
         expand(&mut out, replacement, &caps);
         last = m.end();
@@ -1017,7 +1039,7 @@ fn regular_expressions(r: &mut Registry) {
             INT,
             "the number of (non-overlapping) matches of the pattern in s",
             map2::<Utf8, Utf8, Int32Type, _>(|s: &str, p: &str| {
-                Ok(Some(regex(p, "", None)?.find_iter(s).count() as i32))
+                Ok(Some(matches(&*regex(p, "", None)?, s, 0).count() as i32))
             })
             .fallible(),
         )
@@ -1030,9 +1052,7 @@ fn regular_expressions(r: &mut Registry) {
                     return Err(format!("invalid value for parameter \"start\": {start}"));
                 }
                 let re = regex(p, "", None)?;
-                Ok(Some(
-                    re.find_iter(&s[byte_at(s, start - 1)..]).count() as i32
-                ))
+                Ok(Some(matches(&re, s, byte_at(s, start - 1)).count() as i32))
             })
             .fallible(),
         );
@@ -1083,7 +1103,7 @@ mod tests {
         assert_eq!(t("[[:alpha:]]+"), r"\A(?:[[:alpha:]]+)\z");
         assert_eq!(similar_source("a#%", Some('#')).unwrap(), r"\A(?:a%)\z");
         assert_eq!(similar_source(r"a\", None).unwrap(), r"\A(?:a\\)\z");
-        assert!(similar_source(r"a\", Some('\\')).is_err());
+        assert_eq!(similar_source(r"a\", Some('\\')).unwrap(), r"\A(?:a)\z");
     }
 
     #[test]
