@@ -677,13 +677,7 @@ fn cut(r: &mut Registry) {
             "the last n characters of s; with a negative n, all but the first |n|",
             map2::<Utf8, Int64Type, Slice, _>(|s: &str, n: i64| Ok(Some(right(s, n)))),
         );
-    let trims: [(
-        &'static str,
-        Ends,
-        &'static str,
-        &'static str,
-        (&'static str, &'static str),
-    ); 3] = [
+    let trims = [
         (
             "btrim",
             Ends::Both,
@@ -864,31 +858,25 @@ fn search(r: &mut Registry) {
             map2::<Utf8, Utf8, Int32Type, _>(|s: &str, x: &str| Ok(Some(strpos(s, x)))),
         );
     type Test = fn(&str, &str) -> bool;
-    let tests: [(
-        &'static str,
-        Option<&'static str>,
-        Test,
-        &'static str,
-        (&'static str, &'static str),
-    ); 3] = [
+    let tests = [
         (
             "starts_with",
             Some("prefix"),
-            |s, x| s.starts_with(x),
+            (|s, x| s.starts_with(x)) as Test,
             "whether s starts with prefix",
             ("starts_with('héllo', 'hé')", "true"),
         ),
         (
             "ends_with",
             Some("suffix"),
-            |s, x| s.ends_with(x),
+            (|s, x| s.ends_with(x)) as Test,
             "whether s ends with suffix",
             ("ends_with('héllo', 'lo')", "true"),
         ),
         (
             "contains",
             None,
-            |s, x| s.contains(x),
+            (|s, x| s.contains(x)) as Test,
             "whether s contains the substring",
             ("contains('héllo', 'él')", "true"),
         ),
@@ -1104,6 +1092,17 @@ mod tests {
         assert_eq!(similar_source("a#%", Some('#')).unwrap(), r"\A(?:a%)\z");
         assert_eq!(similar_source(r"a\", None).unwrap(), r"\A(?:a\\)\z");
         assert_eq!(similar_source(r"a\", Some('\\')).unwrap(), r"\A(?:a)\z");
+    }
+
+    #[test]
+    fn a_pattern_is_compiled_once_per_thread_and_kinds_are_kept_apart() {
+        let a = regex("a+", "", None).unwrap();
+        assert!(Rc::ptr_eq(&a, &regex("a+", "", None).unwrap()));
+        assert!(!Rc::ptr_eq(&a, &regex("a+", "i", None).unwrap()));
+        // The same text as a LIKE pattern is another regex: `+` is literal there.
+        assert_eq!(like_escape("a+", "a+", "", false), Ok(Some(true)));
+        assert_eq!(like_escape("aa", "a+", "", false), Ok(Some(false)));
+        assert!(a.is_match("aa"));
     }
 
     #[test]
