@@ -277,16 +277,14 @@ fn compile(source: &str, flags: Flags) -> Result<Regex, String> {
 }
 
 /// How many compiled patterns each thread keeps.
-const CACHE_SIZE: usize = 64;
+const CACHE_SIZE: NonZeroUsize = NonZeroUsize::new(64).unwrap();
 
 type Compiled = Result<Rc<Regex>, String>;
 
 thread_local! {
     /// Compiled patterns (or why they do not compile), by kind, parameter and
     /// pattern, least recently used first out; `KEY` is the reused key buffer.
-    static CACHE: RefCell<LruCache<String, Compiled>> = RefCell::new(LruCache::new(
-        NonZeroUsize::new(CACHE_SIZE).expect("non-zero"),
-    ));
+    static CACHE: RefCell<LruCache<String, Compiled>> = RefCell::new(LruCache::new(CACHE_SIZE));
     static KEY: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
@@ -315,17 +313,18 @@ fn with_regex(
     })
 }
 
-/// The regex of a regular expression with PostgreSQL's flag letters.
+/// The regex of a regular expression with PostgreSQL's flag letters (checked
+/// before the cache is asked: whether `g` is allowed depends on the function).
 fn regex(pattern: &str, flags: &str, func: Option<&str>) -> Result<Rc<Regex>, String> {
-    with_regex('r', flags, pattern, || {
-        compile(pattern, parse_flags(flags, func)?)
-    })
+    let f = parse_flags(flags, func)?;
+    with_regex('r', flags, pattern, || compile(pattern, f))
 }
 
 /// The regex of a regular expression that must match all of the string.
 fn full_regex(pattern: &str, flags: &str) -> Result<Rc<Regex>, String> {
+    let f = parse_flags(flags, Some("regexp_full_match"))?;
     with_regex('f', flags, pattern, || {
-        let f = parse_flags(flags, Some("regexp_full_match"))?;
+        // The pattern alone must be valid: `a)|(b` is not made valid by the wrapping.
         compile(pattern, f)?;
         compile(&format!(r"\A(?:{pattern})\z"), f)
     })
@@ -1103,6 +1102,11 @@ mod tests {
         assert_eq!(like_escape("a+", "a+", "", false), Ok(Some(true)));
         assert_eq!(like_escape("aa", "a+", "", false), Ok(Some(false)));
         assert!(a.is_match("aa"));
+        // Whether `g` is allowed depends on the function, whatever the cache holds.
+        assert!(regex("a", "g", None).is_ok());
+        assert!(regex("a", "g", Some("regexp_like")).is_err());
+        assert!(regex("a", "g", None).is_ok());
+        assert!(full_regex("a)|(b", "").is_err());
     }
 
     #[test]
