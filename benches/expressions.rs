@@ -522,7 +522,7 @@ fn hand_s4(b: &RecordBatch, sel: &mut Vec<u32>) {
         if v.is_ascii() {
             v.as_bytes()
                 .windows(2)
-                .any(|w| w[0].to_ascii_lowercase() == b'a' && w[1].to_ascii_lowercase() == b'b')
+                .any(|w| w.eq_ignore_ascii_case(b"ab"))
         } else {
             v.to_lowercase().contains("ab")
         }

@@ -94,8 +94,9 @@ fn string_rows(root: &Path, in_cache: Option<usize>) -> BTreeMap<&'static str, S
     for id in STRING_IDS {
         let get = |f: &str| match in_cache {
             None => mean_ns(root, &[&format!("streaming_{id}"), f]).map(|t| t / STREAMING_ROWS),
-            Some(n) => mean_ns(root, &[&format!("in-cache_{id}"), f, &n.to_string()])
-                .map(|t| t / n as f64),
+            Some(n) => {
+                mean_ns(root, &[&format!("in-cache_{id}"), f, &n.to_string()]).map(|t| t / n as f64)
+            }
         };
         if let (Some(jit), Some(interpreted), Some(arrow), Some(hand)) =
             (get("jit"), get("interpreted"), get("arrow"), get("hand"))
@@ -126,7 +127,8 @@ fn string_section(root: &Path) -> Option<String> {
         md,
         "Computed strings in the kernel, against what a Rust user writes with arrow-rs \
          (**arrow-rs**; arrow-string's kernels where they exist) and a hand-written \
-         fused loop. Data: the synthetic set's `s` and `t`, 8 random lowercase letters \
+         fused loop (**hand**; for S1 and S4 with an ASCII fast path that compares or \
+         searches without building the case-mapped string). Data: the synthetic set's `s` and `t`, 8 random lowercase letters \
          each. `s || '-' || t` is measured as `concat_op(concat_op(s, '-'), t)`, the \
          calls `||` binds to. jit vs arrow-rs = arrow-rs / jit (above 1: the JIT is \
          faster); vs hand = jit / hand. Measured alone with \
@@ -134,7 +136,10 @@ fn string_section(root: &Path) -> Option<String> {
          `cargo run --release --example bench_report`; why the ratios are what they \
          are: [performance-notes.md](performance-notes.md#string-functions).\n"
     );
-    let _ = writeln!(md, "| id | expression | arrow-rs equivalent |\n|---|---|---|");
+    let _ = writeln!(
+        md,
+        "| id | expression | arrow-rs equivalent |\n|---|---|---|"
+    );
     for (i, id) in STRING_IDS.iter().enumerate() {
         let _ = writeln!(
             md,

@@ -57,11 +57,17 @@ fn a_pattern_filters_by_substring_alias_glob_or_operator_case_insensitively() {
     // An alias, and a glob over the whole name.
     assert_eq!(names(&ok(&["lcase", "--format", "csv"])), vec!["lower"]);
     let glob = names(&ok(&["char_len*", "--format", "csv"]));
-    assert!(!glob.is_empty() && glob.iter().all(|n| n == "length"), "{glob:?}");
+    assert!(
+        !glob.is_empty() && glob.iter().all(|n| n == "length"),
+        "{glob:?}"
+    );
     assert!(names(&ok(&["s*r*", "--format", "csv"])).contains(&"substr".to_string()));
     // An operator by its SQL spelling.
     let plus = names(&ok(&["+", "--format", "csv"]));
-    assert!(!plus.is_empty() && plus.iter().all(|n| n == "add"), "{plus:?}");
+    assert!(
+        !plus.is_empty() && plus.iter().all(|n| n == "add"),
+        "{plus:?}"
+    );
 }
 
 #[test]

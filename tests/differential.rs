@@ -13,11 +13,11 @@ use broadhead::bind::{bind, bind_predicate};
 use broadhead::functions::{self, Function, Signature};
 use broadhead::interpret::interpret;
 use broadhead::optimize::optimize;
+use broadhead::sql::parse_expr;
 use broadhead::{
     call, case, col, lit, null, Error, Expr, ExprKind, Filter, Projector, ScalarValue,
     SelectionMode,
 };
-use broadhead::sql::parse_expr;
 use common::{sliced_batch, Rng};
 use proptest::prelude::*;
 
@@ -396,7 +396,11 @@ fn value_of(r: &mut Rng, depth: u32, t: &DataType) -> Expr {
                 .filter(|(_, ct)| ct() == *numeric)
                 .map(|(name, _)| *name)
                 .collect();
-            let low = if broadhead::types::is_unsigned(numeric) { 0 } else { 2 };
+            let low = if broadhead::types::is_unsigned(numeric) {
+                0
+            } else {
+                2
+            };
             match r.below(4) {
                 0 if !columns.is_empty() => col(*pick(r, &columns)),
                 0 | 1 => lit(r.below(7) as i64 - low).cast(numeric.clone()),

@@ -142,7 +142,10 @@ mod tests {
     fn patterns_match_names_aliases_and_operator_spellings() {
         assert!(selected("UPP").contains(&"upper"));
         assert!(selected("ucase").contains(&"upper"), "an alias");
-        assert!(selected("char_len*").contains(&"length"), "a glob on an alias");
+        assert!(
+            selected("char_len*").contains(&"length"),
+            "a glob on an alias"
+        );
         assert!(!selected("upp*").contains(&"lower"));
         assert_eq!(selected("+"), vec!["add"]);
         assert!(selected("like").contains(&"like"));

@@ -137,7 +137,10 @@ fn write_function(md: &mut String, f: &Function) {
         let aliases: Vec<String> = f.aliases.iter().map(|a| code(a)).collect();
         let _ = writeln!(md, "Also called {}.\n", aliases.join(", "));
     }
-    let _ = writeln!(md, "| signature | NULL arguments | can fail | description |");
+    let _ = writeln!(
+        md,
+        "| signature | NULL arguments | can fail | description |"
+    );
     let _ = writeln!(md, "|---|---|---|---|");
     for s in &f.signatures {
         let _ = writeln!(
@@ -173,7 +176,11 @@ mod tests {
     fn the_reference_lists_every_name_and_signature() {
         let md = reference_markdown();
         for f in functions() {
-            assert!(md.contains(&format!("<a id=\"fn-{}\"></a>", f.name)), "{}", f.name);
+            assert!(
+                md.contains(&format!("<a id=\"fn-{}\"></a>", f.name)),
+                "{}",
+                f.name
+            );
             for a in &f.aliases {
                 assert!(md.contains(&format!("`{a}`")), "alias {a}");
             }
