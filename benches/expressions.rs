@@ -5,8 +5,10 @@
 //! * in-cache: one batch of 1,024 / 8,192 / 65,536 rows evaluated again and again.
 //!
 //! Plus a memory-bandwidth probe per expression (summing the columns it reads),
-//! compile cost by phase, and the cost of a cache hit. Regenerate the report with
-//! `scripts/bench.sh`.
+//! compile cost by phase, and the cost of a cache hit. The string-function rows
+//! (S1–S4) also run what a Rust user would write with arrow-rs (`arrow`). Regenerate
+//! the report with `scripts/bench.sh`; a criterion filter skips the data of the rows
+//! it leaves out (`cargo bench --bench expressions -- '/S[0-9]/'`: the string rows).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -47,7 +49,9 @@ impl Rng {
 }
 
 /// `a, b, c` DOUBLE in [0, 100); `i` BIGINT in [0, 1000) with 10 % NULLs; `j` BIGINT in
-/// [0, 1000); `k` INTEGER in [0, 20); `s` 8 random lowercase letters. Seed 42.
+/// [0, 1000); `k` INTEGER in [0, 20); `s` 8 random lowercase letters. Seed 42; `t`, 8
+/// more random lowercase letters, from its own generator (seed 43) so the other columns
+/// are what they were before it was added.
 fn synthetic() -> (SchemaRef, Vec<RecordBatch>) {
     let schema = Arc::new(Schema::new(vec![
         Field::new("a", DataType::Float64, false),
@@ -57,8 +61,17 @@ fn synthetic() -> (SchemaRef, Vec<RecordBatch>) {
         Field::new("j", DataType::Int64, false),
         Field::new("k", DataType::Int32, false),
         Field::new("s", DataType::Utf8, false),
+        Field::new("t", DataType::Utf8, false),
     ]));
     let mut r = Rng(42);
+    let mut rt = Rng(43);
+    let letters = |r: &mut Rng, n: usize| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values((0..n).map(|_| {
+            (0..8)
+                .map(|_| (b'a' + (r.next() % 26) as u8) as char)
+                .collect::<String>()
+        })))
+    };
     let mut batches = Vec::new();
     let mut start = 0;
     while start < ROWS {
@@ -79,12 +92,9 @@ fn synthetic() -> (SchemaRef, Vec<RecordBatch>) {
         let k: ArrayRef = Arc::new(Int32Array::from_iter_values(
             (0..n).map(|_| (r.next() % 20) as i32),
         ));
-        let s: ArrayRef = Arc::new(StringArray::from_iter_values((0..n).map(|_| {
-            (0..8)
-                .map(|_| (b'a' + (r.next() % 26) as u8) as char)
-                .collect::<String>()
-        })));
-        batches.push(RecordBatch::try_new(schema.clone(), vec![a, b, c, i, j, k, s]).unwrap());
+        let s = letters(&mut r, n);
+        let t = letters(&mut rt, n);
+        batches.push(RecordBatch::try_new(schema.clone(), vec![a, b, c, i, j, k, s, t]).unwrap());
         start += n;
     }
     (schema, batches)
@@ -171,6 +181,8 @@ struct Case {
     sql: &'static str,
     tpch: bool,
     hand: Hand,
+    /// What a Rust user would write with arrow-rs kernels (the string rows).
+    arrow: Option<Hand>,
     /// The columns the expression reads (for the bandwidth probe).
     reads: &'static [&'static str],
 }
@@ -320,6 +332,7 @@ fn cases() -> Vec<Case> {
             id: "F1",
             sql: "a > 50.0",
             tpch: false,
+            arrow: None,
             hand: F(hand_f1),
             reads: &["a"],
         },
@@ -327,6 +340,7 @@ fn cases() -> Vec<Case> {
             id: "F2",
             sql: "a > 2.0 AND a < 6.0",
             tpch: false,
+            arrow: None,
             hand: F(hand_f2),
             reads: &["a"],
         },
@@ -334,6 +348,7 @@ fn cases() -> Vec<Case> {
             id: "F3",
             sql: Q6,
             tpch: true,
+            arrow: None,
             hand: F(hand_f3),
             reads: &["l_shipdate", "l_discount", "l_quantity"],
         },
@@ -341,6 +356,7 @@ fn cases() -> Vec<Case> {
             id: "F4",
             sql: "i IS NOT NULL AND i + j > 1000",
             tpch: false,
+            arrow: None,
             hand: F(hand_f4),
             reads: &["i", "j"],
         },
@@ -348,6 +364,7 @@ fn cases() -> Vec<Case> {
             id: "F5",
             sql: "k IN (1, 3, 5, 7, 11, 13)",
             tpch: false,
+            arrow: None,
             hand: F(hand_f5),
             reads: &["k"],
         },
@@ -355,6 +372,7 @@ fn cases() -> Vec<Case> {
             id: "F6",
             sql: "(a < 10 OR b < 10) AND c > 90",
             tpch: false,
+            arrow: None,
             hand: F(hand_f6),
             reads: &["a", "b", "c"],
         },
@@ -362,6 +380,7 @@ fn cases() -> Vec<Case> {
             id: "F7",
             sql: "s LIKE 'ab%'",
             tpch: false,
+            arrow: None,
             hand: F(hand_f7),
             reads: &["s"],
         },
@@ -369,6 +388,7 @@ fn cases() -> Vec<Case> {
             id: "F8",
             sql: Q19,
             tpch: true,
+            arrow: None,
             hand: F(hand_f8),
             reads: &[
                 "l_quantity",
@@ -382,6 +402,7 @@ fn cases() -> Vec<Case> {
             id: "P1",
             sql: "a * b + c",
             tpch: false,
+            arrow: None,
             hand: P(hand_p1),
             reads: &["a", "b", "c"],
         },
@@ -389,6 +410,7 @@ fn cases() -> Vec<Case> {
             id: "P2",
             sql: "CASE WHEN a > 50 THEN a * 2 ELSE b END",
             tpch: false,
+            arrow: None,
             hand: P(hand_p2),
             reads: &["a", "b"],
         },
@@ -396,6 +418,7 @@ fn cases() -> Vec<Case> {
             id: "P3",
             sql: "i * 3 + j",
             tpch: false,
+            arrow: None,
             hand: P(hand_p3),
             reads: &["i", "j"],
         },
@@ -403,8 +426,143 @@ fn cases() -> Vec<Case> {
             id: "P4",
             sql: "l_extendedprice * (1 - l_discount) * (1 + l_tax)",
             tpch: true,
+            arrow: None,
             hand: P(hand_p4),
             reads: &["l_extendedprice", "l_discount", "l_tax"],
+        },
+    ]
+}
+
+// ---------------------------------------------------------------- string functions
+//
+// Each against what a Rust user would write with arrow-rs: arrow-string's kernels
+// where they exist (`substring_by_char`, `concat_elements_utf8`, `like`) and, for
+// upper/lower, a loop building a StringArray (arrow has no case-mapping kernel),
+// followed by arrow-ord's `eq` or arrow-string's `like`; and a hand-written fused loop.
+
+fn strs<'a>(b: &'a RecordBatch, name: &str) -> &'a StringArray {
+    b.column_by_name(name).unwrap().as_string::<i32>()
+}
+
+/// The selection of a filter's mask: the rows that are TRUE (not NULL).
+fn mask_to_selection(mask: &BooleanArray, sel: &mut Vec<u32>) {
+    let bits = match mask.nulls() {
+        Some(n) => mask.values() & n.inner(),
+        None => mask.values().clone(),
+    };
+    sel.clear();
+    sel.extend(bits.set_indices().map(|i| i as u32));
+}
+
+/// `s` mapped by `f`, as a new array (what arrow-rs users write for upper/lower).
+fn map_strings(s: &StringArray, f: fn(&str) -> String) -> StringArray {
+    s.iter().map(|v| v.map(f)).collect()
+}
+
+fn eq_scalar(a: &StringArray, value: &str, sel: &mut Vec<u32>) {
+    let scalar = arrow::array::Scalar::new(StringArray::from(vec![value]));
+    mask_to_selection(&arrow::compute::kernels::cmp::eq(a, &scalar).unwrap(), sel);
+}
+
+fn arrow_s1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    eq_scalar(&map_strings(strs(b, "s"), str::to_uppercase), "AB", sel);
+}
+fn hand_s1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let s = strs(b, "s");
+    select(sel, s.len(), |i| {
+        let v = s.value(i);
+        if v.is_ascii() {
+            v.len() == 2 && v.eq_ignore_ascii_case("ab")
+        } else {
+            v.chars().flat_map(char::to_uppercase).eq("AB".chars())
+        }
+    });
+}
+fn arrow_s2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let sub = arrow::compute::kernels::substring::substring_by_char(strs(b, "s"), 0, Some(2));
+    eq_scalar(&sub.unwrap(), "ab", sel);
+}
+fn hand_s2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let s = strs(b, "s");
+    // The first two characters are `ab`: a prefix test on the bytes.
+    select(sel, s.len(), |i| s.value(i).as_bytes().starts_with(b"ab"));
+}
+fn arrow_s3(b: &RecordBatch) -> ArrayRef {
+    use arrow::compute::kernels::concat_elements::concat_elements_utf8;
+    let s = strs(b, "s");
+    let dash = StringArray::from_iter_values(std::iter::repeat_n("-", s.len()));
+    let left = concat_elements_utf8(s, &dash).unwrap();
+    Arc::new(concat_elements_utf8(&left, strs(b, "t")).unwrap())
+}
+fn hand_s3(b: &RecordBatch) -> ArrayRef {
+    let (s, t) = (strs(b, "s"), strs(b, "t"));
+    let bytes = s.values().len() + t.values().len() + s.len();
+    let mut out = arrow::array::StringBuilder::with_capacity(s.len(), bytes);
+    let mut buf = String::with_capacity(64);
+    for i in 0..s.len() {
+        buf.clear();
+        buf.push_str(s.value(i));
+        buf.push('-');
+        buf.push_str(t.value(i));
+        out.append_value(&buf);
+    }
+    Arc::new(out.finish())
+}
+fn arrow_s4(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let lowered = map_strings(strs(b, "s"), str::to_lowercase);
+    let pattern = arrow::array::Scalar::new(StringArray::from(vec!["%ab%"]));
+    let mask = arrow::compute::kernels::comparison::like(&lowered, &pattern).unwrap();
+    mask_to_selection(&mask, sel);
+}
+fn hand_s4(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let s = strs(b, "s");
+    select(sel, s.len(), |i| {
+        let v = s.value(i);
+        if v.is_ascii() {
+            v.as_bytes()
+                .windows(2)
+                .any(|w| w.eq_ignore_ascii_case(b"ab"))
+        } else {
+            v.to_lowercase().contains("ab")
+        }
+    });
+}
+
+fn string_cases() -> Vec<Case> {
+    use Hand::{Filter as F, Project as P};
+    vec![
+        Case {
+            id: "S1",
+            sql: "upper(s) = 'AB'",
+            tpch: false,
+            hand: F(hand_s1),
+            arrow: Some(F(arrow_s1)),
+            reads: &["s"],
+        },
+        Case {
+            id: "S2",
+            sql: "substr(s, 1, 2) = 'ab'",
+            tpch: false,
+            hand: F(hand_s2),
+            arrow: Some(F(arrow_s2)),
+            reads: &["s"],
+        },
+        Case {
+            id: "S3",
+            // `s || '-' || t` (the operator spelled as the function it binds to).
+            sql: "concat_op(concat_op(s, '-'), t)",
+            tpch: false,
+            hand: P(hand_s3),
+            arrow: Some(P(arrow_s3)),
+            reads: &["s", "t"],
+        },
+        Case {
+            id: "S4",
+            sql: "lower(s) LIKE '%ab%'",
+            tpch: false,
+            hand: F(hand_s4),
+            arrow: Some(F(arrow_s4)),
+            reads: &["s"],
         },
     ]
 }
@@ -453,13 +611,7 @@ impl Runner {
     fn interpreted(&self, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
         let out = interpret(&self.typed, batch).unwrap();
         if self.is_filter {
-            let mask: &BooleanArray = out.as_boolean();
-            let bits = match mask.nulls() {
-                Some(n) => mask.values() & n.inner(),
-                None => mask.values().clone(),
-            };
-            sel.clear();
-            sel.extend(bits.set_indices().map(|i| i as u32));
+            mask_to_selection(out.as_boolean(), sel);
             sel.len()
         } else {
             out.len()
@@ -468,7 +620,11 @@ impl Runner {
 }
 
 fn hand(case: &Case, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
-    match case.hand {
+    run_hand(&case.hand, batch, sel)
+}
+
+fn run_hand(hand: &Hand, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
+    match *hand {
         Hand::Filter(f) => {
             f(batch, sel);
             sel.len()
@@ -524,17 +680,59 @@ fn check_agreement(case: &Case, runner: &Runner, batch: &RecordBatch) {
     );
     assert_eq!(j, i, "{}: jit and interpreter disagree", case.id);
     assert_eq!(j, h, "{}: jit and the hand-written loop disagree", case.id);
+    if let Some(arrow) = &case.arrow {
+        let a = run_hand(arrow, batch, &mut v);
+        assert_eq!(j, a, "{}: jit and arrow-rs disagree", case.id);
+        // The string rows compare values too.
+        match (&runner.jit_project, &case.hand, arrow) {
+            (Some(p), Hand::Project(hand), Hand::Project(arrow)) => {
+                let jit = p.evaluate(batch).unwrap().remove(0);
+                assert_eq!(jit.as_ref(), hand(batch).as_ref(), "{}: values", case.id);
+                assert_eq!(jit.as_ref(), arrow(batch).as_ref(), "{}: values", case.id);
+            }
+            (Some(_), _, _) => panic!("{}: a projection with a filter's loops", case.id),
+            (None, Hand::Filter(hand), Hand::Filter(arrow)) => {
+                runner.jit(batch, &mut sel);
+                let jit: Vec<u32> = sel.iter().map(|i| i as u32).collect();
+                let (mut h, mut a) = (Vec::new(), Vec::new());
+                hand(batch, &mut h);
+                arrow(batch, &mut a);
+                assert_eq!(jit, h, "{}: rows", case.id);
+                assert_eq!(jit, a, "{}: rows", case.id);
+            }
+            _ => panic!("{}: a filter with a projection's loops", case.id),
+        }
+    }
+}
+
+/// Whether criterion's command-line filter (a regex over `group/function`) can select
+/// a benchmark of `id`; the data of cases nobody asked for is not generated
+/// (`cargo bench --bench expressions -- '/S[0-9]'` runs the string rows alone).
+fn wanted(id: &str) -> bool {
+    let Some(filter) = std::env::args().skip(1).find(|a| !a.starts_with('-')) else {
+        return true;
+    };
+    let Ok(re) = regex::Regex::new(&filter) else {
+        return true;
+    };
+    ["streaming", "in-cache"].iter().any(|g| {
+        ["jit", "interpreted", "hand", "arrow", "bandwidth"]
+            .iter()
+            .any(|f| re.is_match(&format!("{g}/{id}/{f}")))
+    })
 }
 
 fn bench_expressions(c: &mut Criterion) {
-    let (synthetic_schema, synthetic_batches) = synthetic();
-    let (tpch_schema, tpch_batches) = lineitem();
-    for case in cases() {
-        let (schema, batches) = if case.tpch {
-            (&tpch_schema, &tpch_batches)
-        } else {
-            (&synthetic_schema, &synthetic_batches)
-        };
+    let all: Vec<Case> = cases()
+        .into_iter()
+        .chain(string_cases())
+        .filter(|case| wanted(case.id))
+        .collect();
+    let synthetic = all.iter().any(|c| !c.tpch).then(synthetic);
+    let tpch = all.iter().any(|c| c.tpch).then(lineitem);
+    for case in all {
+        let data = if case.tpch { &tpch } else { &synthetic };
+        let (schema, batches) = data.as_ref().map(|(s, b)| (s, b)).expect("generated above");
         let runner = Runner::new(&case, schema);
         check_agreement(&case, &runner, &batches[0]);
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
@@ -570,6 +768,16 @@ fn bench_expressions(c: &mut Criterion) {
                     .sum::<usize>()
             })
         });
+        if let Some(arrow) = &case.arrow {
+            g.bench_function("arrow", |bch| {
+                bch.iter(|| {
+                    batches
+                        .iter()
+                        .map(|b| run_hand(arrow, b, &mut v))
+                        .sum::<usize>()
+                })
+            });
+        }
         g.bench_function("bandwidth", |bch| {
             bch.iter(|| batches.iter().map(|b| probe(b, case.reads)).sum::<f64>())
         });
@@ -591,6 +799,11 @@ fn bench_expressions(c: &mut Criterion) {
             g.bench_with_input(BenchmarkId::new("hand", n), &batch, |bch, b| {
                 bch.iter(|| hand(&case, b, &mut v))
             });
+            if let Some(arrow) = &case.arrow {
+                g.bench_with_input(BenchmarkId::new("arrow", n), &batch, |bch, b| {
+                    bch.iter(|| run_hand(arrow, b, &mut v))
+                });
+            }
         }
         g.finish();
     }

@@ -4,6 +4,10 @@
 //! ```text
 //! scripts/bench.sh      # runs the benchmarks, then this
 //! ```
+//!
+//! When only the string-function rows were measured
+//! (`cargo bench --bench expressions -- '/S[0-9]/'`), only their section of the
+//! existing `docs/benchmarks.md` is replaced.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -28,6 +32,23 @@ const EXPRESSIONS: [&str; 12] = [
     "i * 3 + j",
     "l_extendedprice * (1 - l_discount) * (1 + l_tax)",
 ];
+
+const STRING_IDS: [&str; 4] = ["S1", "S2", "S3", "S4"];
+const STRING_EXPRESSIONS: [&str; 4] = [
+    "upper(s) = 'AB'",
+    "substr(s, 1, 2) = 'ab'",
+    "s || '-' || t",
+    "lower(s) LIKE '%ab%'",
+];
+/// What the arrow-rs column runs for each string row.
+const STRING_ARROW: [&str; 4] = [
+    "a loop building the upper-cased StringArray (arrow has no case-mapping kernel), then `cmp::eq` with a scalar",
+    "`substring_by_char(s, 0, Some(2))`, then `cmp::eq` with a scalar",
+    "`concat_elements_utf8` twice (with a StringArray of `-`)",
+    "a loop building the lower-cased StringArray, then `like` with a scalar pattern",
+];
+const STRINGS_BEGIN: &str = "<!-- string functions: begin -->";
+const STRINGS_END: &str = "<!-- string functions: end -->";
 
 /// Mean time per iteration, in nanoseconds, of one criterion benchmark.
 fn mean_ns(root: &Path, parts: &[&str]) -> Option<f64> {
@@ -57,6 +78,126 @@ struct Row {
     interpreted: f64,
     hand: f64,
     bandwidth: Option<f64>,
+}
+
+/// One string row: ns per row of each implementation.
+struct StringRow {
+    jit: f64,
+    interpreted: f64,
+    arrow: f64,
+    hand: f64,
+}
+
+/// The string rows of one regime (`streaming`, or `in-cache` with its batch size).
+fn string_rows(root: &Path, in_cache: Option<usize>) -> BTreeMap<&'static str, StringRow> {
+    let mut rows = BTreeMap::new();
+    for id in STRING_IDS {
+        let get = |f: &str| match in_cache {
+            None => mean_ns(root, &[&format!("streaming_{id}"), f]).map(|t| t / STREAMING_ROWS),
+            Some(n) => {
+                mean_ns(root, &[&format!("in-cache_{id}"), f, &n.to_string()]).map(|t| t / n as f64)
+            }
+        };
+        if let (Some(jit), Some(interpreted), Some(arrow), Some(hand)) =
+            (get("jit"), get("interpreted"), get("arrow"), get("hand"))
+        {
+            rows.insert(
+                id,
+                StringRow {
+                    jit,
+                    interpreted,
+                    arrow,
+                    hand,
+                },
+            );
+        }
+    }
+    rows
+}
+
+/// The string-function section (between its markers), if its rows were measured.
+fn string_section(root: &Path) -> Option<String> {
+    let streaming = string_rows(root, None);
+    if streaming.is_empty() {
+        return None;
+    }
+    let mut md = String::new();
+    let _ = writeln!(md, "{STRINGS_BEGIN}\n## String functions\n");
+    let _ = writeln!(
+        md,
+        "Computed strings in the kernel, against what a Rust user writes with arrow-rs \
+         (**arrow-rs**; arrow-string's kernels where they exist) and a hand-written \
+         fused loop (**hand**; for S1 and S4 with an ASCII fast path that compares or \
+         searches without building the case-mapped string). Data: the synthetic set's `s` and `t`, 8 random lowercase letters \
+         each. `s || '-' || t` is measured as `concat_op(concat_op(s, '-'), t)`, the \
+         calls `||` binds to. jit vs arrow-rs = arrow-rs / jit (above 1: the JIT is \
+         faster); vs hand = jit / hand. Measured alone with \
+         `cargo bench --bench expressions -- '/S[0-9]/'`, then \
+         `cargo run --release --example bench_report`; why the ratios are what they \
+         are: [performance-notes.md](performance-notes.md#string-functions).\n"
+    );
+    let _ = writeln!(
+        md,
+        "| id | expression | arrow-rs equivalent |\n|---|---|---|"
+    );
+    for (i, id) in STRING_IDS.iter().enumerate() {
+        let _ = writeln!(
+            md,
+            "| {id} | `{}` | {} |",
+            STRING_EXPRESSIONS[i].replace('|', "\\|"),
+            STRING_ARROW[i]
+        );
+    }
+    let regimes = [
+        ("Streaming (10,000,000 rows in 8,192-row batches)", None),
+        ("In-cache, 8192-row batch", Some(8_192)),
+    ];
+    for (title, n) in regimes {
+        let rows = if n.is_none() {
+            &streaming
+        } else {
+            &string_rows(root, n)
+        };
+        let _ = writeln!(md, "\n### {title}, ns per row\n");
+        let _ = writeln!(
+            md,
+            "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
+        for id in STRING_IDS {
+            if let Some(r) = rows.get(id) {
+                let _ = writeln!(
+                    md,
+                    "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} |",
+                    fmt(r.jit),
+                    fmt(r.interpreted),
+                    fmt(r.arrow),
+                    fmt(r.hand),
+                    r.interpreted / r.jit,
+                    r.arrow / r.jit,
+                    r.jit / r.hand
+                );
+            }
+        }
+    }
+    let _ = writeln!(md, "{STRINGS_END}");
+    Some(md)
+}
+
+/// `md` with its string-function section replaced by `section` (inserted before the
+/// compile-cost section when it has none).
+fn splice(md: &str, section: &str) -> String {
+    if let (Some(b), Some(e)) = (md.find(STRINGS_BEGIN), md.find(STRINGS_END)) {
+        if b < e {
+            let end = e + STRINGS_END.len();
+            let rest = md[end..].strip_prefix('\n').unwrap_or(&md[end..]);
+            return format!("{}{section}{rest}", &md[..b]);
+        }
+    }
+    match md.find("## Compile cost") {
+        Some(i) => format!("{}{section}\n{}", &md[..i], &md[i..]),
+        None => format!("{md}\n{section}"),
+    }
 }
 
 fn fmt(v: f64) -> String {
@@ -108,7 +249,15 @@ fn main() {
             }
         }
     }
+    let strings = string_section(&root);
     if streaming.is_empty() {
+        if let Some(section) = &strings {
+            let path = manifest.join("docs/benchmarks.md");
+            let md = std::fs::read_to_string(&path).unwrap_or_default();
+            std::fs::write(&path, splice(&md, section)).expect("write docs/benchmarks.md");
+            println!("replaced the string-function section of docs/benchmarks.md");
+            return;
+        }
         eprintln!(
             "no results under {}: run `cargo bench --bench expressions` first",
             root.display()
@@ -142,7 +291,7 @@ fn main() {
          expression (no overflow checks), producing the same output: the practical limit.\n\
          - **floor**: summing the columns the expression reads: the memory-bandwidth floor.\n\
          - Data: 10,000,000 rows, seed 42 (`a, b, c` DOUBLE in [0, 100), `i` BIGINT with 10 % \
-         NULLs, `j` BIGINT, `k` INTEGER in [0, 20), `s` 8 lowercase letters); TPC-H lineitem \
+         NULLs, `j` BIGINT, `k` INTEGER in [0, 20), `s` and `t` 8 lowercase letters); TPC-H lineitem \
          (tpchgen-arrow, decimals as DOUBLE) for F3, F8 and P4.\n\
          - speed-up = interpreted / jit; vs hand = jit / hand (1.00 is the hand-written loop's speed).\n"
     );
@@ -193,6 +342,10 @@ fn main() {
                 );
             }
         }
+    }
+
+    if let Some(section) = &strings {
+        let _ = writeln!(md, "\n{section}");
     }
 
     // Compile cost.

@@ -23,6 +23,7 @@ mod cleanup;
 mod demo;
 mod explain;
 mod filter;
+mod functions;
 mod gen;
 mod output;
 mod schema;
@@ -46,6 +47,7 @@ Examples:
   broadhead sql \"SELECT l_orderkey, l_quantity FROM '/tmp/lineitem.parquet' WHERE l_quantity > 49 LIMIT 3\"
   broadhead explain --schema /tmp/lineitem.parquet \"l_quantity < 24\"
   broadhead schema /tmp/lineitem.parquet
+  broadhead functions 'regexp*'
   broadhead bench /tmp/lineitem.parquet --where \"l_quantity < 24\"";
 
 /// Filter and project Parquet files with SQL expressions compiled to native code by LLVM.
@@ -92,6 +94,12 @@ enum Command {
         broadhead bench lineitem.parquet --select \"l_extendedprice * (1 - l_discount)\""
     )]
     Bench(bench::BenchArgs),
+    /// The functions and operators expressions can use: signatures, NULL behaviour, descriptions.
+    #[command(
+        after_help = "Example:\n  broadhead functions\n  broadhead functions upper\n  \
+        broadhead functions 'date*' --format csv"
+    )]
+    Functions(functions::FunctionsArgs),
 }
 
 /// How results are written.
@@ -268,6 +276,7 @@ pub fn main() -> ExitCode {
             Command::Gen(a) => gen::run(a),
             Command::Demo(a) => demo::run(a),
             Command::Bench(a) => bench::run(a),
+            Command::Functions(a) => functions::run(a),
         }
         .and_then(|()| output::flush_stdout())
     });

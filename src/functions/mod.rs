@@ -28,10 +28,12 @@ mod datetime;
 mod hash;
 mod math;
 mod operators;
+mod reference;
 pub(crate) mod row;
 mod string;
 mod system;
 
+pub use reference::{by_domain, domain_title, reference_markdown, sql_form};
 pub use row::RowImpl;
 
 /// What a function returns when an argument is NULL.
