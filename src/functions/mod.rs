@@ -23,7 +23,7 @@ use arrow_schema::DataType;
 use broadhead_codegen::CmpOp;
 
 mod conditional;
-mod datetime;
+pub(crate) mod datetime;
 mod hash;
 mod math;
 mod operators;
