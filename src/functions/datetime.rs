@@ -50,6 +50,14 @@ enum Kind {
     Ts(TimeUnit),
 }
 
+/// Every timestamp unit.
+const UNITS: [TimeUnit; 4] = [
+    TimeUnit::Second,
+    TimeUnit::Millisecond,
+    TimeUnit::Microsecond,
+    TimeUnit::Nanosecond,
+];
+
 /// Every kind, one signature each.
 const KINDS: [Kind; 5] = [
     Kind::Date,
@@ -457,7 +465,7 @@ fn make_timestamp(v: &[Option<f64>]) -> Outcome<i64> {
         return Err(format!("date field value out of range: {y}-{mo}-{d}"));
     };
     let date = make_date(y, mo, d)?;
-    let time_error = || format!("time field value out of range: {h}:{mi}:{s}");
+    let time_error = || format!("time field value out of range: {h}:{mi:02}:{s:02}");
     let (Some(hh), Some(mm)) = (int(h), int(mi)) else {
         return Err(time_error());
     };
@@ -1108,39 +1116,34 @@ fn register_formatting(r: &mut Registry) {
 }
 
 fn register_zones(r: &mut Registry) {
-    let f = r.function("timezone").example(
-        "timezone('America/New_York', to_timestamp(1719835200))",
-        "2024-07-01T08:00:00",
-    );
-    for u in [
-        TimeUnit::Second,
-        TimeUnit::Millisecond,
-        TimeUnit::Microsecond,
-        TimeUnit::Nanosecond,
-    ] {
-        f.sig(
-            &[S, DataType::Timestamp(u, None)],
-            DataType::Timestamp(u, None),
+    let entries = [
+        (
+            "timezone",
+            ("timezone('America/New_York', to_timestamp(1719835200))", "2024-07-01T08:00:00"),
+            None,
             "x AT TIME ZONE zone: the wall-clock time in zone at the instant x (a TIMESTAMP WITH TIME ZONE); for a TIMESTAMP without one, the instant at which zone's clock shows x",
-            with_unit!(u, T => map2::<Utf8, T, T, _>(move |z: &str, v: i64| convert(z, v, u, true))).fallible(),
-        );
-    }
-    let f = r.function("from_local_time").example(
-        "from_local_time('Europe/Berlin', TIMESTAMP '2024-07-01 12:00:00')",
-        "2024-07-01T10:00:00Z",
-    );
-    for u in [
-        TimeUnit::Second,
-        TimeUnit::Millisecond,
-        TimeUnit::Microsecond,
-        TimeUnit::Nanosecond,
-    ] {
-        f.sig(
-            &[S, DataType::Timestamp(u, None)],
-            DataType::Timestamp(u, Some("UTC".into())),
+        ),
+        (
+            "from_local_time",
+            ("from_local_time('Europe/Berlin', TIMESTAMP '2024-07-01 12:00:00')", "2024-07-01T10:00:00Z"),
+            Some("UTC"),
             "the instant (a TIMESTAMP WITH TIME ZONE) at which the wall clock in zone shows x; timezone(zone, x) of a TIMESTAMP without time zone",
-            with_unit!(u, T => map2::<Utf8, T, T, _>(move |z: &str, v: i64| convert(z, v, u, false))).fallible(),
-        );
+        ),
+    ];
+    for (name, (sql, result), ret_zone, doc) in entries {
+        let to_wall_clock = ret_zone.is_none();
+        let f = r.function(name).example(sql, result);
+        for u in UNITS {
+            f.sig(
+                &[S, DataType::Timestamp(u, None)],
+                DataType::Timestamp(u, ret_zone.map(Into::into)),
+                doc,
+                with_unit!(u, T => map2::<Utf8, T, T, _>(move |z: &str, v: i64| {
+                    convert(z, v, u, to_wall_clock)
+                }))
+                .fallible(),
+            );
+        }
     }
 }
 
