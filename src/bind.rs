@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 
-use arrow_schema::{DataType, Schema};
+use arrow_schema::{DataType, IntervalUnit, Schema};
 
 use crate::error::BindError;
 use crate::expr::{Expr, ExprKind, Span};
@@ -254,6 +254,10 @@ impl Binder<'_> {
             ExprKind::Cast { expr, to } => {
                 let x = self.bind(expr)?;
                 self.cast(x, to, span)
+            }
+            ExprKind::TryCast { expr, to } => {
+                let x = self.bind(expr)?;
+                self.try_cast(x, to, span)
             }
             ExprKind::Case {
                 operand,
@@ -610,9 +614,31 @@ impl Binder<'_> {
         self.cast(x, to, Span::NONE)
     }
 
+    /// `TRY_CAST(x AS to)`: checked as a cast; a literal string that is not a value of
+    /// the type is a NULL, other conversions a [`TypedKind::TryCast`].
+    fn try_cast(&self, x: TypedExpr, to: &DataType, span: Span) -> Result<TypedExpr> {
+        if let Some(ScalarValue::Utf8(s)) = x.as_literal() {
+            if is_supported(to) && to != &DataType::Null && ScalarValue::parse(s, to).is_err() {
+                let span = if span.is_known() { span } else { x.span };
+                return Ok(TypedExpr::literal(ScalarValue::Null(to.clone()), span));
+            }
+        }
+        let cast = self.cast(x, to, span)?;
+        Ok(match cast.kind {
+            TypedKind::Cast(inner) => {
+                TypedExpr::new(TypedKind::TryCast(inner), cast.data_type, cast.span)
+            }
+            _ => cast,
+        })
+    }
+
     fn cast(&self, x: TypedExpr, to: &DataType, span: Span) -> Result<TypedExpr> {
         let span = if span.is_known() { span } else { x.span };
-        if !is_supported(to) || to == &DataType::Null {
+        // An INTERVAL is a literal's type only (`CAST('1 day' AS INTERVAL)`): date
+        // arithmetic with it is not bound yet.
+        let literal_interval = matches!(to, DataType::Interval(IntervalUnit::MonthDayNano))
+            && matches!(x.as_literal(), Some(ScalarValue::Utf8(_)));
+        if (!is_supported(to) || to == &DataType::Null) && !literal_interval {
             return err(
                 span,
                 format!(

@@ -155,6 +155,13 @@ pub enum ExprKind {
         /// The target type.
         to: DataType,
     },
+    /// `TRY_CAST(expr AS type)`: a cast whose errors become `NULL`.
+    TryCast {
+        /// The value converted.
+        expr: Box<Expr>,
+        /// The target type.
+        to: DataType,
+    },
 }
 
 impl Expr {
@@ -368,7 +375,8 @@ impl Expr {
             }
             ExprKind::Not(x)
             | ExprKind::IsNull { expr: x, .. }
-            | ExprKind::Cast { expr: x, .. } => f(x),
+            | ExprKind::Cast { expr: x, .. }
+            | ExprKind::TryCast { expr: x, .. } => f(x),
             ExprKind::Case {
                 operand,
                 branches,
@@ -400,15 +408,26 @@ impl Expr {
     }
     /// `CAST(self AS to)`; a cast of an untyped `NULL` is a typed `NULL` literal.
     pub fn cast(self, to: DataType) -> Expr {
+        self.conversion(to, |expr, to| ExprKind::Cast { expr, to })
+    }
+
+    /// `TRY_CAST(self AS to)`: the cast, with `NULL` for values that do not convert;
+    /// of an untyped `NULL`, a typed `NULL` literal.
+    pub fn try_cast(self, to: DataType) -> Expr {
+        self.conversion(to, |expr, to| ExprKind::TryCast { expr, to })
+    }
+
+    fn conversion(self, to: DataType, node: fn(Box<Expr>, DataType) -> ExprKind) -> Expr {
         let span = self.span;
         if let ExprKind::Literal(ScalarValue::Null(DataType::Null)) = self.kind {
             return Expr::new(ExprKind::Literal(ScalarValue::Null(to))).with_span(span);
         }
-        Expr::new(ExprKind::Cast {
-            expr: Box::new(self),
-            to,
-        })
-        .with_span(span)
+        Expr::new(node(Box::new(self), to)).with_span(span)
+    }
+
+    /// `self || other` (`concat_op`: NULL if either side is NULL, as in PostgreSQL).
+    pub fn concat(self, other: Expr) -> Expr {
+        self.binary("concat_op", other)
     }
 }
 
@@ -537,6 +556,12 @@ pub(crate) fn binary_operator(name: &str) -> Option<&'static str> {
         "ilike" => "ILIKE",
         "is_distinct_from" => "IS DISTINCT FROM",
         "is_not_distinct_from" => "IS NOT DISTINCT FROM",
+        "concat_op" => "||",
+        "bitwise_and" => "&",
+        "bitwise_or" => "|",
+        "bitwise_xor" => "#",
+        "shift_left" => "<<",
+        "shift_right" => ">>",
         _ => return None,
     })
 }
@@ -599,7 +624,9 @@ pub(crate) const KEYWORD_FUNCTIONS: &[&str] = &[
 /// of it, quoted otherwise (`"case"(x)`).
 ///
 /// Names the parser treats specially are bare only with the arities it maps back
-/// to a plain call (`ceil(x)`, `substring(s, 1, 2)`, `trim(s)`).
+/// to a plain call of the same name (`ceil(x)`, `substr(s, 1, 2)`,
+/// `current_date()`); `substring` and `trim` are always quoted, since the parser
+/// reads `substring(…)` as `substr` and `trim(…)` as `btrim`.
 pub(crate) fn write_function_name(
     f: &mut impl fmt::Write,
     name: &str,
@@ -617,8 +644,8 @@ pub(crate) fn write_function_name(
             || KEYWORD_FUNCTIONS.contains(&name)
             || match name {
                 "ceil" | "floor" => arity == 1,
-                "substring" | "substr" => (1..=3).contains(&arity),
-                "trim" => arity >= 1,
+                "substr" => (1..=3).contains(&arity),
+                "current_date" | "current_timestamp" => arity == 0,
                 _ => false,
             });
     if bare {
@@ -665,6 +692,11 @@ impl fmt::Display for Expr {
             ExprKind::Call { name, args } => {
                 if let (Some(op), [l, r]) = (binary_operator(name), args.as_slice()) {
                     write!(f, "({l} {op} {r})")
+                } else if let ("like" | "ilike", [s, p, e]) = (name.as_str(), args.as_slice()) {
+                    let op = if name == "like" { "LIKE" } else { "ILIKE" };
+                    write!(f, "({s} {op} {p} ESCAPE {e})")
+                } else if let ("bitwise_not", [x]) = (name.as_str(), args.as_slice()) {
+                    write!(f, "(~({x}))")
                 } else if let (Some(op), [x]) = (postfix_operator(name), args.as_slice()) {
                     write!(f, "({x} {op})")
                 } else if let ("negate", [x]) = (name.as_str(), args.as_slice()) {
@@ -717,6 +749,9 @@ impl fmt::Display for Expr {
                 write!(f, "({expr} IS {}NULL)", if *negated { "NOT " } else { "" })
             }
             ExprKind::Cast { expr, to } => write!(f, "CAST({expr} AS {})", sql_type_name(to)),
+            ExprKind::TryCast { expr, to } => {
+                write!(f, "TRY_CAST({expr} AS {})", sql_type_name(to))
+            }
             ExprKind::Between {
                 expr,
                 low,

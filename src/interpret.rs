@@ -324,6 +324,10 @@ impl Interpreter<'_> {
                 let v = self.eval(x)?;
                 self.cast(v, &expr.data_type)
             }
+            TypedKind::TryCast(x) => {
+                let v = self.eval(x)?;
+                self.try_cast(v, &expr.data_type)
+            }
             TypedKind::Case {
                 branches,
                 else_expr,
@@ -747,6 +751,20 @@ impl Interpreter<'_> {
             _ => self.checked_cast(&a, to)?,
         };
         Ok(value.with_errors(v.errors))
+    }
+
+    /// `TRY_CAST`: the cast, with NULL in the rows where it fails; the operand's own
+    /// errors are kept.
+    fn try_cast(&self, mut v: Value, to: &DataType) -> Result<Value> {
+        let operand_errors = std::mem::replace(&mut v.errors, Errors::none());
+        let cast = self.cast(v, to)?;
+        if cast.errors.is_empty() {
+            return Ok(cast.with_errors(operand_errors));
+        }
+        let failed = cast.errors.any(self.len());
+        let out = cast.to_array(self.len());
+        let out = arrow::compute::nullif(&out, &BooleanArray::new(failed, None))?;
+        Ok(Value::array(out).with_errors(operand_errors))
     }
 
     /// An arrow cast that fails on overflow; the failing rows are found with a safe

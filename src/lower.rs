@@ -366,6 +366,7 @@ impl Lowerer {
                 self.add(Node::IsNull(x, *negated))
             }
             TypedKind::Cast(x) => self.cast(x, &e.data_type)?,
+            TypedKind::TryCast(_) => return unsupported("TRY_CAST"),
             TypedKind::Case {
                 branches,
                 else_expr,

@@ -59,6 +59,7 @@ fn map_children(e: TypedExpr, f: &mut impl FnMut(TypedExpr) -> TypedExpr) -> Typ
         TypedKind::Coalesce(c) => TypedKind::Coalesce(c.into_iter().map(&mut *f).collect()),
         TypedKind::Not(x) => TypedKind::Not(boxed(x)),
         TypedKind::Cast(x) => TypedKind::Cast(boxed(x)),
+        TypedKind::TryCast(x) => TypedKind::TryCast(boxed(x)),
         TypedKind::IsNull { expr, negated } => TypedKind::IsNull {
             expr: boxed(expr),
             negated,

@@ -5,11 +5,14 @@ use std::sync::Arc;
 
 use arrow::array::{
     new_null_array, Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array,
-    Int16Array, Int32Array, Int64Array, Int8Array, StringArray, TimestampMicrosecondArray,
-    TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray, UInt16Array,
-    UInt32Array, UInt64Array, UInt8Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, IntervalMonthDayNanoArray, StringArray,
+    TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
+    TimestampSecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
-use arrow::datatypes::{DataType, TimeUnit};
+use arrow::compute::kernels::cast_utils::{
+    parse_interval_month_day_nano_config, IntervalParseConfig, IntervalUnit as ParseUnit,
+};
+use arrow::datatypes::{DataType, IntervalMonthDayNano, IntervalUnit, TimeUnit};
 
 use crate::expr::timestamp_precision;
 use crate::types::sql_type_name;
@@ -47,6 +50,9 @@ pub enum ScalarValue {
     Date32(i32),
     /// TIMESTAMP, as units since the epoch (UTC), with Arrow's optional time zone
     Timestamp(i64, TimeUnit, Option<Arc<str>>),
+    /// INTERVAL: months, days and nanoseconds, kept apart as in PostgreSQL (a month
+    /// is not a fixed number of days, nor a day of hours across a time change).
+    IntervalMonthDayNano(IntervalMonthDayNano),
 }
 
 impl PartialEq for ScalarValue {
@@ -70,6 +76,7 @@ impl PartialEq for ScalarValue {
             (Utf8(a), Utf8(b)) => a == b,
             (Date32(a), Date32(b)) => a == b,
             (Timestamp(a, ua, za), Timestamp(b, ub, zb)) => a == b && ua == ub && za == zb,
+            (IntervalMonthDayNano(a), IntervalMonthDayNano(b)) => a == b,
             _ => false,
         }
     }
@@ -95,6 +102,7 @@ impl ScalarValue {
             Utf8(_) => DataType::Utf8,
             Date32(_) => DataType::Date32,
             Timestamp(_, unit, tz) => DataType::Timestamp(*unit, tz.clone()),
+            IntervalMonthDayNano(_) => DataType::Interval(IntervalUnit::MonthDayNano),
         }
     }
 
@@ -121,6 +129,7 @@ impl ScalarValue {
             Float64(v) => Arc::new(Float64Array::from_value(*v, len)),
             Utf8(v) => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(v, len))),
             Date32(v) => Arc::new(Date32Array::from_value(*v, len)),
+            IntervalMonthDayNano(v) => Arc::new(IntervalMonthDayNanoArray::from_value(*v, len)),
             Timestamp(v, unit, tz) => match unit {
                 TimeUnit::Second => Arc::new(
                     TimestampSecondArray::from_value(*v, len).with_timezone_opt(tz.clone()),
@@ -194,6 +203,11 @@ impl ScalarValue {
                 };
                 ScalarValue::Timestamp(v, *unit, tz.clone())
             }
+            DataType::Interval(IntervalUnit::MonthDayNano) => ScalarValue::IntervalMonthDayNano(
+                array
+                    .as_primitive::<t::IntervalMonthDayNanoType>()
+                    .value(index),
+            ),
             _ => return None,
         })
     }
@@ -310,8 +324,49 @@ impl fmt::Display for ScalarValue {
                 }
                 write!(f, " '{text}'")
             }
+            IntervalMonthDayNano(v) => write!(f, "INTERVAL '{}'", interval_text(v)),
         }
     }
+}
+
+/// An interval as text that [`parse_interval`] reads back as the same value:
+/// `1 year 2 months 3 days 4 hours 5 minutes 6 seconds 789000000 nanoseconds`,
+/// leaving out zero parts (`0 days` for a zero interval). Every part carries the
+/// sign of its field, so the text is exact for every value.
+pub(crate) fn interval_text(v: &IntervalMonthDayNano) -> String {
+    const NANOS_PER_SECOND: i64 = 1_000_000_000;
+    let nanos = v.nanoseconds;
+    let parts = [
+        (i64::from(v.months / 12), "year"),
+        (i64::from(v.months % 12), "month"),
+        (i64::from(v.days), "day"),
+        (nanos / (3600 * NANOS_PER_SECOND), "hour"),
+        (nanos / (60 * NANOS_PER_SECOND) % 60, "minute"),
+        (nanos / NANOS_PER_SECOND % 60, "second"),
+        (nanos % NANOS_PER_SECOND, "nanosecond"),
+    ];
+    let text = parts
+        .iter()
+        .filter(|(n, _)| *n != 0)
+        .map(|(n, unit)| format!("{n} {unit}{}", if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if text.is_empty() {
+        "0 days".into()
+    } else {
+        text
+    }
+}
+
+/// An interval written as PostgreSQL writes one (`1 day`, `1 year 2 months`,
+/// `-2 hours 30 minutes`, `1.5 days`), parsed by arrow's interval parser; a bare
+/// number counts `unit`s (`INTERVAL '3' DAY`).
+pub(crate) fn parse_interval(
+    text: &str,
+    unit: ParseUnit,
+) -> Result<IntervalMonthDayNano, LiteralError> {
+    parse_interval_month_day_nano_config(text.trim(), IntervalParseConfig::new(unit))
+        .map_err(|_| LiteralError::Invalid)
 }
 
 /// Why a string is not a literal of a type.
@@ -404,7 +459,8 @@ impl ScalarValue {
     /// The value of type `to` that `text` spells (`INTEGER '5'`, `DATE '1994-01-01'`,
     /// `CAST('2.5' AS REAL)`): integers in decimal, floats incl. `NaN` and `Infinity`,
     /// booleans (`true/false/t/f/yes/no/on/off/1/0`), dates `YYYY-MM-DD`, timestamps
-    /// `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` in UTC, exactly in the unit.
+    /// `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` in UTC, exactly in the unit, intervals
+    /// as [`parse_interval`] reads them (a bare number counts seconds, as in PostgreSQL).
     pub fn parse(text: &str, to: &DataType) -> Result<ScalarValue, LiteralError> {
         use ScalarValue::*;
         let t = text.trim();
@@ -436,6 +492,9 @@ impl ScalarValue {
             DataType::Timestamp(unit, tz) => {
                 let dt = parse_datetime(t).ok_or(LiteralError::Invalid)?;
                 Timestamp(timestamp_value(dt, *unit)?, *unit, tz.clone())
+            }
+            DataType::Interval(IntervalUnit::MonthDayNano) => {
+                IntervalMonthDayNano(parse_interval(t, ParseUnit::Second)?)
             }
             _ => return Err(LiteralError::Unsupported),
         })
@@ -511,6 +570,9 @@ impl ScalarValue {
                 (f as f64 == *v || v.is_nan()).then_some(Float32(f))
             }
             (Utf8(_), DataType::Utf8) => Some(self.clone()),
+            (IntervalMonthDayNano(_), DataType::Interval(IntervalUnit::MonthDayNano)) => {
+                Some(self.clone())
+            }
             (Utf8(s), _) => ScalarValue::parse(s, to).ok(),
             (Date32(d), DataType::Date32) => Some(Date32(*d)),
             (Date32(d), DataType::Timestamp(unit, tz)) => {

@@ -75,6 +75,9 @@ pub enum TypedKind {
     },
     /// Conversion to the node's type.
     Cast(Box<TypedExpr>),
+    /// `TRY_CAST`: conversion to the node's type, NULL where the conversion fails
+    /// (errors of the operand itself are still raised).
+    TryCast(Box<TypedExpr>),
     /// The first non-NULL argument.
     Coalesce(Vec<TypedExpr>),
     /// `body`, in which [`TypedKind::Ref`]`(id)` is the value of `value`: an operand
@@ -122,7 +125,7 @@ impl TypedExpr {
             TypedKind::Let { value, body, .. } => vec![value, body],
             TypedKind::Call { args, .. } => args.iter().collect(),
             TypedKind::And(c) | TypedKind::Or(c) | TypedKind::Coalesce(c) => c.iter().collect(),
-            TypedKind::Not(x) | TypedKind::Cast(x) => vec![x],
+            TypedKind::Not(x) | TypedKind::Cast(x) | TypedKind::TryCast(x) => vec![x],
             TypedKind::IsNull { expr, .. } | TypedKind::InList { expr, .. } => vec![expr],
             TypedKind::Case {
                 branches,
@@ -271,10 +274,15 @@ impl fmt::Display for DisplayTyped<'_> {
                     if *negated { "NOT " } else { "" }
                 )
             }
-            TypedKind::Cast(x) => {
+            TypedKind::Cast(x) | TypedKind::TryCast(x) => {
                 write!(
                     f,
-                    "CAST({} AS {})",
+                    "{}({} AS {})",
+                    if matches!(self.expr.kind, TypedKind::Cast(_)) {
+                        "CAST"
+                    } else {
+                        "TRY_CAST"
+                    },
                     self.child(x),
                     sql_type_name(&self.expr.data_type)
                 )

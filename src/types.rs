@@ -7,7 +7,7 @@
 //! `DOUBLE` otherwise; `DATE` meets `TIMESTAMP` in the timestamp; two timestamps meet
 //! in the finer unit.
 
-use arrow_schema::{DataType, TimeUnit};
+use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 
 /// Whether Broadhead can read, compute and return values of this type.
 pub fn is_supported(t: &DataType) -> bool {
@@ -143,6 +143,7 @@ pub fn sql_type_name(t: &DataType) -> String {
         Float64 => "DOUBLE".into(),
         Utf8 => "VARCHAR".into(),
         Date32 => "DATE".into(),
+        Interval(IntervalUnit::MonthDayNano) => "INTERVAL".into(),
         Timestamp(unit, tz) => {
             let mut s = String::from("TIMESTAMP");
             if *unit != TimeUnit::Microsecond {
@@ -184,9 +185,18 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
             sqlparser::ast::ExactNumberInfo::Precision(p) if *p <= 24 => DataType::Float32,
             _ => DataType::Float64,
         },
-        S::Varchar(_) | S::Text | S::String(_) | S::CharVarying(_) | S::CharacterVarying(_) => {
-            DataType::Utf8
-        }
+        S::Varchar(_)
+        | S::Text
+        | S::String(_)
+        | S::CharVarying(_)
+        | S::CharacterVarying(_)
+        | S::Char(_)
+        | S::Character(_)
+        | S::Nvarchar(_) => DataType::Utf8,
+        S::Interval {
+            fields: None,
+            precision: None,
+        } => DataType::Interval(IntervalUnit::MonthDayNano),
         S::Date => DataType::Date32,
         S::Timestamp(precision, tz) => {
             let unit = match precision {

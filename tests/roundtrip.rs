@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use arrow_schema::{DataType, TimeUnit};
+use arrow::datatypes::IntervalMonthDayNano;
+use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use broadhead::expr::{self, call, col, lit, Expr, ExprKind};
 use broadhead::sql::{parse_expr, parse_select_list};
 use broadhead::types::SQL_TIME_ZONE;
@@ -73,6 +74,7 @@ fn sql_type() -> impl Strategy<Value = DataType> {
             DataType::Float64,
             DataType::Utf8,
             DataType::Date32,
+            DataType::Interval(IntervalUnit::MonthDayNano),
         ]),
         (time_unit(), time_zone()).prop_map(|(unit, tz)| DataType::Timestamp(unit, tz)),
     ]
@@ -132,6 +134,15 @@ fn scalar() -> impl Strategy<Value = ScalarValue> {
         // 1000-01-01 ..= 9999-12-31
         (-354_285i32..=2_932_896).prop_map(S::Date32),
         timestamp(),
+        (any::<i32>(), any::<i32>(), any::<i64>())
+            .prop_map(|(m, d, n)| S::IntervalMonthDayNano(IntervalMonthDayNano::new(m, d, n))),
+        prop::sample::select(vec![
+            IntervalMonthDayNano::new(i32::MIN, i32::MIN, i64::MIN),
+            IntervalMonthDayNano::new(i32::MAX, i32::MAX, i64::MAX),
+            IntervalMonthDayNano::new(0, 0, 0),
+            IntervalMonthDayNano::new(-1, 1, -1),
+        ])
+        .prop_map(S::IntervalMonthDayNano),
         sql_type().prop_map(S::Null),
         Just(S::Null(DataType::Null)),
     ]
@@ -157,6 +168,17 @@ const BINARY: &[&str] = &[
     "ilike",
     "is_distinct_from",
     "is_not_distinct_from",
+    "concat_op",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "shift_left",
+    "shift_right",
+    "power",
+    "regexp_like",
+    "similar_to",
+    "strpos",
+    "date_part",
 ];
 
 const UNARY: &[&str] = &[
@@ -165,6 +187,7 @@ const UNARY: &[&str] = &[
     "is_not_true",
     "is_false",
     "is_not_false",
+    "bitwise_not",
 ];
 
 const FUNCTIONS: &[&str] = &[
@@ -179,6 +202,13 @@ const FUNCTIONS: &[&str] = &[
     "substring",
     "substr",
     "trim",
+    "btrim",
+    "ltrim",
+    "rtrim",
+    "position",
+    "extract",
+    "ceiling",
+    "current_date",
     "case",
     "if",
     "my func",
@@ -195,6 +225,15 @@ fn tree() -> impl Strategy<Value = Expr> {
                 .prop_map(|(name, a, b)| call(name, vec![a, b])),
             (prop::sample::select(UNARY), inner.clone()).prop_map(|(name, a)| call(name, vec![a])),
             (prop::sample::select(FUNCTIONS), list(1, 3)).prop_map(|(name, args)| call(name, args)),
+            // Functions without arguments, some of them SQL keywords.
+            prop::sample::select(vec!["current_date", "current_timestamp", "now", "trim"])
+                .prop_map(|name| call(name, vec![])),
+            // `s [I]LIKE p ESCAPE e`, `regexp_like(s, p, flags)`, `similar_to(s, p, e)`.
+            (
+                prop::sample::select(vec!["like", "ilike", "regexp_like", "similar_to"]),
+                list(3, 3)
+            )
+                .prop_map(|(name, args)| call(name, args)),
             list(2, 4).prop_map(expr::and),
             list(2, 4).prop_map(expr::or),
             inner.clone().prop_map(Expr::not),
@@ -226,6 +265,7 @@ fn tree() -> impl Strategy<Value = Expr> {
             }),
             // `Expr::cast` turns a cast of an untyped NULL into a typed NULL literal.
             (inner.clone(), sql_type()).prop_map(|(x, to)| x.cast(to)),
+            (inner.clone(), sql_type()).prop_map(|(x, to)| x.try_cast(to)),
             // A `BETWEEN` node when `x` is computed, two comparisons otherwise.
             (inner.clone(), inner.clone(), inner.clone(), any::<bool>()).prop_map(
                 |(x, low, high, negated)| {
@@ -284,7 +324,7 @@ fn is_canonical(e: &Expr) -> bool {
                 && is_canonical(low)
                 && is_canonical(high)
         }
-        ExprKind::Cast { expr, .. } => {
+        ExprKind::Cast { expr, .. } | ExprKind::TryCast { expr, .. } => {
             !matches!(
                 expr.kind,
                 ExprKind::Literal(ScalarValue::Null(DataType::Null))
@@ -384,6 +424,27 @@ const TOKENS: &[&str] = &[
     "->",
     "||",
     "~",
+    "~*",
+    "!~",
+    "!~*",
+    "^",
+    "#",
+    "&",
+    "|",
+    "<<",
+    ">>",
+    "EXTRACT",
+    "year",
+    "dayofweek",
+    "POSITION",
+    "LEADING",
+    "TRAILING",
+    "'1 day'",
+    "'-1.5 hours'",
+    "DAY",
+    "MONTH",
+    "TO",
+    "SAFE_CAST",
     ";",
     "--",
     "/*",

@@ -234,7 +234,7 @@ fn remap(e: &mut TypedExpr, columns: &[usize]) {
         }
         TypedKind::Call { args, .. } => all(args),
         TypedKind::And(c) | TypedKind::Or(c) | TypedKind::Coalesce(c) => all(c),
-        TypedKind::Not(x) | TypedKind::Cast(x) => remap(x, columns),
+        TypedKind::Not(x) | TypedKind::Cast(x) | TypedKind::TryCast(x) => remap(x, columns),
         TypedKind::IsNull { expr, .. } | TypedKind::InList { expr, .. } => remap(expr, columns),
         TypedKind::Case {
             branches,
