@@ -658,3 +658,159 @@ fn current_date_and_time_are_one_literal_per_expression() {
         &["true", "true"],
     );
 }
+
+#[test]
+fn extract_is_date_part_with_a_literal_field() {
+    let (d, z) = (dates(), zoned());
+    check(
+        &d,
+        "EXTRACT(year FROM d)",
+        &["2024", "2021", "2024", "1969", "NULL", "2000"],
+    );
+    check(
+        &d,
+        "EXTRACT(WEEK FROM d)",
+        &["9", "53", "1", "1", "NULL", "52"],
+    );
+    check(
+        &d,
+        "EXTRACT(isodow FROM d)",
+        &["4", "5", "2", "3", "NULL", "7"],
+    );
+    check(
+        &timestamps(),
+        "EXTRACT(second FROM ts)",
+        &["30.123456", "59.5", "NULL", "0.0"],
+    );
+    check(&z, "EXTRACT(hour FROM tz)", &["23", "7", "NULL"]);
+    check(
+        &z,
+        "EXTRACT(epoch FROM tz)",
+        &["1719802800.0", "1705320000.0", "NULL"],
+    );
+}
+
+#[test]
+fn interval_arithmetic_adds_months_then_days_then_time() {
+    let (d, t) = (dates(), timestamps());
+    let n = "NULL";
+    check(
+        &d,
+        "d + INTERVAL '1 month'",
+        &[
+            "2024-03-29T00:00:00",
+            "2021-02-01T00:00:00",
+            "2025-01-31T00:00:00",
+            "1970-01-31T00:00:00",
+            n,
+            "2001-01-31T00:00:00",
+        ],
+    );
+    // Months clamp to the end of the month, as PostgreSQL's.
+    check(
+        &d,
+        "d - INTERVAL '1 year' = DATE '2023-02-28' OR d IS NULL OR year(d) <> 2024 OR month(d) <> 2",
+        &["true", "true", "true", "true", "true", "true"],
+    );
+    check(
+        &d,
+        "DATE '2024-01-31' + INTERVAL '1 month' = TIMESTAMP '2024-02-29 00:00:00' AND d IS NOT NULL",
+        &["true", "true", "true", "true", "false", "true"],
+    );
+    check(
+        &t,
+        "ts + INTERVAL '1 day 2 hours'",
+        &[
+            "2024-03-01T15:45:30.123456",
+            "1970-01-02T01:59:59.500",
+            n,
+            "1970-01-02T02:00:00",
+        ],
+    );
+    check(
+        &t,
+        "INTERVAL '1 month' + ts",
+        &[
+            "2024-03-29T13:45:30.123456",
+            "1970-01-31T23:59:59.500",
+            n,
+            "1970-02-01T00:00:00",
+        ],
+    );
+    check(
+        &t,
+        "ts - INTERVAL '1 month 1 day'",
+        &[
+            "2024-01-28T13:45:30.123456",
+            "1969-11-29T23:59:59.500",
+            n,
+            "1969-11-30T00:00:00",
+        ],
+    );
+    // Digits below the unit are dropped (rounded down).
+    check(
+        &t,
+        "tss + INTERVAL '1.5 seconds'",
+        &[
+            "2024-02-29T13:45:31",
+            "1970-01-01T00:00:00",
+            n,
+            "1970-01-01T00:00:01",
+        ],
+    );
+    check(
+        &t,
+        "tsn - INTERVAL '1 microsecond'",
+        &[
+            "2024-02-29T13:45:30.123455789",
+            "1969-12-31T23:59:59.999998999",
+            n,
+            "1969-12-31T23:59:59.999999",
+        ],
+    );
+    let schema = d.schema();
+    let typed = |text: &str| bind(&parse_expr(text).unwrap(), &schema).unwrap().data_type;
+    assert_eq!(
+        typed("d + INTERVAL '1 day'"),
+        DataType::Timestamp(TimeUnit::Microsecond, None)
+    );
+    check_error(
+        &t,
+        "ts + INTERVAL '300000 years'",
+        "timestamp out of range at row 0",
+    );
+}
+
+#[test]
+fn interval_days_follow_the_wall_clock_of_the_zone() {
+    // 2024-03-09 12:00 EST (17:00 UTC), the day before New York's clocks jump forward.
+    let tz = TimestampMicrosecondArray::from(vec![Some(1_710_003_600_000_000), None])
+        .with_timezone("America/New_York");
+    let schema = Schema::new(vec![Field::new(
+        "tz",
+        DataType::Timestamp(TimeUnit::Microsecond, Some("America/New_York".into())),
+        true,
+    )]);
+    let b = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(tz) as ArrayRef]).unwrap();
+    // One calendar day later is 12:00 EDT, 23 hours later; 24 hours later is 13:00 EDT.
+    check(
+        &b,
+        "tz + INTERVAL '1 day'",
+        &["2024-03-10T12:00:00-04:00", "NULL"],
+    );
+    check(
+        &b,
+        "tz + INTERVAL '24 hours'",
+        &["2024-03-10T13:00:00-04:00", "NULL"],
+    );
+    check(
+        &b,
+        "tz + INTERVAL '1 month'",
+        &["2024-04-09T12:00:00-04:00", "NULL"],
+    );
+    check(
+        &b,
+        "epoch(tz + INTERVAL '1 day') - epoch(tz)",
+        &["82800.0", "NULL"],
+    );
+}

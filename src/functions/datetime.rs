@@ -241,7 +241,7 @@ impl Field {
             "month" | "months" | "mon" | "mons" => Month,
             "week" | "weeks" | "w" => Week,
             "day" | "days" | "d" => Day,
-            "dow" | "dayofweek" => Dow,
+            "dow" | "dayofweek" | "weekday" => Dow,
             "isodow" => IsoDow,
             "doy" | "dayofyear" => Doy,
             "hour" | "hours" | "h" | "hr" | "hrs" => Hour,
@@ -366,7 +366,10 @@ fn truncate(unit: &str, dt: NaiveDateTime) -> Result<NaiveDateTime, String> {
         Quarter => ymd(y, dt.month0() / 3 * 3 + 1),
         Month => ymd(y, dt.month()),
         Week => {
-            let monday = date - TimeDelta::days(i64::from(dt.weekday().num_days_from_monday()));
+            let back = TimeDelta::days(i64::from(dt.weekday().num_days_from_monday()));
+            let monday = date
+                .checked_sub_signed(back)
+                .ok_or_else(|| OUT_OF_RANGE.to_string())?;
             Ok(monday.and_time(NaiveTime::MIN))
         }
         Day => time(0, 0, 0, 0),
@@ -520,23 +523,23 @@ fn zone(name: &str) -> Result<Tz, String> {
 }
 
 /// The wall-clock time in `tz` at the instant `utc`.
-fn to_local(utc: NaiveDateTime, tz: Tz) -> NaiveDateTime {
+fn to_local(utc: NaiveDateTime, tz: Tz) -> Option<NaiveDateTime> {
     let offset = tz.offset_from_utc_datetime(&utc).fix();
-    utc + TimeDelta::seconds(i64::from(offset.local_minus_utc()))
+    utc.checked_add_signed(TimeDelta::seconds(i64::from(offset.local_minus_utc())))
 }
 
 /// The instant at which the wall clock in `tz` shows `local`: in a backward jump
 /// (an hour that happens twice) the earlier; in a forward jump (an hour that does
 /// not exist) the offset before the jump applies, so 02:30 on a spring-forward
 /// night in New York is 03:30 EDT.
-fn from_local(local: NaiveDateTime, tz: Tz) -> NaiveDateTime {
+fn from_local(local: NaiveDateTime, tz: Tz) -> Option<NaiveDateTime> {
     let offset = match tz.offset_from_local_datetime(&local) {
         LocalResult::Single(o) | LocalResult::Ambiguous(o, _) => o.fix(),
         LocalResult::None => tz
-            .offset_from_utc_datetime(&(local - TimeDelta::days(1)))
+            .offset_from_utc_datetime(&local.checked_sub_signed(TimeDelta::days(1))?)
             .fix(),
     };
-    local - TimeDelta::seconds(i64::from(offset.local_minus_utc()))
+    local.checked_sub_signed(TimeDelta::seconds(i64::from(offset.local_minus_utc())))
 }
 
 /// Converts a timestamp of `unit` between an instant and a wall-clock time.
@@ -548,7 +551,7 @@ fn convert(zone_name: &str, v: i64, unit: TimeUnit, to_wall_clock: bool) -> Outc
     } else {
         from_local(dt, tz)
     };
-    write_ts(dt, unit).map(Some)
+    write_ts(dt.ok_or_else(|| OUT_OF_RANGE.to_string())?, unit).map(Some)
 }
 
 // ---------------------------------------------------------------------------
@@ -766,6 +769,7 @@ pub(super) fn register(r: &mut Registry) {
     register_constructors(r);
     register_formatting(r);
     register_zones(r);
+    register_intervals(r);
 }
 
 fn register_fields(r: &mut Registry) {
@@ -1018,6 +1022,70 @@ fn register_arithmetic(r: &mut Registry) {
     }
 }
 
+/// `x` plus `n` months, clamped to the end of the month (PostgreSQL's:
+/// 2024-01-31 + 1 month is 2024-02-29).
+fn add_months(dt: NaiveDateTime, n: i64) -> Result<NaiveDateTime, String> {
+    let total = (i64::from(dt.year()) * 12 + i64::from(dt.month0()))
+        .checked_add(n)
+        .ok_or_else(|| OUT_OF_RANGE.to_string())?;
+    let (y, m0) = (total.div_euclid(12), total.rem_euclid(12) as u32);
+    let y = i32::try_from(y).map_err(|_| OUT_OF_RANGE.to_string())?;
+    let first = NaiveDate::from_ymd_opt(y, m0 + 1, 1).ok_or_else(|| OUT_OF_RANGE.to_string())?;
+    let last = last_day(first.and_time(NaiveTime::MIN))?;
+    let day = (i64::from(days_of(first)) + i64::from(dt.day()) - 1).min(i64::from(last));
+    Ok(date_of(day)?.and_time(dt.time()))
+}
+
+/// A step of interval arithmetic: `x` plus `n` of some unit.
+type Step = fn(NaiveDateTime, i64) -> Result<NaiveDateTime, String>;
+
+/// The functions `x ± INTERVAL '…'` becomes, in PostgreSQL's order (months, then
+/// days, then the time part): name, example, doc and step.
+const INTERVAL_STEPS: [(&str, (&str, &str), &str, Step); 3] = [
+    (
+        "add_months",
+        ("add_months(TIMESTAMP '2024-01-31 10:00:00', 1)", "2024-02-29T10:00:00"),
+        "x plus n months, the day clamped to the end of the month (x + INTERVAL 'n months')",
+        add_months,
+    ),
+    (
+        "add_days",
+        ("add_days(TIMESTAMP '2024-02-28 10:00:00', 2)", "2024-03-01T10:00:00"),
+        "x plus n days of the calendar (x + INTERVAL 'n days'; 23 or 25 hours across a daylight saving change)",
+        |dt, n| {
+            dt.checked_add_signed(TimeDelta::try_days(n).ok_or_else(|| OUT_OF_RANGE.to_string())?)
+                .ok_or_else(|| OUT_OF_RANGE.to_string())
+        },
+    ),
+    (
+        "add_nanoseconds",
+        ("add_nanoseconds(TIMESTAMP '2024-02-29 23:59:59', 1500000000)", "2024-03-01T00:00:00.500"),
+        "x plus n nanoseconds (the time part of x + INTERVAL; digits below x's unit are dropped)",
+        |dt, n| {
+            dt.checked_add_signed(TimeDelta::nanoseconds(n))
+                .ok_or_else(|| OUT_OF_RANGE.to_string())
+        },
+    ),
+];
+
+fn register_intervals(r: &mut Registry) {
+    for (name, (sql, result), doc, step) in INTERVAL_STEPS {
+        let f = r.function(name).example(sql, result);
+        for u in UNITS {
+            let k = Kind::Ts(u);
+            f.sig(
+                &[k.data_type(), I],
+                k.data_type(),
+                doc,
+                with_unit!(u, T => map2::<T, Int64Type, T, _>(move |v: i64, n: i64| {
+                    write_ts(step(read_ts(v, u)?, n)?, u).map(Some)
+                }))
+                .fallible(),
+            );
+        }
+    }
+}
+
 fn register_constructors(r: &mut Registry) {
     r.function("make_date")
         .example("make_date(2024, 2, 29)", "2024-02-29")
@@ -1214,6 +1282,7 @@ pub(crate) fn rewrite_call(
             }
             Ok(Rewritten::Call(None, args))
         }
+        "add" | "subtract" if args.len() == 2 => interval_arithmetic(name, args, span),
         "timezone"
             if args.len() == 2 && matches!(args[1].data_type, DataType::Timestamp(_, None)) =>
         {
@@ -1221,6 +1290,82 @@ pub(crate) fn rewrite_call(
         }
         _ => Ok(Rewritten::Call(None, args)),
     }
+}
+
+/// `x + INTERVAL '…'`, `INTERVAL '…' + x` and `x - INTERVAL '…'` for a DATE or
+/// TIMESTAMP `x`: `add_nanoseconds(add_days(add_months(x, months), days), nanos)`
+/// with the parts that are not zero, as PostgreSQL adds them (months clamped to the
+/// month's end, then calendar days, then the time); a DATE becomes a TIMESTAMP
+/// first, as in PostgreSQL. Other additions are left to the operators.
+fn interval_arithmetic(
+    name: &str,
+    mut args: Vec<TypedExpr>,
+    span: Span,
+) -> Result<Rewritten, BindError> {
+    let interval = |e: &TypedExpr| match e.as_literal() {
+        Some(ScalarValue::IntervalMonthDayNano(v)) => Some(*v),
+        _ => None,
+    };
+    let temporal =
+        |e: &TypedExpr| matches!(e.data_type, DataType::Date32 | DataType::Timestamp(..));
+    let (x, iv) = match (interval(&args[0]), interval(&args[1])) {
+        (None, Some(iv)) if temporal(&args[0]) => (args.swap_remove(0), iv),
+        (Some(iv), None) if name == "add" && temporal(&args[1]) => (args.swap_remove(1), iv),
+        _ => return Ok(Rewritten::Call(None, args)),
+    };
+    let error = || BindError {
+        message: "interval out of range".into(),
+        span,
+    };
+    let (months, days, nanos) = if name == "subtract" {
+        (
+            iv.months.checked_neg().ok_or_else(error)?,
+            iv.days.checked_neg().ok_or_else(error)?,
+            iv.nanoseconds.checked_neg().ok_or_else(error)?,
+        )
+    } else {
+        (iv.months, iv.days, iv.nanoseconds)
+    };
+    let mut x = match x.data_type {
+        DataType::Date32 => TypedExpr::new(
+            TypedKind::Cast(Box::new(x)),
+            DataType::Timestamp(US, None),
+            span,
+        ),
+        _ => x,
+    };
+    for (step, n) in [
+        ("add_months", i64::from(months)),
+        ("add_days", i64::from(days)),
+        ("add_nanoseconds", nanos),
+    ] {
+        if n != 0 {
+            x = registry_call(
+                step,
+                vec![x, TypedExpr::literal(ScalarValue::Int64(n), span)],
+                span,
+            )?;
+        }
+    }
+    Ok(Rewritten::Done(x))
+}
+
+/// The call of `name` on arguments of exactly its signature's types, typed as the
+/// binder types it (a timestamp result keeps its first argument's type).
+fn registry_call(name: &str, args: Vec<TypedExpr>, span: Span) -> Result<TypedExpr, BindError> {
+    let types: Vec<DataType> = args.iter().map(|a| a.data_type.clone()).collect();
+    // Every timestamp unit has a signature of each step, so this always finds one.
+    let sig = super::lookup(name)
+        .find(|s| s.matches(&types))
+        .ok_or_else(|| BindError {
+            message: format!("no function matches {name} for these arguments"),
+            span,
+        })?;
+    let ret = match (&sig.ret, types.first()) {
+        (DataType::Timestamp(..), Some(t @ DataType::Timestamp(..))) => t.clone(),
+        (t, _) => t.clone(),
+    };
+    Ok(localize(sig, args, ret, span))
 }
 
 /// The functions that read a timestamp as a wall-clock time (fields, truncation,
@@ -1250,7 +1395,13 @@ const WALL_CLOCK: &[&str] = &[
     "last_day",
     "strftime",
     "to_char",
+    "add_months",
+    "add_days",
 ];
+
+/// The [`WALL_CLOCK`] functions whose TIMESTAMP result is a wall-clock time, to be
+/// converted back to an instant in the argument's zone.
+const BACK_TO_ZONE: &[&str] = &["date_trunc", "add_months", "add_days"];
 
 /// The resolved call of `sig` on `args`, of type `ret`: for the [`WALL_CLOCK`]
 /// functions, arguments with a time zone are read in their zone (`timezone(zone,
@@ -1277,7 +1428,7 @@ pub(crate) fn localize(
         .collect();
     let call = TypedExpr::new(TypedKind::Call { sig, args }, ret.clone(), span);
     match (sig.name, ret, result_zone) {
-        ("date_trunc", DataType::Timestamp(unit, _), Some(z)) => {
+        (name, DataType::Timestamp(unit, _), Some(z)) if BACK_TO_ZONE.contains(&name) => {
             let t = DataType::Timestamp(unit, Some(z.clone()));
             zone_call("from_local_time", &z, call, t, span)
         }
