@@ -635,7 +635,7 @@ impl Binder<'_> {
     fn cast(&self, x: TypedExpr, to: &DataType, span: Span) -> Result<TypedExpr> {
         let span = if span.is_known() { span } else { x.span };
         // An INTERVAL is a literal's type only (`CAST('1 day' AS INTERVAL)`): date
-        // arithmetic with it is not bound yet.
+        // arithmetic with one is rewritten to registry calls (functions::datetime).
         let literal_interval = matches!(to, DataType::Interval(IntervalUnit::MonthDayNano))
             && matches!(x.as_literal(), Some(ScalarValue::Utf8(_)));
         if (!is_supported(to) || to == &DataType::Null) && !literal_interval {

@@ -115,12 +115,16 @@ fn timestamps() -> RecordBatch {
 /// 2024-07-01 03:00:00 UTC (23:00 the day before in New York, EDT) and
 /// 2024-01-15 12:00:00 UTC (07:00 EST), and NULL, in America/New_York.
 fn zoned() -> RecordBatch {
-    let tz = TimestampMicrosecondArray::from(vec![
+    in_new_york(vec![
         Some(1_719_802_800_000_000),
         Some(1_705_320_000_000_000),
         None,
     ])
-    .with_timezone("America/New_York");
+}
+
+/// A batch of one column `tz`: TIMESTAMP (us) WITH TIME ZONE America/New_York.
+fn in_new_york(micros: Vec<Option<i64>>) -> RecordBatch {
+    let tz = TimestampMicrosecondArray::from(micros).with_timezone("America/New_York");
     let schema = Schema::new(vec![Field::new(
         "tz",
         DataType::Timestamp(TimeUnit::Microsecond, Some("America/New_York".into())),
@@ -657,6 +661,12 @@ fn current_date_and_time_are_one_literal_per_expression() {
         "current_date() = make_date(year(now()), month(now()), day(now()))",
         &["true", "true"],
     );
+    // The keywords without parentheses, as SQL writes them.
+    check(
+        &b,
+        "CURRENT_DATE = CAST(CURRENT_TIMESTAMP AS DATE) AND CURRENT_TIMESTAMP = now()",
+        &["true", "true"],
+    );
 }
 
 #[test]
@@ -784,14 +794,7 @@ fn interval_arithmetic_adds_months_then_days_then_time() {
 #[test]
 fn interval_days_follow_the_wall_clock_of_the_zone() {
     // 2024-03-09 12:00 EST (17:00 UTC), the day before New York's clocks jump forward.
-    let tz = TimestampMicrosecondArray::from(vec![Some(1_710_003_600_000_000), None])
-        .with_timezone("America/New_York");
-    let schema = Schema::new(vec![Field::new(
-        "tz",
-        DataType::Timestamp(TimeUnit::Microsecond, Some("America/New_York".into())),
-        true,
-    )]);
-    let b = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(tz) as ArrayRef]).unwrap();
+    let b = in_new_york(vec![Some(1_710_003_600_000_000), None]);
     // One calendar day later is 12:00 EDT, 23 hours later; 24 hours later is 13:00 EDT.
     check(
         &b,

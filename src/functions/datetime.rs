@@ -1255,7 +1255,7 @@ pub(crate) fn rewrite_call(
             } else {
                 ScalarValue::Timestamp(micros, US, Some("UTC".into()))
             };
-            return Ok(Rewritten::Done(TypedExpr::literal(value, span)));
+            Ok(Rewritten::Done(TypedExpr::literal(value, span)))
         }
         "date_part" | "datepart" if args.len() == 2 => {
             let field = match args[0].as_literal() {
