@@ -20,9 +20,8 @@ use arrow::compute::{cast, concat_batches};
 use arrow::datatypes::{
     DataType, Date32Type, Field, Float64Type, Int32Type, Int64Type, Schema, SchemaRef,
 };
-use broadhead::bind::{bind, bind_predicate};
 use broadhead::interpret::interpret;
-use broadhead::optimize::optimize;
+use broadhead::prepare::{Prepared, Purpose};
 use broadhead::sql::parse_expr;
 use broadhead::typed::TypedExpr;
 use broadhead::{Filter, KernelCache, Projector, SelectionMode, SelectionVector};
@@ -422,17 +421,20 @@ struct Runner {
 
 impl Runner {
     fn new(case: &Case, schema: &Schema) -> Runner {
-        let expr = parse_expr(case.sql).unwrap();
         let is_filter = matches!(case.hand, Hand::Filter(_));
-        let typed = if is_filter {
-            optimize(bind_predicate(&expr, schema).unwrap())
+        let purpose = if is_filter {
+            Purpose::Predicate
         } else {
-            optimize(bind(&expr, schema).unwrap())
+            Purpose::Projection
         };
+        let prepared = Prepared::parse(case.sql, schema, purpose).unwrap();
+        let cache = KernelCache::global();
         Runner {
-            jit_filter: is_filter.then(|| Filter::new(schema, case.sql).unwrap()),
-            jit_project: (!is_filter).then(|| Projector::new(schema, &[case.sql]).unwrap()),
-            typed,
+            jit_filter: is_filter.then(|| Filter::from_prepared(&prepared, cache).unwrap()),
+            jit_project: (!is_filter).then(|| {
+                Projector::from_prepared(schema, std::slice::from_ref(&prepared), cache).unwrap()
+            }),
+            typed: prepared.optimized().clone(),
             is_filter,
         }
     }
@@ -623,21 +625,19 @@ fn bench_compile(c: &mut Criterion) {
             let expr = parse_expr(sql).unwrap();
             let parse = t.elapsed();
             let t = Instant::now();
-            let _typed = optimize(
-                if *is_filter {
-                    bind_predicate(&expr, schema)
-                } else {
-                    bind(&expr, schema)
-                }
-                .unwrap(),
-            );
+            let purpose = if *is_filter {
+                Purpose::Predicate
+            } else {
+                Purpose::Projection
+            };
+            let prepared = Prepared::new(&expr, schema, purpose).unwrap();
             let bind_opt = t.elapsed();
             let timings = if *is_filter {
-                Filter::with_cache(schema, &expr, &cache)
+                Filter::from_prepared(&prepared, &cache)
                     .unwrap()
                     .compile_timings()
             } else {
-                Projector::with_cache(schema, std::slice::from_ref(&expr), &cache)
+                Projector::from_prepared(schema, std::slice::from_ref(&prepared), &cache)
                     .unwrap()
                     .compile_timings()
             };

@@ -682,6 +682,9 @@ impl Binder<'_> {
         match name {
             "coalesce" => return self.coalesce(args, span),
             "nullif" => return self.nullif(args, span),
+            "ifnull" | "nvl" if args.len() == 2 => return self.coalesce(args, span),
+            "ifnull" | "nvl" => return err(span, format!("{name} needs exactly two arguments")),
+            "nvl2" => return self.nvl2(args, span),
             _ => {}
         }
         let (name, mut args) = match functions::datetime::rewrite_call(name, args, &self.now, span)?
@@ -699,6 +702,9 @@ impl Binder<'_> {
                 "coalesce",
                 "nullif",
                 "if",
+                "ifnull",
+                "nvl",
+                "nvl2",
                 "current_date",
                 "current_timestamp",
                 "now",
@@ -903,6 +909,31 @@ impl Binder<'_> {
                 span,
             ))
         })
+    }
+
+    /// `NVL2(a, b, c)` is `CASE WHEN a IS NOT NULL THEN b ELSE c END`.
+    fn nvl2(&self, args: Vec<TypedExpr>, span: Span) -> Result<TypedExpr> {
+        let [a, b, c]: [TypedExpr; 3] = args.try_into().map_err(|_| BindError {
+            message: "nvl2 needs exactly three arguments".into(),
+            span,
+        })?;
+        let target = self.meet(&[&b, &c], "nvl2", span)?;
+        let not_null = TypedExpr::new(
+            TypedKind::IsNull {
+                expr: Box::new(a),
+                negated: true,
+            },
+            DataType::Boolean,
+            span,
+        );
+        Ok(TypedExpr::new(
+            TypedKind::Case {
+                branches: vec![(not_null, self.coerce(b, &target)?)],
+                else_expr: Box::new(self.coerce(c, &target)?),
+            },
+            target,
+            span,
+        ))
     }
 
     fn meet(&self, values: &[&TypedExpr], what: &str, span: Span) -> Result<DataType> {

@@ -26,6 +26,48 @@ pub struct Stages {
     pub optimized: String,
 }
 
+/// The interpreted subtrees of `jit`'s expressions over `schema`.
+pub(crate) fn interpreted_nodes(
+    jit: &crate::kernel::Jit,
+    schema: &arrow::datatypes::Schema,
+) -> Vec<InterpretedNode> {
+    jit.interpreted()
+        .iter()
+        .map(|i| InterpretedNode {
+            node: i.expr.display(schema).to_string(),
+            reason: i.reason.clone(),
+        })
+        .collect()
+}
+
+impl Stages {
+    /// The stages of a prepared expression.
+    pub(crate) fn of(p: &crate::prepare::Prepared) -> Stages {
+        Stages {
+            source: p.source().map(str::to_string),
+            parsed: p.expr().to_string(),
+            typed: p.typed().display(p.schema()).to_string(),
+            optimized: p.optimized().display(p.schema()).to_string(),
+        }
+    }
+}
+
+/// A subtree of a compiled expression that the JIT does not compile: the interpreter
+/// evaluates it over the batch and the kernel reads its value as an input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterpretedNode {
+    /// The subtree, as the typed tree prints it.
+    pub node: String,
+    /// Why the JIT does not compile it.
+    pub reason: String,
+}
+
+impl fmt::Display for InterpretedNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "interpreted: {} — {}", self.node, self.reason)
+    }
+}
+
 /// Every stage's view of a filter or projection.
 #[derive(Debug, Clone)]
 pub struct Explanation {
@@ -33,6 +75,9 @@ pub struct Explanation {
     pub stages: Vec<Stages>,
     /// How they are evaluated (one kernel for all JIT-compiled expressions).
     pub backend: Backend,
+    /// The subtrees of the compiled expressions that the interpreter evaluates for the
+    /// kernel (empty when everything compiles, or when the interpreter runs the whole).
+    pub interpreted: Vec<InterpretedNode>,
 }
 
 impl fmt::Display for Explanation {
@@ -47,6 +92,9 @@ impl fmt::Display for Explanation {
             writeln!(f, "parsed:    {}", s.parsed)?;
             writeln!(f, "typed:     {}", s.typed)?;
             writeln!(f, "optimized: {}", s.optimized)?;
+        }
+        for node in &self.interpreted {
+            writeln!(f, "{node}")?;
         }
         match &self.backend {
             Backend::Jit(c) => {

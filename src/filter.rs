@@ -6,18 +6,16 @@ use std::sync::Arc;
 use arrow::array::{Array, AsArray, BooleanArray, RecordBatch, RecordBatchOptions};
 use arrow::buffer::{BooleanBuffer, Buffer};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use broadhead_codegen::{Mode, OutSlot};
+use broadhead_codegen::OutSlot;
 
-use crate::bind::bind_predicate;
 use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
-use crate::explain::{Backend, Explanation, Stages};
+use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
-use crate::optimize::optimize;
+use crate::prepare::{is_other_string, predicate_backend, Prepared, Purpose};
 use crate::selection::{SelectionMode, SelectionVector};
-use crate::sql::parse_expr;
 use crate::typed::TypedExpr;
 
 /// A predicate compiled for one schema. Cheap to clone, `Send + Sync`: evaluate it
@@ -45,20 +43,17 @@ pub struct Filter {
 }
 
 struct Inner {
-    schema: SchemaRef,
-    /// How batches of `schema` become the batches the predicate was bound to.
+    /// How batches of the prepared schema become the batches the predicate was bound
+    /// to.
     input: Utf8Input,
-    source: Option<String>,
-    expr: Expr,
-    typed: TypedExpr,
-    optimized: TypedExpr,
+    prepared: Prepared,
     backend: Result<Jit, String>,
 }
 
 impl std::fmt::Debug for Filter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Filter")
-            .field("expr", &self.inner.expr.to_string())
+            .field("expr", &self.inner.prepared.expr().to_string())
             .field("jit", &self.is_jit())
             .finish()
     }
@@ -77,54 +72,43 @@ impl Filter {
         if let Some(f) = STATEMENTS.get(key, sql, schema) {
             return Ok(f);
         }
-        let expr = parse_expr(sql)?;
-        let filter = Self::build(schema, expr, Some(sql.to_string()), KernelCache::global())?;
+        let prepared = Prepared::parse(sql, schema, Purpose::Predicate)?;
+        let filter = Self::from_prepared(&prepared, KernelCache::global())?;
         STATEMENTS.put(key, filter.clone());
         Ok(filter)
     }
 
     /// Compiles a predicate built with the [`Expr`] API.
     pub fn from_expr(schema: &Schema, expr: &Expr) -> Result<Filter> {
-        Self::build(schema, expr.clone(), None, KernelCache::global())
+        Self::with_cache(schema, expr, KernelCache::global())
     }
 
     /// Compiles a predicate using `cache` instead of the process-wide cache.
     pub fn with_cache(schema: &Schema, expr: &Expr, cache: &Arc<KernelCache>) -> Result<Filter> {
-        Self::build(schema, expr.clone(), None, cache)
+        Self::from_prepared(&Prepared::new(expr, schema, Purpose::Predicate)?, cache)
     }
 
-    fn build(
-        schema: &Schema,
-        expr: Expr,
-        source: Option<String>,
-        cache: &Arc<KernelCache>,
-    ) -> Result<Filter> {
-        let typed = bind_predicate(&expr, &utf8_schema(schema))?;
-        Self::from_typed(schema, expr, source, typed, cache)
-    }
-
-    /// Compiles a predicate already bound to `schema` (`typed`, as [`bind_predicate`]
-    /// makes it; `expr` is what it was bound from, for `explain`). The Parquet scan
-    /// compiles its bound predicate this way against the columns it reads.
-    pub(crate) fn from_typed(
-        schema: &Schema,
-        expr: Expr,
-        source: Option<String>,
-        typed: TypedExpr,
-        cache: &Arc<KernelCache>,
-    ) -> Result<Filter> {
-        let input = Utf8Input::new(schema, &typed.columns());
-        let optimized = optimize(typed.clone());
-        let backend =
-            Jit::new(vec![optimized.clone()], Mode::Filter, &input.schema, cache)?.map_err(|u| u.0);
+    /// Compiles a predicate already bound and optimized (for its schema,
+    /// [`Prepared::schema`]), with kernels from `cache`. An expression prepared as a
+    /// [`Purpose::Projection`] is taken as it is when it is BOOLEAN, else bound again
+    /// as a predicate (which reads an untyped NULL as BOOLEAN, or says why it cannot).
+    pub fn from_prepared(prepared: &Prepared, cache: &Arc<KernelCache>) -> Result<Filter> {
+        let rebound;
+        let prepared = if prepared.purpose() == Purpose::Predicate
+            || prepared.typed().data_type == DataType::Boolean
+        {
+            prepared
+        } else {
+            rebound = prepared.as_predicate()?;
+            &rebound
+        };
+        let schema = prepared.schema();
+        let input = Utf8Input::new(schema, &prepared.columns());
+        let backend = predicate_backend(prepared.optimized(), &input.schema, cache)?;
         Ok(Filter {
             inner: Arc::new(Inner {
-                schema: Arc::new(schema.clone()),
                 input,
-                source,
-                expr,
-                typed,
-                optimized,
+                prepared: prepared.clone(),
                 backend,
             }),
         })
@@ -132,17 +116,22 @@ impl Filter {
 
     /// The schema batches must have.
     pub fn schema(&self) -> &SchemaRef {
-        &self.inner.schema
+        self.inner.prepared.schema()
     }
 
     /// The predicate as parsed (or built).
     pub fn expr(&self) -> &Expr {
-        &self.inner.expr
+        self.inner.prepared.expr()
     }
 
     /// The bound and optimized predicate (for pruning with statistics, say).
     pub fn typed_expr(&self) -> &TypedExpr {
-        &self.inner.optimized
+        self.inner.prepared.optimized()
+    }
+
+    /// The predicate as prepared: its text, trees and schema.
+    pub fn prepared(&self) -> &Prepared {
+        &self.inner.prepared
     }
 
     /// How long compiling the kernel took, by phase (zero when interpreted).
@@ -154,7 +143,9 @@ impl Filter {
     }
 
     /// Whether the predicate runs as compiled code (else: the interpreter, for
-    /// constructs the JIT does not support; see [`Filter::explain`]).
+    /// constructs the JIT does not support that can raise an error). A compiled
+    /// predicate may still have subtrees the interpreter computes for the kernel;
+    /// [`Filter::explain`] lists them.
     pub fn is_jit(&self) -> bool {
         self.inner.backend.is_ok()
     }
@@ -178,7 +169,7 @@ impl Filter {
     /// Like [`Filter::evaluate`], writing into `out` (of any width) and reusing its
     /// allocation: the way to filter a stream of batches without allocating.
     pub fn evaluate_into(&self, batch: &RecordBatch, out: &mut SelectionVector) -> Result<()> {
-        check_schema(&self.inner.schema, batch)?;
+        check_schema(self.schema(), batch)?;
         let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         let mode = out.mode();
@@ -204,7 +195,7 @@ impl Filter {
                 unsafe { out.set_len(n) };
             }
             Err(_) => {
-                let result = interpret(&self.inner.optimized, batch)?;
+                let result = interpret(self.typed_expr(), batch)?;
                 for row in true_rows(result.as_boolean()).set_indices() {
                     out.push(row);
                 }
@@ -215,7 +206,7 @@ impl Filter {
 
     /// The result as a mask: TRUE for selected rows, FALSE otherwise (never NULL).
     pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
-        check_schema(&self.inner.schema, batch)?;
+        check_schema(self.schema(), batch)?;
         let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         let bits = match &self.inner.backend {
@@ -228,7 +219,7 @@ impl Filter {
                 jit.run_batch(batch, &outs, 0)?;
                 BooleanBuffer::new(Buffer::from_vec(words), 0, rows)
             }
-            Err(_) => true_rows(interpret(&self.inner.optimized, batch)?.as_boolean()),
+            Err(_) => true_rows(interpret(self.typed_expr(), batch)?.as_boolean()),
         };
         Ok(BooleanArray::new(bits, None))
     }
@@ -243,39 +234,19 @@ impl Filter {
     /// JIT) the LLVM IR before and after optimization and the native assembly.
     pub fn explain(&self) -> Result<Explanation> {
         let inner = &self.inner;
-        let backend = match &inner.backend {
-            Ok(jit) => Backend::Jit(jit.explain(&inner.input.schema)?),
-            Err(reason) => Backend::Interpreted(reason.clone()),
+        let (backend, interpreted) = match &inner.backend {
+            Ok(jit) => (
+                Backend::Jit(jit.explain(&inner.input.schema)?),
+                interpreted_nodes(jit, &inner.input.schema),
+            ),
+            Err(reason) => (Backend::Interpreted(reason.clone()), vec![]),
         };
         Ok(Explanation {
-            stages: vec![Stages {
-                source: inner.source.clone(),
-                parsed: inner.expr.to_string(),
-                typed: inner.typed.display(&inner.schema).to_string(),
-                optimized: inner.optimized.display(&inner.schema).to_string(),
-            }],
+            stages: vec![Stages::of(&inner.prepared)],
             backend,
+            interpreted,
         })
     }
-}
-
-/// The string types read as `Utf8` (cast when a batch is evaluated).
-fn is_other_string(t: &DataType) -> bool {
-    matches!(t, DataType::LargeUtf8 | DataType::Utf8View)
-}
-
-/// `schema` with `LargeUtf8` and `Utf8View` columns as `Utf8`: what expressions are
-/// bound to, so that the engine has one string layout.
-pub(crate) fn utf8_schema(schema: &Schema) -> Schema {
-    let fields: Vec<Field> = schema
-        .fields()
-        .iter()
-        .map(|f| match f.data_type() {
-            t if is_other_string(t) => f.as_ref().clone().with_data_type(DataType::Utf8),
-            _ => f.as_ref().clone(),
-        })
-        .collect();
-    Schema::new_with_metadata(fields, schema.metadata().clone())
 }
 
 /// How a batch of the caller's schema becomes a batch the bound expressions read:
@@ -368,7 +339,7 @@ impl Statements {
         let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         let filter = map.get(&key)?;
         // The hash is only a hint: the text and schema must match.
-        if filter.inner.source.as_deref() != Some(sql) || filter.inner.schema.as_ref() != schema {
+        if filter.inner.prepared.source() != Some(sql) || filter.schema().as_ref() != schema {
             return None;
         }
         Some(filter.clone())

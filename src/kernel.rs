@@ -23,7 +23,7 @@ use crate::cache::KernelCache;
 use crate::error::{Error, EvalError, Result};
 use crate::functions::row::Arena;
 use crate::interpret::interpret;
-use crate::lower::{lower, Lowered, Unsupported};
+use crate::lower::{lower, Interpreted, Lowered, Unsupported};
 use crate::typed::TypedExpr;
 
 /// How many null patterns get a kernel of their own before later patterns share the
@@ -84,14 +84,18 @@ impl Jit {
             cache: cache.clone(),
             variants: RwLock::new(HashMap::new()),
         };
-        let nullable: Vec<bool> = jit
-            .lowered
+        jit.kernel(&jit.nullable(schema))?;
+        Ok(Ok(jit))
+    }
+
+    /// Which input slots may hold nulls for batches of `schema` (an interpreted
+    /// subtree may).
+    fn nullable(&self, schema: &Schema) -> Vec<bool> {
+        self.lowered
             .columns
             .iter()
-            .map(|&c| schema.field(c).is_nullable())
-            .collect();
-        jit.kernel(&nullable)?;
-        Ok(Ok(jit))
+            .map(|c| c.is_none_or(|c| schema.field(c).is_nullable()))
+            .collect()
     }
 
     fn program_for(&self, nullable: &[bool]) -> broadhead_codegen::Program {
@@ -142,14 +146,8 @@ impl Jit {
 
     /// The IR and assembly of the variant for `schema`'s nullability.
     pub(crate) fn explain(&self, schema: &Schema) -> Result<Explain> {
-        let nullable: Vec<bool> = self
-            .lowered
-            .columns
-            .iter()
-            .map(|&c| schema.field(c).is_nullable())
-            .collect();
         let kernel = compile(
-            &self.program_for(&nullable),
+            &self.program_for(&self.nullable(schema)),
             CompileOptions {
                 explain: true,
                 pipeline: self.cache.pipeline(),
@@ -159,9 +157,27 @@ impl Jit {
         Ok(kernel.explain.unwrap_or_default())
     }
 
-    /// The schema columns the kernel reads, by input slot.
-    pub(crate) fn columns(&self) -> &[usize] {
-        &self.lowered.columns
+    /// The subtrees the interpreter evaluates for the kernel.
+    pub(crate) fn interpreted(&self) -> &[Interpreted] {
+        &self.lowered.interpreted
+    }
+
+    /// The arrays of the kernel's input slots for `batch` (of the schema it was
+    /// compiled for): its columns, and the values of the interpreted subtrees.
+    pub(crate) fn inputs(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
+        let mut arrays: Vec<Option<ArrayRef>> = self
+            .lowered
+            .columns
+            .iter()
+            .map(|c| c.map(|c| batch.column(c).clone()))
+            .collect();
+        for i in &self.lowered.interpreted {
+            arrays[i.slot] = Some(interpret(&i.expr, batch)?);
+        }
+        arrays
+            .into_iter()
+            .map(|a| a.ok_or_else(|| mismatch(&DataType::Null)))
+            .collect()
     }
 
     /// Binds `columns` for the variant compiled for null pattern `pattern` (which
@@ -273,11 +289,7 @@ impl Jit {
         outs: &[OutSlot],
         mode: u64,
     ) -> Result<usize> {
-        let columns: Vec<ArrayRef> = self
-            .columns()
-            .iter()
-            .map(|&c| batch.column(c).clone())
-            .collect();
+        let columns = self.inputs(batch)?;
         let mut arena = Arena::default();
         self.run(&columns, batch.num_rows(), outs, mode, &mut arena, |row| {
             self.describe_row(batch, row, row)

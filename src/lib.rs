@@ -47,6 +47,7 @@ mod lower;
 pub mod optimize;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+pub mod prepare;
 mod projector;
 pub mod prune;
 pub mod scalar;
@@ -62,7 +63,7 @@ pub mod types;
 pub use broadhead_codegen::Pipeline;
 pub use cache::{CacheStats, KernelCache};
 pub use error::{BindError, Error, EvalError, ParseError, Result};
-pub use explain::{Backend, Explanation};
+pub use explain::{Backend, Explanation, InterpretedNode};
 pub use expr::{and, call, case, col, lit, null, or, Expr, ExprKind, Span};
 pub use filter::Filter;
 pub use projector::Projector;

@@ -36,12 +36,30 @@ pub(crate) const MAX_JIT_NODES: usize = 2_000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsupported(pub String);
 
+/// A subtree the JIT does not compile, evaluated by the interpreter over the batch
+/// before the kernel runs and read by the kernel as an extra input (a virtual input
+/// slot). Only subtrees that cannot raise an error are interpreted this way (an error
+/// must come from the rows whose value is used, which the kernel's masks decide), so
+/// evaluating them over every row is safe.
+#[derive(Debug, Clone)]
+pub(crate) struct Interpreted {
+    /// The input slot the kernel reads its value from.
+    pub slot: usize,
+    /// The subtree (over the same schema as the lowered expressions).
+    pub expr: TypedExpr,
+    /// Why the JIT does not compile it.
+    pub reason: String,
+}
+
 /// A program with what it needs at run time.
 pub(crate) struct Lowered {
     /// The program, with every input marked non-nullable (variants set that per batch).
     pub program: Program,
-    /// Schema column index of each input slot.
-    pub columns: Vec<usize>,
+    /// Schema column index of each input slot; `None` for the slot of an
+    /// [`Interpreted`] subtree.
+    pub columns: Vec<Option<usize>>,
+    /// The subtrees the interpreter evaluates for the kernel, by slot.
+    pub interpreted: Vec<Interpreted>,
     /// Parameter values (helper states as addresses into `states`).
     pub params: Vec<u64>,
     /// Helper states; their addresses are in `params`, so they live as long as this.
@@ -102,6 +120,7 @@ pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsuppo
             mode,
         },
         columns: l.columns,
+        interpreted: l.interpreted,
         params: l.values,
         states: l.states,
     })
@@ -111,7 +130,8 @@ pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsuppo
 struct Lowerer {
     nodes: Vec<Node>,
     index: HashMap<Node, NodeId>,
-    columns: Vec<usize>,
+    columns: Vec<Option<usize>>,
+    interpreted: Vec<Interpreted>,
     inputs: Vec<InputSpec>,
     params: Vec<PType>,
     values: Vec<u64>,
@@ -121,6 +141,21 @@ struct Lowerer {
     param_slots: HashMap<(PType, u64), usize>,
     /// The nodes of the enclosing `Let`s' values, by id.
     shared: HashMap<usize, NodeId>,
+}
+
+/// How much a [`Lowerer`] held at some point, to undo what a failed subtree added.
+struct Mark {
+    nodes: usize,
+    inputs: usize,
+    params: usize,
+    states: usize,
+    interpreted: usize,
+}
+
+/// Whether the interpreter may evaluate `e` over every row for the kernel: it cannot
+/// raise an error (nor refers to a shared value) and is not a literal.
+fn interpretable(e: &TypedExpr) -> bool {
+    !e.can_error() && !matches!(e.kind, TypedKind::Literal(_))
 }
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
@@ -178,10 +213,10 @@ impl Lowerer {
     }
 
     fn slot(&mut self, column: usize, ty: PType) -> usize {
-        match self.columns.iter().position(|&c| c == column) {
+        match self.columns.iter().position(|&c| c == Some(column)) {
             Some(s) => s,
             None => {
-                self.columns.push(column);
+                self.columns.push(Some(column));
                 self.inputs.push(InputSpec {
                     ty,
                     nullable: false,
@@ -315,19 +350,93 @@ impl Lowerer {
         })
     }
 
-    fn string_column(&mut self, e: &TypedExpr) -> Option<usize> {
+    /// The input slot of a string column.
+    fn column_of_strings(&mut self, e: &TypedExpr) -> Option<usize> {
         match e.kind {
             TypedKind::Column(c) if e.data_type == DataType::Utf8 => Some(self.slot(c, PType::Str)),
             _ => None,
         }
     }
 
+    /// Whether `e` may become an interpreted input: [`interpretable`], and fewer
+    /// interpreted inputs than a kernel may have nodes (beyond, the expression is
+    /// too large to compile anyway, and finding repeats would cost quadratic time).
+    fn may_interpret(&self, e: &TypedExpr) -> bool {
+        self.interpreted.len() < MAX_JIT_NODES && interpretable(e)
+    }
+
+    /// The input slot of `e` evaluated by the interpreter (one per distinct subtree).
+    fn interpreted_slot(&mut self, e: &TypedExpr, ty: PType, reason: &str) -> usize {
+        if let Some(i) = self.interpreted.iter().find(|i| i.expr == *e) {
+            return i.slot;
+        }
+        self.columns.push(None);
+        self.inputs.push(InputSpec {
+            ty,
+            nullable: false,
+        });
+        let slot = self.columns.len() - 1;
+        self.interpreted.push(Interpreted {
+            slot,
+            expr: e.clone(),
+            reason: reason.to_string(),
+        });
+        slot
+    }
+
+    fn mark(&self) -> Mark {
+        Mark {
+            nodes: self.nodes.len(),
+            inputs: self.inputs.len(),
+            params: self.params.len(),
+            states: self.states.len(),
+            interpreted: self.interpreted.len(),
+        }
+    }
+
+    /// Forgets what was added since `m` (in time proportional to what was added, but
+    /// for the parameter maps, which are scanned only when parameters were added).
+    fn undo(&mut self, m: Mark) {
+        for node in self.nodes.drain(m.nodes..) {
+            self.index.remove(&node);
+        }
+        self.columns.truncate(m.inputs);
+        self.inputs.truncate(m.inputs);
+        if self.params.len() > m.params {
+            self.params.truncate(m.params);
+            self.values.truncate(m.params);
+            self.param_slots.retain(|_, slot| *slot < m.params);
+            self.state_slots.retain(|_, slot| *slot < m.params);
+        }
+        self.states.truncate(m.states);
+        self.interpreted.truncate(m.interpreted);
+    }
+
     fn typ(e: &TypedExpr) -> Result<PType, Unsupported> {
         physical(&e.data_type).ok_or_else(|| Unsupported(format!("type {}", e.data_type)))
     }
 
-    #[recursive::recursive]
+    /// Lowers `e`. A subtree the JIT does not compile, that cannot raise an error and
+    /// whose value the kernel can read (numeric, boolean, temporal) becomes an input
+    /// the interpreter computes ([`Interpreted`]); the largest such subtree wins, as
+    /// a parent that fails too undoes its children and is interpreted whole.
     fn expr(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
+        let mark = self.mark();
+        match self.node(e) {
+            Err(u) if self.may_interpret(e) => match physical(&e.data_type) {
+                Some(ty) if ty != PType::Str => {
+                    self.undo(mark);
+                    let slot = self.interpreted_slot(e, ty, &u.0);
+                    Ok(self.add(Node::Input(slot)))
+                }
+                _ => Err(u),
+            },
+            result => result,
+        }
+    }
+
+    #[recursive::recursive]
+    fn node(&mut self, e: &TypedExpr) -> Result<NodeId, Unsupported> {
         let ty = Self::typ(e);
         Ok(match &e.kind {
             TypedKind::Column(c) => {
@@ -428,7 +537,7 @@ impl Lowerer {
             let mut key: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
             key.sort();
             let key = format!("{key:?}");
-            let found = match self.string_column(probe) {
+            let found = match self.column_of_strings(probe) {
                 Some(slot) => self.helper(
                     helpers::IN_SET(),
                     key,
@@ -551,7 +660,7 @@ impl Lowerer {
                     return unsupported("LIKE with a pattern that is not a literal");
                 };
                 let p = p.clone();
-                let Some(slot) = self.string_column(&args[0]) else {
+                let Some(slot) = self.column_of_strings(&args[0]) else {
                     let x = self.expr(&args[0])?;
                     let imp = if func == Like {
                         computed::like(strings::like_pattern(&p).map_err(Unsupported)?)
@@ -591,7 +700,7 @@ impl Lowerer {
                 Ok(node)
             }
             Length => {
-                let Some(slot) = self.string_column(&args[0]) else {
+                let Some(slot) = self.column_of_strings(&args[0]) else {
                     let x = self.expr(&args[0])?;
                     return Ok(self.row_helper(
                         "length".into(),
@@ -618,7 +727,7 @@ impl Lowerer {
         a: &TypedExpr,
         b: &TypedExpr,
     ) -> Result<NodeId, Unsupported> {
-        let (sa, sb) = (self.string_column(a), self.string_column(b));
+        let (sa, sb) = (self.column_of_strings(a), self.column_of_strings(b));
         match (sa, sb, a.as_literal(), b.as_literal()) {
             (Some(x), Some(y), _, _) => Ok(self.helper(
                 helpers::CMP_COLUMNS(),

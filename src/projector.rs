@@ -7,21 +7,19 @@ use arrow::array::{
 };
 use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use broadhead_codegen::{Mode, OutSlot, PType};
+use broadhead_codegen::{OutSlot, PType};
 
-use crate::bind::bind;
 use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
-use crate::explain::{Backend, Explanation, Stages};
+use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
-use crate::filter::{utf8_schema, Utf8Input};
+use crate::filter::Utf8Input;
 use crate::functions::row::Arena;
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
-use crate::lower::{lower, physical};
-use crate::optimize::optimize;
+use crate::lower::physical;
+use crate::prepare::{projection_backend, Prepared, Purpose};
 use crate::selection::SelectionVector;
-use crate::sql::parse_expr;
 use crate::typed::TypedExpr;
 
 /// Expressions compiled for one schema, evaluated together in one pass (one fused
@@ -55,10 +53,7 @@ pub struct Projector {
 }
 
 struct Output {
-    source: Option<String>,
-    expr: Expr,
-    typed: TypedExpr,
-    optimized: TypedExpr,
+    prepared: Prepared,
     /// Position among the kernel's outputs, if compiled.
     kernel_output: Option<usize>,
 }
@@ -79,7 +74,7 @@ impl std::fmt::Debug for Projector {
             .inner
             .outputs
             .iter()
-            .map(|o| o.expr.to_string())
+            .map(|o| o.prepared.expr().to_string())
             .collect();
         f.debug_struct("Projector").field("exprs", &exprs).finish()
     }
@@ -88,80 +83,16 @@ impl std::fmt::Debug for Projector {
 impl Projector {
     /// Parses, binds, optimizes and compiles SQL expressions.
     pub fn new(schema: &Schema, sql: &[&str]) -> Result<Projector> {
-        let exprs = sql
+        let prepared = sql
             .iter()
-            .map(|s| Ok((parse_expr(s)?, Some(s.to_string()))))
+            .map(|s| Prepared::parse(s, schema, Purpose::Projection))
             .collect::<Result<Vec<_>>>()?;
-        Self::build(schema, exprs, KernelCache::global())
+        Self::build(schema, prepared, KernelCache::global())
     }
 
     /// Compiles expressions built with the [`Expr`] API.
     pub fn from_exprs(schema: &Schema, exprs: &[Expr]) -> Result<Projector> {
-        Self::build(
-            schema,
-            exprs.iter().map(|e| (e.clone(), None)).collect(),
-            KernelCache::global(),
-        )
-    }
-
-    fn build(
-        schema: &Schema,
-        exprs: Vec<(Expr, Option<String>)>,
-        cache: &Arc<KernelCache>,
-    ) -> Result<Projector> {
-        let mut outputs = Vec::with_capacity(exprs.len());
-        let mut compiled = Vec::new();
-        let mut reason = None;
-        let bound_schema = utf8_schema(schema);
-        for (expr, source) in exprs {
-            let typed = bind(&expr, &bound_schema)?;
-            let optimized = optimize(typed.clone());
-            let kernel_output = match lower(&[&optimized], Mode::Project) {
-                Ok(_) => {
-                    compiled.push(optimized.clone());
-                    Some(compiled.len() - 1)
-                }
-                Err(u) => {
-                    reason.get_or_insert(u.0);
-                    None
-                }
-            };
-            outputs.push(Output {
-                source,
-                expr,
-                typed,
-                optimized,
-                kernel_output,
-            });
-        }
-        let mut columns: Vec<usize> = outputs.iter().flat_map(|o| o.typed.columns()).collect();
-        columns.sort_unstable();
-        columns.dedup();
-        let input = Utf8Input::new(schema, &columns);
-        let jit = if compiled.is_empty() {
-            None
-        } else {
-            match Jit::new(compiled, Mode::Project, &input.schema, cache)? {
-                Ok(jit) => Some(jit),
-                Err(u) => {
-                    // Each output lowers alone; together they always do too.
-                    return Err(EvalError::Other(format!(
-                        "cannot compile the projection: {}",
-                        u.0
-                    ))
-                    .into());
-                }
-            }
-        };
-        Ok(Projector {
-            inner: Arc::new(Inner {
-                schema: Arc::new(schema.clone()),
-                input,
-                outputs,
-                jit,
-                interpreted_reason: reason,
-            }),
-        })
+        Self::with_cache(schema, exprs, KernelCache::global())
     }
 
     /// Compiles expressions using `cache` instead of the process-wide cache.
@@ -170,11 +101,54 @@ impl Projector {
         exprs: &[Expr],
         cache: &Arc<KernelCache>,
     ) -> Result<Projector> {
-        Self::build(
-            schema,
-            exprs.iter().map(|e| (e.clone(), None)).collect(),
-            cache,
-        )
+        let prepared = exprs
+            .iter()
+            .map(|e| Prepared::new(e, schema, Purpose::Projection))
+            .collect::<Result<Vec<_>>>()?;
+        Self::build(schema, prepared, cache)
+    }
+
+    /// Compiles expressions already bound and optimized for `schema` (each
+    /// [`Prepared::schema`] must be `schema`), with kernels from `cache`.
+    pub fn from_prepared(
+        schema: &Schema,
+        prepared: &[Prepared],
+        cache: &Arc<KernelCache>,
+    ) -> Result<Projector> {
+        for p in prepared {
+            p.check_schema(schema)?;
+        }
+        Self::build(schema, prepared.to_vec(), cache)
+    }
+
+    fn build(
+        schema: &Schema,
+        prepared: Vec<Prepared>,
+        cache: &Arc<KernelCache>,
+    ) -> Result<Projector> {
+        let mut columns: Vec<usize> = prepared.iter().flat_map(|p| p.columns()).collect();
+        columns.sort_unstable();
+        columns.dedup();
+        let input = Utf8Input::new(schema, &columns);
+        let optimized: Vec<&TypedExpr> = prepared.iter().map(|p| p.optimized()).collect();
+        let backend = projection_backend(&optimized, &input.schema, cache)?;
+        let outputs = prepared
+            .into_iter()
+            .zip(backend.kernel_outputs)
+            .map(|(prepared, kernel_output)| Output {
+                prepared,
+                kernel_output,
+            })
+            .collect();
+        Ok(Projector {
+            inner: Arc::new(Inner {
+                schema: Arc::new(schema.clone()),
+                input,
+                outputs,
+                jit: backend.jit,
+                interpreted_reason: backend.reason,
+            }),
+        })
     }
 
     /// The schema batches must have.
@@ -188,8 +162,11 @@ impl Projector {
             .outputs
             .iter()
             .map(|o| {
-                let name = o.source.clone().unwrap_or_else(|| o.expr.to_string());
-                Field::new(name, o.optimized.data_type.clone(), true)
+                let p = &o.prepared;
+                let name = p
+                    .source()
+                    .map_or_else(|| p.expr().to_string(), str::to_string);
+                Field::new(name, p.optimized().data_type.clone(), true)
             })
             .collect()
     }
@@ -203,7 +180,9 @@ impl Projector {
             .unwrap_or_default()
     }
 
-    /// Whether output `i` runs as compiled code (else: the interpreter).
+    /// Whether output `i` runs as compiled code (else: the interpreter). A compiled
+    /// output may still have subtrees the interpreter computes for the kernel;
+    /// [`Projector::explain`] lists them.
     pub fn is_jit(&self, i: usize) -> bool {
         self.inner
             .outputs
@@ -217,11 +196,7 @@ impl Projector {
         let batch = &*self.inner.input.convert(batch)?;
         let compiled = match &self.inner.jit {
             Some(jit) => {
-                let columns: Vec<_> = jit
-                    .columns()
-                    .iter()
-                    .map(|&c| batch.column(c).clone())
-                    .collect();
+                let columns = jit.inputs(batch)?;
                 self.run_kernel(jit, &columns, batch.num_rows(), |row| {
                     jit.describe_row(batch, row, row)
                 })
@@ -250,10 +225,12 @@ impl Projector {
         let indices = selection.to_array();
         let compiled = match &self.inner.jit {
             Some(jit) => {
+                // Interpreted subtrees cannot fail, so computing them over every row
+                // and taking the selected ones raises no error of an unselected row.
                 let columns = jit
-                    .columns()
+                    .inputs(batch)?
                     .iter()
-                    .map(|&c| arrow::compute::take(batch.column(c), &indices, None))
+                    .map(|c| arrow::compute::take(c, &indices, None))
                     .collect::<std::result::Result<Vec<_>, _>>()?;
                 let describe = |k: usize| {
                     let row = selection.get(k).unwrap_or(k);
@@ -298,7 +275,7 @@ impl Projector {
         for o in &self.inner.outputs {
             match o.kernel_output {
                 Some(k) => arrays.extend(compiled.get(k).cloned()),
-                None => match interpret_one(&o.optimized) {
+                None => match interpret_one(o.prepared.optimized()) {
                     Ok(a) => arrays.push(a),
                     Err(e) => first = Some(self.earlier(batch, first, e)),
                 },
@@ -336,7 +313,7 @@ impl Projector {
         self.inner
             .outputs
             .iter()
-            .find_map(|o| match interpret(&o.optimized, &one) {
+            .find_map(|o| match interpret(o.prepared.optimized(), &one) {
                 Err(crate::Error::Eval(e)) => Some(e.shifted(row).into()),
                 _ => None,
             })
@@ -354,7 +331,7 @@ impl Projector {
             .outputs
             .iter()
             .filter(|o| o.kernel_output.is_some())
-            .map(|o| &o.optimized.data_type)
+            .map(|o| &o.prepared.optimized().data_type)
             .collect();
         let words = rows.div_ceil(64);
         let mut values: Vec<MutableBuffer> = types
@@ -423,18 +400,23 @@ impl Projector {
         let stages = inner
             .outputs
             .iter()
-            .map(|o| Stages {
-                source: o.source.clone(),
-                parsed: o.expr.to_string(),
-                typed: o.typed.display(&inner.schema).to_string(),
-                optimized: o.optimized.display(&inner.schema).to_string(),
-            })
+            .map(|o| Stages::of(&o.prepared))
             .collect();
-        let backend = match (&inner.jit, &inner.interpreted_reason) {
-            (Some(jit), _) => Backend::Jit(jit.explain(&inner.input.schema)?),
-            (None, reason) => Backend::Interpreted(reason.clone().unwrap_or_default()),
+        let (backend, interpreted) = match (&inner.jit, &inner.interpreted_reason) {
+            (Some(jit), _) => (
+                Backend::Jit(jit.explain(&inner.input.schema)?),
+                interpreted_nodes(jit, &inner.input.schema),
+            ),
+            (None, reason) => (
+                Backend::Interpreted(reason.clone().unwrap_or_default()),
+                vec![],
+            ),
         };
-        Ok(Explanation { stages, backend })
+        Ok(Explanation {
+            stages,
+            backend,
+            interpreted,
+        })
     }
 }
 

@@ -610,6 +610,25 @@ fn schema_explain_bench_and_demo() {
     assert!(demo.contains("(equal)"), "{demo}");
 }
 
+/// `explain` lists the subtrees the interpreter computes for the kernel, and why.
+#[test]
+fn explain_lists_interpreted_nodes() {
+    let f = s(lineitem());
+    let out = ok(&[
+        "explain",
+        "--schema",
+        f,
+        "TRY_CAST(l_quantity AS SMALLINT) < 24 AND l_discount > 0.05",
+    ]);
+    assert!(out.contains("backend:   JIT (LLVM)"), "{out}");
+    assert!(
+        out.contains("interpreted: TRY_CAST(l_quantity AS SMALLINT) — TRY_CAST"),
+        "{out}"
+    );
+    let all = ok(&["explain", "--schema", f, "l_quantity < 24"]);
+    assert!(!all.contains("interpreted:"), "{all}");
+}
+
 /// A file with types people's files have: named time zones (as pyarrow and Polars
 /// write them), decimals, lists; with NULLs, NaN and infinities.
 fn write_typed_file(path: &Path) {

@@ -449,6 +449,29 @@ proptest! {
         check_filter(&expr, &batch, false)?;
         check_projection(&exprs, &batch, false)?;
     }
+
+    /// Node-level fallback: computed strings inside numeric and boolean expressions.
+    /// When no part of the expression can fail, it compiles (the parts the JIT lacks
+    /// are interpreted for the kernel), and gives the interpreter's answer either way.
+    #[test]
+    fn hybrid_expressions_compile_and_match_the_interpreter(seed in any::<u64>()) {
+        let mut r = Rng::new(seed);
+        let expr = text_predicate(&mut r, 3).and(boolean(&mut r, 1));
+        let projected = [
+            case(vec![(text_predicate(&mut r, 2), num(&mut r, 2))], Some(num(&mut r, 1))),
+            call("length", vec![text(&mut r, 3)]).add(num(&mut r, 1)),
+        ];
+        let (len, offset, null_p) = shape(&mut r);
+        let batch = sliced_batch(seed ^ 3, len, offset, null_p);
+        let schema = batch.schema();
+        let never_fails = |bound: Result<broadhead::typed::TypedExpr, broadhead::BindError>| {
+            bound.is_ok_and(|t| !optimize(t).can_error())
+        };
+        check_filter(&expr, &batch, never_fails(bind_predicate(&expr, &schema)))?;
+        for e in &projected {
+            check_projection(std::slice::from_ref(e), &batch, never_fails(bind(e, &schema)))?;
+        }
+    }
 }
 
 /// Batches longer than a u16 selection vector can index, and longer than 65,536.

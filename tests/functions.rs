@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int64Array,
-    RecordBatch, StringArray,
+    RecordBatch, RecordBatchOptions, StringArray,
 };
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Field, Schema};
@@ -125,8 +125,10 @@ fn check_signature(sig: &Signature, seed: u64) {
             .iter()
             .map(|f| random_array(f.data_type(), len + 3, &mut r, null_p))
             .collect();
-        // Sliced, so offsets are exercised.
-        let batch = RecordBatch::try_new(schema.clone(), columns)
+        // Sliced, so offsets are exercised; the row count is explicit for functions
+        // without arguments (`pi()`).
+        let options = RecordBatchOptions::new().with_row_count(Some(len + 3));
+        let batch = RecordBatch::try_new_with_options(schema.clone(), columns, &options)
             .unwrap()
             .slice(3, len);
         let jit = projector.evaluate(&batch).map(|mut v| v.remove(0));

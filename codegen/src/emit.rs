@@ -2170,7 +2170,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let vp = self.b.build_struct_gep(mem.out, 2, "")?;
         let valid = self.b.build_load(vp, "")?.into_int_value();
         let valid = self.b.build_int_truncate_or_bit_cast(valid, self.mt, "")?;
-        let valid = Some(self.and(valid, compute)?);
+        let valid = self.and(valid, compute)?;
         Ok(match ret {
             PType::Bool => {
                 let m = self
@@ -2179,7 +2179,6 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 let m = self
                     .b
                     .build_int_truncate_or_bit_cast(m.into_int_value(), self.mt, "")?;
-                let valid = valid.unwrap_or(self.ones());
                 V::Bool {
                     t: self.and(m, valid)?,
                     f: self.and(self.not(m)?, valid)?,
@@ -2203,7 +2202,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 V::Str {
                     ptr: ptr.into_vector_value(),
                     len: len.into_vector_value(),
-                    valid,
+                    valid: Some(valid),
                     err,
                 }
             }
@@ -2218,7 +2217,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 }
                 V::Vals {
                     v: v.into_vector_value(),
-                    valid,
+                    valid: Some(valid),
                     err,
                 }
             }

@@ -4,13 +4,11 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::Schema;
-use broadhead::bind::{bind, bind_predicate};
 use broadhead::interpret::interpret;
-use broadhead::optimize::optimize;
+use broadhead::prepare::{Prepared, Purpose};
 use broadhead::scan::{Scan, ScanItem, ScanOptions};
-use broadhead::sql::{parse_expr, parse_select_list};
-use broadhead::{Filter, Projector, SelectionMode, SelectionVector};
+use broadhead::sql::parse_select_list;
+use broadhead::{Filter, KernelCache, Projector, SelectionMode, SelectionVector};
 use clap::Args;
 
 use super::filter::open_dataset;
@@ -70,12 +68,10 @@ pub struct FilterTimes {
     pub interpreted_count: usize,
 }
 
-/// Times `filter` (compiled from `sql` over `schema`) and the interpreter on the same
-/// typed, optimized predicate over `batches`, `runs` times each.
+/// Times `filter` and the interpreter on its typed, optimized predicate over
+/// `batches`, `runs` times each.
 pub fn time_filter(
     filter: &Filter,
-    sql: &str,
-    schema: &Schema,
     batches: &[RecordBatch],
     runs: u64,
 ) -> broadhead::Result<FilterTimes> {
@@ -88,11 +84,11 @@ pub fn time_filter(
         }
         Ok(n)
     })?;
-    let typed = optimize(bind_predicate(&parse_expr(sql)?, schema)?);
+    let typed = filter.typed_expr();
     let (interpreted, interpreted_count) = median_time(runs, || {
         let mut n = 0;
         for b in batches {
-            let r = interpret(&typed, b)?;
+            let r = interpret(typed, b)?;
             let r = r.as_boolean();
             n += match r.nulls() {
                 Some(v) => (r.values() & v.inner()).count_set_bits(),
@@ -123,23 +119,22 @@ pub fn run(a: BenchArgs) -> CliResult {
     let dataset = open_dataset(&a.paths)?;
     let schema = dataset.schema().clone();
     let mut columns = Vec::new();
-    if let Some(p) = &a.predicate {
-        let e = parse_expr(p).map_err(|e| Failure::expr(e, "--where", p))?;
-        columns.extend(
-            bind_predicate(&e, &schema)
-                .map_err(|e| Failure::expr(e, "--where", p))?
-                .columns(),
-        );
-    }
+    let predicate = match &a.predicate {
+        Some(p) => {
+            let prepared = Prepared::parse(p, &schema, Purpose::Predicate)
+                .map_err(|e| Failure::expr(e, "--where", p))?;
+            columns.extend(prepared.columns());
+            Some(prepared)
+        }
+        None => None,
+    };
     let mut exprs = Vec::new();
     if let Some(s) = &a.select {
         for (e, _) in parse_select_list(s).map_err(|e| Failure::expr(e, "--select", s))? {
-            columns.extend(
-                bind(&e, &schema)
-                    .map_err(|x| Failure::expr(x, "--select", s))?
-                    .columns(),
-            );
-            exprs.push(e);
+            let prepared = Prepared::new(&e, &schema, Purpose::Projection)
+                .map_err(|x| Failure::expr(x, "--select", s))?;
+            columns.extend(prepared.columns());
+            exprs.push(prepared);
         }
     }
 
@@ -168,17 +163,17 @@ pub fn run(a: BenchArgs) -> CliResult {
         a.runs
     )?;
 
-    if let Some(p) = &a.predicate {
+    if let (Some(p), Some(prepared)) = (&a.predicate, &predicate) {
         outln!("\nfilter: {p}")?;
         let compile = Instant::now();
-        let filter = Filter::new(&loaded, p)?;
+        let filter = Filter::from_prepared(&prepared.rebind(&loaded)?, KernelCache::global())?;
         let compiled = compile.elapsed();
         let FilterTimes {
             jit,
             jit_count,
             interpreted: int,
             interpreted_count: int_count,
-        } = time_filter(&filter, p, &loaded, &batches, a.runs)?;
+        } = time_filter(&filter, &batches, a.runs)?;
         let backend = if filter.is_jit() {
             ""
         } else {
@@ -212,7 +207,11 @@ pub fn run(a: BenchArgs) -> CliResult {
     if let Some(s) = &a.select {
         outln!("\nprojection: {s}")?;
         let compile = Instant::now();
-        let projector = Projector::from_exprs(&loaded, &exprs)?;
+        let exprs = exprs
+            .iter()
+            .map(|p| p.rebind(&loaded))
+            .collect::<broadhead::Result<Vec<_>>>()?;
+        let projector = Projector::from_prepared(&loaded, &exprs, KernelCache::global())?;
         let compiled = compile.elapsed();
         let (jit, _) = median_time(a.runs, || {
             let mut n = 0;
@@ -221,15 +220,11 @@ pub fn run(a: BenchArgs) -> CliResult {
             }
             Ok(n)
         })?;
-        let typed = exprs
-            .iter()
-            .map(|e| Ok(optimize(bind(e, &loaded)?)))
-            .collect::<broadhead::Result<Vec<_>>>()?;
         let (int, _) = median_time(a.runs, || {
             let mut n = 0;
             for b in &batches {
-                for t in &typed {
-                    n += interpret(t, b)?.len();
+                for p in &exprs {
+                    n += interpret(p.optimized(), b)?.len();
                 }
             }
             Ok(n)

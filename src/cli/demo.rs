@@ -74,7 +74,7 @@ pub fn run(a: DemoArgs) -> CliResult {
         jit_count,
         interpreted: int,
         interpreted_count: int_count,
-    } = time_filter(&filter, Q6, &schema, &batches, a.runs)?;
+    } = time_filter(&filter, &batches, a.runs)?;
     outln!(
         "Matching rows: JIT {jit_count}, interpreter {int_count}{}",
         if jit_count == int_count {

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use arrow::datatypes::DataType;
-use broadhead::bind::bind;
+use broadhead::prepare::{Prepared, Purpose};
 use broadhead::sql::parse_expr;
-use broadhead::{Backend, Explanation, Filter, Projector};
+use broadhead::{Backend, Explanation, Filter, KernelCache, Projector};
 use clap::Args;
 
 use super::filter::open_dataset;
@@ -36,11 +36,13 @@ pub fn run(a: ExplainArgs) -> CliResult {
     };
     let dataset = open_dataset(std::slice::from_ref(path))?;
     let schema = dataset.schema();
-    let typed = bind(&expr, schema).map_err(|e| Failure::expr(e, "the expression", text))?;
-    let explanation = if typed.data_type == DataType::Boolean {
-        Filter::new(schema, text)?.explain()?
+    let prepared = Prepared::new(&expr, schema, Purpose::Projection)
+        .map_err(|e| Failure::expr(e, "the expression", text))?;
+    let cache = KernelCache::global();
+    let explanation = if prepared.typed().data_type == DataType::Boolean {
+        Filter::from_prepared(&prepared, cache)?.explain()?
     } else {
-        Projector::new(schema, &[text.as_str()])?.explain()?
+        Projector::from_prepared(schema, &[prepared], cache)?.explain()?
     };
     out!("{}", render(&explanation, a.asm))
 }
@@ -55,6 +57,9 @@ fn render(e: &Explanation, asm: bool) -> String {
     match &e.backend {
         Backend::Jit(c) => {
             out.push_str("backend:   JIT (LLVM)\n");
+            for node in &e.interpreted {
+                out.push_str(&format!("{node}\n"));
+            }
             out.push_str(&format!("\n== LLVM IR ==\n{}\n", c.ir.trim_end()));
             out.push_str(&format!(
                 "\n== LLVM IR (after O3) ==\n{}\n",

@@ -6,13 +6,12 @@ use std::time::{Duration, Instant};
 
 use arrow::array::{ArrayRef, Int64Array, RecordBatch, RecordBatchOptions};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use broadhead::bind::{bind, bind_predicate};
 use broadhead::interpret::interpret;
-use broadhead::optimize::optimize;
+use broadhead::prepare::{Prepared, Purpose};
 use broadhead::scan::{expand_paths, Dataset, Scan, ScanError, ScanItem};
 use broadhead::sql::{parse_expr, parse_select_list};
 use broadhead::typed::TypedExpr;
-use broadhead::{Expr, ExprKind, Projector};
+use broadhead::{Expr, ExprKind, KernelCache, Projector};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -71,8 +70,6 @@ pub struct Predicate {
     pub expr: Expr,
     /// Where `expr`'s spans point.
     pub source: Source,
-    /// The SQL the scan compiles (the same predicate).
-    pub sql: String,
 }
 
 /// An item of a select list.
@@ -124,11 +121,7 @@ pub fn run(a: FilterArgs) -> CliResult {
                 text,
             };
             let expr = parse_expr(&source.text).map_err(|e| source.failure(e))?;
-            Some(Predicate {
-                expr,
-                sql: source.text.clone(),
-                source,
-            })
+            Some(Predicate { expr, source })
         }
         None => None,
     };
@@ -159,10 +152,11 @@ pub fn run(a: FilterArgs) -> CliResult {
     })
 }
 
-/// One output column: a column passed through, or a computed expression.
+/// One output column: a column passed through, or a computed expression (prepared
+/// for the files' schema).
 enum Item {
     Column(usize),
-    Computed(Expr),
+    Computed(Box<Prepared>),
 }
 
 /// Opens the files named on the command line.
@@ -206,9 +200,10 @@ fn select_items(
                 continue;
             }
         }
-        bind(expr, schema).map_err(|e| source.failure(e))?;
+        let prepared =
+            Prepared::new(expr, schema, Purpose::Projection).map_err(|e| source.failure(e))?;
         let name = alias.clone().unwrap_or_else(|| expr.to_string());
-        out.push((Item::Computed(expr.clone()), name));
+        out.push((Item::Computed(Box::new(prepared)), name));
     }
     Ok(out)
 }
@@ -238,9 +233,12 @@ pub fn run_job(job: Job) -> CliResult {
     let schema = dataset.schema().clone();
 
     // Check the expressions against the schema first: errors point into their text.
-    if let Some(p) = &job.predicate {
-        bind_predicate(&p.expr, &schema).map_err(|e| p.source.failure(e))?;
-    }
+    let predicate = match &job.predicate {
+        Some(p) => Some(
+            Prepared::new(&p.expr, &schema, Purpose::Predicate).map_err(|e| p.source.failure(e))?,
+        ),
+        None => None,
+    };
     let items = if job.count == Count::No {
         select_items(job.select.as_ref(), &schema)?
     } else {
@@ -250,43 +248,41 @@ pub fn run_job(job: Job) -> CliResult {
     for (item, _) in &items {
         match item {
             Item::Column(i) => needed.push(*i),
-            Item::Computed(e) => needed.extend(bind(e, &schema)?.columns()),
+            Item::Computed(p) => needed.extend(p.columns()),
         }
     }
     let options = job.exec.scan_options();
     let interpret_mode = options.interpret;
-    let scan = Scan::new(
-        &dataset,
-        job.predicate.as_ref().map(|p| p.sql.as_str()),
-        &needed,
-        options,
-    )
-    .map_err(|e| match &job.predicate {
-        Some(p) if p.sql == p.source.text => p.source.failure(e),
-        _ => Failure::from(e),
-    })?;
+    let scan = Scan::from_prepared(&dataset, predicate.as_ref(), &needed, options).map_err(
+        |e| match &job.predicate {
+            Some(p) => p.source.failure(e),
+            None => Failure::from(e),
+        },
+    )?;
     let scanned = scan.output_schema().clone();
 
     // The output: passed-through columns and computed ones, over the scanned batches.
     // By position: two columns may have one name.
     let position = |i: usize| scan.output_columns().binary_search(&i).expect("scanned");
-    let computed: Vec<Expr> = items
+    // Bound again to the scanned columns (their positions differ), not parsed again.
+    let computed: Vec<Prepared> = items
         .iter()
         .filter_map(|(item, _)| match item {
-            Item::Computed(e) => Some(e.clone()),
+            Item::Computed(p) => Some(p.rebind(&scanned)),
             Item::Column(_) => None,
         })
-        .collect();
+        .collect::<broadhead::Result<_>>()?;
     let compute = if computed.is_empty() {
         None
     } else if interpret_mode {
-        let typed = computed
-            .iter()
-            .map(|e| Ok(optimize(bind(e, &scanned)?)))
-            .collect::<broadhead::Result<Vec<_>>>()?;
+        let typed = computed.iter().map(|p| p.optimized().clone()).collect();
         Some(Compute::Interpreted(typed))
     } else {
-        Some(Compute::Jit(Projector::from_exprs(&scanned, &computed)?))
+        Some(Compute::Jit(Projector::from_prepared(
+            &scanned,
+            &computed,
+            KernelCache::global(),
+        )?))
     };
     let computed_types: Vec<DataType> = match &compute {
         Some(Compute::Jit(p)) => p

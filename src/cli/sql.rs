@@ -483,7 +483,6 @@ fn plan_query(st: &Stmt, q: &ast::Query) -> CliResult<Plan> {
                 return Err(st.error("aggregates are not allowed in WHERE", agg.span));
             }
             Some(Predicate {
-                sql: expr.to_string(),
                 expr,
                 source: source.clone(),
             })

@@ -367,9 +367,12 @@ pub fn same_type(a: &DataType, b: &DataType) -> bool {
     }
 }
 
+/// A domain's registration function.
+type Register = fn(&mut Registry);
+
 fn build() -> Vec<Function> {
     let mut r = Registry::default();
-    let domains: [(&'static str, fn(&mut Registry)); 6] = [
+    let domains: [(&'static str, Register); 6] = [
         ("operator", operators::register),
         ("string", string::register),
         ("math", math::register),

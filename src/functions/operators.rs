@@ -18,7 +18,8 @@ const NUMERIC: [DataType; 10] = [
     DataType::Float64,
 ];
 
-fn comparable_types() -> Vec<DataType> {
+/// The types with an order: numbers, BOOLEAN, VARCHAR, DATE and TIMESTAMP of each unit.
+pub(super) fn comparable_types() -> Vec<DataType> {
     let mut types = NUMERIC.to_vec();
     types.extend([DataType::Boolean, DataType::Utf8, DataType::Date32]);
     for unit in [

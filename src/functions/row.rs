@@ -581,7 +581,7 @@ mod tests {
             Ok(Some(0..s.chars().next().map_or(0, char::len_utf8)))
         });
         let a: ArrayRef = Arc::new(StringArray::from(vec![Some("straße"), None, Some("")]));
-        let (u, _) = upper.evaluate(&[a.clone()], 3, &DataType::Utf8);
+        let (u, _) = upper.evaluate(std::slice::from_ref(&a), 3, &DataType::Utf8);
         let (f, _) = first.evaluate(&[a], 3, &DataType::Utf8);
         let u: Vec<_> = u.as_string::<i32>().iter().collect();
         let f: Vec<_> = f.as_string::<i32>().iter().collect();

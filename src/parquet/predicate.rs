@@ -13,12 +13,11 @@ use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::ParquetMetaData;
 
 use super::dataset::{engine_schema, to_engine_batch};
-use crate::bind::bind_predicate;
 use crate::cache::KernelCache;
 use crate::expr::Expr;
 use crate::filter::true_rows;
 use crate::interpret::interpret;
-use crate::optimize::optimize;
+use crate::prepare::{Prepared, Purpose};
 use crate::scalar::ScalarValue;
 use crate::sql::parse_expr;
 use crate::typed::{TypedExpr, TypedKind};
@@ -288,20 +287,19 @@ impl JitPredicate {
         metadata: &ParquetMetaData,
         schema: &Schema,
     ) -> crate::Result<Self> {
-        let engine = engine_schema(schema);
-        let optimized = optimize(bind_predicate(expr, &engine)?);
-        Self::from_bound(expr, &optimized, &engine, metadata, false)
+        let prepared = Prepared::new(expr, &engine_schema(schema), Purpose::Predicate)?;
+        Self::from_prepared(&prepared, metadata, false)
     }
 
-    /// Compiles `optimized` (bound to `engine`, the file's schema with types converted)
-    /// against the columns it reads; `expr` is what it was bound from.
-    pub(crate) fn from_bound(
-        expr: &Expr,
-        optimized: &TypedExpr,
-        engine: &Schema,
+    /// Compiles `prepared` (bound to the file's schema with types converted) against
+    /// the columns it reads.
+    pub(crate) fn from_prepared(
+        prepared: &Prepared,
         metadata: &ParquetMetaData,
         interpret: bool,
     ) -> crate::Result<Self> {
+        let optimized = prepared.optimized();
+        let engine = prepared.schema();
         let (columns, eval) = match constant_value(optimized) {
             Some(b) => (vec![], Eval::Constant(b)),
             None => {
@@ -312,13 +310,14 @@ impl JitPredicate {
                 let eval = if interpret {
                     Eval::Interpreted(typed)
                 } else {
-                    Eval::Jit(Filter::from_typed(
+                    let on_columns = Prepared::from_typed(
                         &schema,
-                        expr.clone(),
+                        Purpose::Predicate,
+                        prepared.expr().clone(),
                         None,
                         typed,
-                        KernelCache::global(),
-                    )?)
+                    );
+                    Eval::Jit(Filter::from_prepared(&on_columns, KernelCache::global())?)
                 };
                 (columns, eval)
             }

@@ -17,12 +17,10 @@ use parquet::arrow::ProjectionMask;
 use super::dataset::to_engine_batch;
 use super::predicate::{constant_value, row_of, without_row};
 use super::{guarded, Dataset, JitPredicate, RowError, ScanError, SourceFile};
-use crate::bind::bind_predicate;
 use crate::expr::Expr;
-use crate::optimize::optimize;
+use crate::prepare::{Prepared, Purpose};
 use crate::prune::{may_be_true, ColumnStats};
 use crate::scalar::ScalarValue;
-use crate::sql::parse_expr;
 use crate::typed::TypedExpr;
 
 /// How a scan reads.
@@ -105,8 +103,11 @@ impl<'a> Scan<'a> {
         output_columns: &[usize],
         options: ScanOptions,
     ) -> crate::Result<Scan<'a>> {
-        let expr = predicate.map(parse_expr).transpose()?;
-        Scan::from_expr(dataset, expr.as_ref(), output_columns, options)
+        let schema = dataset.schema();
+        let predicate = predicate
+            .map(|sql| Prepared::parse(sql, schema, Purpose::Predicate))
+            .transpose()?;
+        Scan::from_prepared(dataset, predicate.as_ref(), output_columns, options)
     }
 
     /// [`Scan::new`] with a predicate built with the [`Expr`] API (or parsed already).
@@ -119,30 +120,39 @@ impl<'a> Scan<'a> {
         options: ScanOptions,
     ) -> crate::Result<Scan<'a>> {
         let schema = dataset.schema();
+        let predicate = predicate
+            .map(|e| Prepared::new(e, schema, Purpose::Predicate))
+            .transpose()?;
+        Scan::from_prepared(dataset, predicate.as_ref(), output_columns, options)
+    }
+
+    /// [`Scan::new`] with a predicate already bound and optimized for the dataset's
+    /// schema (as `Prepared::new(expr, dataset.schema(), Purpose::Predicate)` makes it).
+    pub fn from_prepared(
+        dataset: &'a Dataset,
+        predicate: Option<&Prepared>,
+        output_columns: &[usize],
+        options: ScanOptions,
+    ) -> crate::Result<Scan<'a>> {
+        let schema = dataset.schema();
+        if let Some(p) = predicate {
+            p.check_schema(schema)?;
+        }
         let mut output_columns = output_columns.to_vec();
         output_columns.sort_unstable();
         output_columns.dedup();
         let output_schema = Arc::new(schema.project(&output_columns)?);
         let selects = match predicate {
             None => Selects::All,
-            Some(expr) => {
-                let optimized = optimize(bind_predicate(expr, schema)?);
-                match constant_value(&optimized) {
-                    Some(true) => Selects::All,
-                    Some(false) => Selects::Nothing,
-                    None => {
-                        let first = dataset.files()[0].metadata.metadata();
-                        let compiled = JitPredicate::from_bound(
-                            expr,
-                            &optimized,
-                            schema,
-                            first,
-                            options.interpret,
-                        )?;
-                        Selects::Where(optimized, Box::new(compiled))
-                    }
+            Some(prepared) => match constant_value(prepared.optimized()) {
+                Some(true) => Selects::All,
+                Some(false) => Selects::Nothing,
+                None => {
+                    let first = dataset.files()[0].metadata.metadata();
+                    let compiled = JitPredicate::from_prepared(prepared, first, options.interpret)?;
+                    Selects::Where(prepared.optimized().clone(), Box::new(compiled))
                 }
-            }
+            },
         };
         Ok(Scan {
             dataset,
