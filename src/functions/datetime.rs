@@ -228,10 +228,16 @@ enum Field {
 }
 
 impl Field {
-    /// The field PostgreSQL calls `name` (singular or plural, any case).
+    /// The field PostgreSQL calls `name` (singular or plural, any case). Called per
+    /// row for a unit that is not a literal: lower-cased on the stack.
     fn named(name: &str) -> Option<Field> {
         use Field::*;
-        Some(match name.trim().to_ascii_lowercase().as_str() {
+        let name = name.trim().as_bytes();
+        let mut buf = [0u8; 16];
+        let lower = buf.get_mut(..name.len())?;
+        lower.copy_from_slice(name);
+        lower.make_ascii_lowercase();
+        Some(match std::str::from_utf8(lower).ok()? {
             "millennium" | "millennia" | "millenniums" | "mil" | "mils" => Millennium,
             "century" | "centuries" | "c" | "cent" => Century,
             "decade" | "decades" | "dec" | "decs" => Decade,
