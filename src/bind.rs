@@ -36,6 +36,7 @@ pub fn bind(expr: &Expr, schema: &Schema) -> Result<TypedExpr> {
     Binder {
         schema,
         next_id: Cell::new(0),
+        now: Cell::new(None),
     }
     .bind(expr)
 }
@@ -70,6 +71,9 @@ struct Binder<'a> {
     schema: &'a Schema,
     /// The id of the next [`TypedKind::Let`].
     next_id: Cell<usize>,
+    /// The instant `now()` and `current_date` stand for (microseconds since 1970),
+    /// read once per expression.
+    now: Cell<Option<i64>>,
 }
 
 /// Up to three candidates closest to `name`, closest first.
@@ -631,7 +635,7 @@ impl Binder<'_> {
     fn cast(&self, x: TypedExpr, to: &DataType, span: Span) -> Result<TypedExpr> {
         let span = if span.is_known() { span } else { x.span };
         // An INTERVAL is a literal's type only (`CAST('1 day' AS INTERVAL)`): date
-        // arithmetic with it is not bound yet.
+        // arithmetic with one is rewritten to registry calls (functions::datetime).
         let literal_interval = matches!(to, DataType::Interval(IntervalUnit::MonthDayNano))
             && matches!(x.as_literal(), Some(ScalarValue::Utf8(_)));
         if (!is_supported(to) || to == &DataType::Null) && !literal_interval {
@@ -678,14 +682,28 @@ impl Binder<'_> {
             "nvl2" => return self.nvl2(args, span),
             _ => {}
         }
-        let mut args = args;
+        let (name, mut args) = match functions::datetime::rewrite_call(name, args, &self.now, span)?
+        {
+            functions::datetime::Rewritten::Done(e) => return Ok(e),
+            functions::datetime::Rewritten::Call(renamed, args) => (renamed.unwrap_or(name), args),
+        };
         if let Some(decided) = self.out_of_range_comparison(name, &mut args, span) {
             return decided;
         }
         let candidates: Vec<&'static Signature> = functions::lookup(name).collect();
         if candidates.is_empty() {
             let mut names = functions::names();
-            names.extend(["coalesce", "nullif", "if", "ifnull", "nvl", "nvl2"]);
+            names.extend([
+                "coalesce",
+                "nullif",
+                "if",
+                "ifnull",
+                "nvl",
+                "nvl2",
+                "current_date",
+                "current_timestamp",
+                "now",
+            ]);
             let close = suggestions(name, names.into_iter());
             let hint = if close.is_empty() {
                 String::new()
@@ -716,11 +734,15 @@ impl Binder<'_> {
             return err(args[1].span, "the pattern of LIKE must be a literal string");
         }
         let ret = match (&sig.ret, args.first()) {
-            // A timestamp result keeps the time zone of its argument.
-            (DataType::Timestamp(_, _), Some(a)) => a.data_type.clone(),
+            // A timestamp result keeps the time zone of its timestamp argument.
+            (DataType::Timestamp(_, _), Some(a))
+                if matches!(a.data_type, DataType::Timestamp(..)) =>
+            {
+                a.data_type.clone()
+            }
             (t, _) => t.clone(),
         };
-        Ok(TypedExpr::new(TypedKind::Call { sig, args }, ret, span))
+        Ok(functions::datetime::localize(sig, args, ret, span))
     }
 
     /// A comparison of an integer value with an integer literal outside its type's

@@ -259,7 +259,7 @@ fn rewrite_sharp(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
 
 /// Makes the field of `EXTRACT(field FROM x)` a plain word, so that sqlparser
 /// keeps it as written, with its position: an unknown field is then an error
-/// pointing at it (sqlparser gives its own fields, `CENTURY`, no position).
+/// pointing at it (sqlparser gives its own fields, `JULIAN`, no position).
 fn rewrite_extract_field(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     let significant: Vec<usize> = (0..tokens.len())
         .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
@@ -1085,6 +1085,10 @@ const EXTRACT_FIELDS: &[&str] = &[
     "millisecond",
     "microsecond",
     "epoch",
+    "isoyear",
+    "decade",
+    "century",
+    "millennium",
 ];
 
 /// The `date_part` name of an `EXTRACT` field written as `word` (any case), with
@@ -1105,6 +1109,10 @@ fn extract_field(word: &str) -> Option<&'static str> {
         "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" => "millisecond",
         "microsecond" | "microseconds" | "us" | "usec" | "usecs" => "microsecond",
         "epoch" => "epoch",
+        "isoyear" => "isoyear",
+        "decade" | "decades" => "decade",
+        "century" | "centuries" => "century",
+        "millennium" | "millennia" | "millenniums" => "millennium",
         _ => return None,
     })
 }
@@ -2456,14 +2464,16 @@ mod tests {
             err("EXTRACT(fortnight FROM d)"),
             (
                 "unknown EXTRACT field fortnight; expected one of year, quarter, month, week, \
-                 day, dow, isodow, doy, hour, minute, second, millisecond, microsecond, epoch"
+                 day, dow, isodow, doy, hour, minute, second, millisecond, microsecond, epoch, \
+                 isoyear, decade, century, millennium"
                     .into(),
                 (9, 18)
             )
         );
         // A field sqlparser knows but Broadhead does not is pointed at too.
-        assert_eq!(err("1 + EXTRACT(CENTURY FROM d)").1, (13, 20));
-        assert!(message("EXTRACT(CENTURY FROM d)").starts_with("unknown EXTRACT field CENTURY;"));
+        assert_eq!(err("1 + EXTRACT(JULIAN FROM d)").1, (13, 19));
+        assert!(message("EXTRACT(JULIAN FROM d)").starts_with("unknown EXTRACT field JULIAN;"));
+        assert_eq!(p("EXTRACT(CENTURY FROM d)"), part("century"));
     }
 
     #[test]

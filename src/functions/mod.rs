@@ -24,7 +24,7 @@ use broadhead_codegen::CmpOp;
 
 pub(crate) mod cast;
 mod conditional;
-mod datetime;
+pub(crate) mod datetime;
 mod hash;
 mod math;
 mod operators;

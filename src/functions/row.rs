@@ -100,22 +100,36 @@ impl RowImpl {
     }
 
     /// Evaluates over arrays of `rows` rows (each argument has `rows` values).
-    /// A panic in the function (a bug) fails every row with a message saying so.
+    /// A row on which the function panics (a bug) fails with a message saying so.
     pub fn evaluate(
         &self,
         args: &[ArrayRef],
         rows: usize,
         ret: &DataType,
     ) -> (ArrayRef, Vec<RowError>) {
-        match catch_unwind(AssertUnwindSafe(|| (self.eval)(args, rows, ret))) {
-            Ok(result) => result,
-            Err(_) => (
-                arrow::array::new_null_array(ret, rows),
-                (0..rows)
-                    .map(|r| (r, "the function failed unexpectedly".to_string()))
-                    .collect(),
-            ),
+        if let Ok(result) = catch_unwind(AssertUnwindSafe(|| (self.eval)(args, rows, ret))) {
+            return result;
         }
+        // Find the rows that panic, one row at a time.
+        let mut parts = Vec::with_capacity(rows);
+        let mut errors = Vec::new();
+        for row in 0..rows {
+            let one: Vec<ArrayRef> = args.iter().map(|a| a.slice(row, 1)).collect();
+            match catch_unwind(AssertUnwindSafe(|| (self.eval)(&one, 1, ret))) {
+                Ok((part, failed)) => {
+                    errors.extend(failed.into_iter().map(|(_, m)| (row, m)));
+                    parts.push(part);
+                }
+                Err(_) => {
+                    errors.push((row, "the function failed unexpectedly".to_string()));
+                    parts.push(arrow::array::new_null_array(ret, 1));
+                }
+            }
+        }
+        let parts: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+        let result = arrow::compute::concat(&parts)
+            .unwrap_or_else(|_| arrow::array::new_null_array(ret, rows));
+        (result, errors)
     }
 }
 
@@ -162,14 +176,24 @@ unsafe extern "C" fn call_row_function(
     // SAFETY: `args` points at `arity` descriptors.
     let args = unsafe { std::slice::from_raw_parts(args, call.arity) };
     let compute = out.valid;
-    match catch_unwind(AssertUnwindSafe(|| (call.imp.block)(arena, args, out))) {
-        Ok(failed) => failed,
-        Err(_) => {
-            // Every lane fails; the interpreter then describes the first one.
-            out.valid = 0;
-            compute
+    if let Ok(failed) = catch_unwind(AssertUnwindSafe(|| (call.imp.block)(arena, args, out))) {
+        return failed;
+    }
+    // A lane panicked (a bug in the function): run the lanes one at a time, so that
+    // just the ones that panic fail, as the interpreter's rows do.
+    let (mut valid, mut failed) = (0, 0);
+    for i in lanes(compute) {
+        out.valid = 1 << i;
+        match catch_unwind(AssertUnwindSafe(|| (call.imp.block)(arena, args, out))) {
+            Ok(f) => {
+                failed |= f;
+                valid |= out.valid;
+            }
+            Err(_) => failed |= 1 << i,
         }
     }
+    out.valid = valid;
+    failed
 }
 
 /// An argument type: how a row's value is read from an array and from a block.
@@ -587,6 +611,22 @@ mod tests {
         let f: Vec<_> = f.as_string::<i32>().iter().collect();
         assert_eq!(u, vec![Some("STRASSE"), None, Some("")]);
         assert_eq!(f, vec![Some("s"), None, Some("")]);
+    }
+
+    #[test]
+    fn a_panic_fails_only_the_rows_that_panic() {
+        let f = map1::<Int64Type, Int64Type, _>(|x: i64| {
+            assert!(x != 2, "a bug");
+            Ok(Some(x))
+        });
+        let a: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+        let (out, errors) = f.evaluate(&[a], 3, &DataType::Int64);
+        let out = out.as_primitive::<Int64Type>();
+        assert_eq!(out.iter().collect::<Vec<_>>(), vec![Some(1), None, Some(3)]);
+        assert_eq!(
+            errors,
+            vec![(1, "the function failed unexpectedly".to_string())]
+        );
     }
 
     #[test]
