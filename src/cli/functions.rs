@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, BooleanArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
-use broadhead::functions::{by_domain, sql_form, Function};
+use broadhead::functions::{by_domain, sql_form, Entry, Function};
 use clap::Args;
 use globset::GlobBuilder;
 
@@ -89,10 +89,10 @@ fn schema() -> Arc<Schema> {
 /// Runs `broadhead functions`.
 pub fn run(a: FunctionsArgs) -> CliResult {
     let matcher = Matcher::new(a.pattern.as_deref())?;
-    let mut rows: Vec<(&Function, &broadhead::functions::Signature)> = Vec::new();
+    let mut rows: Vec<(&Function, Entry)> = Vec::new();
     for (_, list) in by_domain() {
         for f in list.into_iter().filter(|f| matcher.selects(f)) {
-            rows.extend(f.signatures.iter().map(|s| (f, s)));
+            rows.extend(f.entries().into_iter().map(|e| (f, e)));
         }
     }
     if rows.is_empty() {
@@ -102,20 +102,20 @@ pub fn run(a: FunctionsArgs) -> CliResult {
             )));
         }
     }
-    let strings = |get: &dyn Fn(&Function, &broadhead::functions::Signature) -> Option<String>| {
+    let strings = |get: &dyn Fn(&Function, &Entry) -> Option<String>| {
         Arc::new(StringArray::from_iter(rows.iter().map(|(f, s)| get(f, s)))) as ArrayRef
     };
     let columns: Vec<ArrayRef> = vec![
         strings(&|f, _| Some(f.name.to_string())),
-        strings(&|_, s| Some(s.display())),
+        strings(&|_, e| Some(e.signature.clone())),
         strings(&|f, _| sql_form(f.name)),
         strings(&|f, _| Some(f.aliases.join(", "))),
         strings(&|f, _| Some(f.domain.to_string())),
-        strings(&|_, s| Some(s.nulls.describe().to_string())),
+        strings(&|_, e| Some(e.nulls.describe().to_string())),
         Arc::new(BooleanArray::from_iter(
             rows.iter().map(|(_, s)| Some(s.can_error)),
         )),
-        strings(&|_, s| Some(s.doc.to_string())),
+        strings(&|_, e| Some(e.doc.to_string())),
     ];
     let schema = schema();
     let batch = RecordBatch::try_new(schema.clone(), columns)

@@ -13,7 +13,7 @@ use arrow_schema::{DataType, TimeUnit};
 
 use super::operators::comparable_types;
 use super::row::{variadic, Bool, RowImpl, Utf8};
-use super::Registry;
+use super::{NullBehavior, Registry};
 
 /// PostgreSQL's order of floats: NaN above everything (infinity included), -0.0
 /// equal to 0.0.
@@ -82,7 +82,47 @@ fn implementation(t: &DataType, want: Ordering) -> Option<RowImpl> {
     })
 }
 
+/// The conditional forms the binder rewrites into `COALESCE` and `CASE` (so an
+/// argument is evaluated, and can fail, only for rows that use it).
+fn register_forms(r: &mut Registry) {
+    use NullBehavior::DecidesItself;
+    r.function("coalesce")
+        .form(
+            "coalesce(x, …)",
+            DecidesItself,
+            "the first argument that is not NULL (NULL if all are); later arguments are \
+             not evaluated for rows an earlier one decides",
+        )
+        .example("coalesce(NULL, 2, 3)", "2");
+    r.function("nullif")
+        .form("nullif(a, b)", DecidesItself, "NULL when a = b, else a")
+        .example("nullif(1, 1)", "");
+    r.function("ifnull")
+        .alias("nvl")
+        .form(
+            "ifnull(a, b)",
+            DecidesItself,
+            "a when it is not NULL, else b: coalesce(a, b)",
+        )
+        .example("ifnull(NULL, 'x')", "x");
+    r.function("nvl2")
+        .form(
+            "nvl2(a, b, c)",
+            DecidesItself,
+            "b when a is not NULL, else c",
+        )
+        .example("nvl2(1, 'set', 'unset')", "set");
+    r.function("if")
+        .form(
+            "if(condition, a, b)",
+            DecidesItself,
+            "a when the condition is TRUE, else b: CASE WHEN condition THEN a ELSE b END",
+        )
+        .example("if(1 < 2, 'yes', 'no')", "yes");
+}
+
 pub(super) fn register(r: &mut Registry) {
+    register_forms(r);
     for t in comparable_types() {
         for (name, want, doc) in [
             (

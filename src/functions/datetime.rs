@@ -9,8 +9,9 @@
 //! x)` ([`localize`]), and converts a truncated result back. Values outside the
 //! calendar's range (±262,000 years) are errors ("timestamp out of range").
 //!
-//! `current_date`, `current_timestamp` and `now()` are not registry functions: the
-//! binder folds them to one literal per bound expression ([`rewrite_call`]).
+//! `current_date`, `current_timestamp` and `now()` are special forms (documented in
+//! the registry, without signatures): the binder folds them to one literal per
+//! bound expression ([`rewrite_call`]).
 
 use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
@@ -28,7 +29,7 @@ use chrono::{
 };
 
 use super::row::{map1, map2, map3, variadic, Outcome, Ret, Utf8};
-use super::{Registry, RowImpl, Signature};
+use super::{NullBehavior, Registry, RowImpl, Signature};
 use crate::error::BindError;
 use crate::expr::Span;
 use crate::scalar::ScalarValue;
@@ -770,6 +771,22 @@ fn parse_datetime(s: &str, chrono_fmt: &str, shown: &str) -> Result<NaiveDateTim
 // The registry
 
 pub(super) fn register(r: &mut Registry) {
+    for (name, syntax, doc) in [
+        (
+            "current_date",
+            "current_date",
+            "today's date (UTC), one value for the whole expression",
+        ),
+        (
+            "current_timestamp",
+            "current_timestamp",
+            "the time the expression was bound, as TIMESTAMP WITH TIME ZONE UTC; one value \
+             for the whole expression",
+        ),
+        ("now", "now()", "the same as current_timestamp"),
+    ] {
+        r.function(name).form(syntax, NullBehavior::NeverNull, doc);
+    }
     register_fields(r);
     register_arithmetic(r);
     register_constructors(r);

@@ -209,6 +209,31 @@ impl Signature {
     }
 }
 
+/// A form the binder rewrites rather than calls (`coalesce`, `nullif`, `nvl2`,
+/// `current_date`): documented in the registry, implemented by the binder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecialForm {
+    /// How it is written, e.g. `coalesce(x, …)`.
+    pub syntax: &'static str,
+    /// What it does, in one line.
+    pub doc: &'static str,
+    /// What it gives when arguments are NULL.
+    pub nulls: NullBehavior,
+}
+
+/// One line of the reference: a signature or a special form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// `name(T1, T2) -> R`, or the special form's syntax.
+    pub signature: String,
+    /// NULL handling.
+    pub nulls: NullBehavior,
+    /// Whether it can fail (a special form fails only where its arguments do).
+    pub can_error: bool,
+    /// One line.
+    pub doc: &'static str,
+}
+
 /// A function: its names, documentation and signatures.
 #[derive(Debug, Clone)]
 pub struct Function {
@@ -222,6 +247,8 @@ pub struct Function {
     pub examples: Vec<(&'static str, &'static str)>,
     /// Its signatures.
     pub signatures: Vec<Signature>,
+    /// Its forms, if the binder rewrites it (then it has no signatures).
+    pub forms: Vec<SpecialForm>,
 }
 
 impl Function {
@@ -320,6 +347,34 @@ impl Function {
         self
     }
 
+    /// Documents a form the binder rewrites (the function then has no signatures).
+    pub fn form(
+        &mut self,
+        syntax: &'static str,
+        nulls: NullBehavior,
+        doc: &'static str,
+    ) -> &mut Function {
+        self.forms.push(SpecialForm { syntax, doc, nulls });
+        self
+    }
+
+    /// The reference's lines for it: its signatures, then its special forms.
+    pub fn entries(&self) -> Vec<Entry> {
+        let sigs = self.signatures.iter().map(|s| Entry {
+            signature: s.display(),
+            nulls: s.nulls,
+            can_error: s.can_error,
+            doc: s.doc,
+        });
+        let forms = self.forms.iter().map(|f| Entry {
+            signature: f.syntax.to_string(),
+            nulls: f.nulls,
+            can_error: false,
+            doc: f.doc,
+        });
+        sigs.chain(forms).collect()
+    }
+
     /// Every name: the main one first.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         std::iter::once(self.name).chain(self.aliases.iter().copied())
@@ -345,6 +400,7 @@ impl Registry {
                     domain: self.domain,
                     examples: Vec::new(),
                     signatures: Vec::new(),
+                    forms: Vec::new(),
                 });
                 self.functions.last_mut().expect("just pushed")
             }
@@ -446,7 +502,9 @@ mod tests {
     #[test]
     fn every_name_has_entries_and_lookup_matches_exactly() {
         for name in names() {
-            assert!(lookup(name).count() > 0, "{name}");
+            let f = function(name).unwrap();
+            assert!(lookup(name).count() > 0 || !f.forms.is_empty(), "{name}");
+            assert!(f.signatures.is_empty() || f.forms.is_empty(), "{name}");
         }
         let add_i32 = lookup("add").find(|s| s.matches(&[DataType::Int32, DataType::Int32]));
         assert_eq!(add_i32.map(|s| s.ret.clone()), Some(DataType::Int32));

@@ -73,7 +73,7 @@ fn anchor(name: &str) -> String {
 /// examples.
 pub fn reference_markdown() -> String {
     let domains = by_domain();
-    let signatures: usize = functions().iter().map(|f| f.signatures.len()).sum();
+    let signatures: usize = functions().iter().map(|f| f.entries().len()).sum();
     let mut md = String::new();
     let _ = writeln!(md, "# Function reference\n");
     let _ = writeln!(
@@ -142,14 +142,14 @@ fn write_function(md: &mut String, f: &Function) {
         "| signature | NULL arguments | can fail | description |"
     );
     let _ = writeln!(md, "|---|---|---|---|");
-    for s in &f.signatures {
+    for e in f.entries() {
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} |",
-            cell(&code(&s.display())),
-            s.nulls.describe(),
-            if s.can_error { "yes" } else { "no" },
-            cell(s.doc)
+            cell(&code(&e.signature)),
+            e.nulls.describe(),
+            if e.can_error { "yes" } else { "no" },
+            cell(e.doc)
         );
     }
     if !f.examples.is_empty() {
