@@ -40,12 +40,15 @@ fn substr(s: &str, start: i64, count: Option<i64>) -> Result<Range<usize>, Strin
 }
 
 /// The byte offset of the character after the first `chars` characters of `s` (the
-/// end of `s` if it has fewer).
+/// end of `s` if it has fewer). In ASCII text characters are bytes, so no walk.
 fn byte_at(s: &str, chars: i64) -> usize {
-    usize::try_from(chars)
-        .ok()
-        .and_then(|n| s.char_indices().nth(n))
-        .map_or(s.len(), |(b, _)| b)
+    let Ok(n) = usize::try_from(chars) else {
+        return s.len();
+    };
+    if s.is_ascii() {
+        return n.min(s.len());
+    }
+    s.char_indices().nth(n).map_or(s.len(), |(b, _)| b)
 }
 
 /// The byte range of `part`, a sub-slice of `s`, within `s`.
@@ -1076,6 +1079,9 @@ mod tests {
         assert_eq!(cut("héllo", 3, None), Ok("llo"));
         assert_eq!(cut("héllo", 9, None), Ok(""));
         assert_eq!(cut("", 1, Some(1)), Ok(""));
+        assert_eq!(cut("hello", 2, Some(3)), Ok("ell"));
+        assert_eq!(cut("hello", 4, Some(9)), Ok("lo"));
+        assert_eq!(cut("hello", 6, None), Ok(""));
         assert!(substr("abc", 1, Some(-1)).is_err());
     }
 

@@ -50,8 +50,8 @@ pub(super) fn register(r: &mut Registry) {
     ];
     for (t, imp) in sigs {
         f.lowered_sig(
-            &[t.clone()],
-            t,
+            std::slice::from_ref(&t),
+            t.clone(),
             DOC,
             imp,
             Lowering::Interpreted("interpreted() is computed by the interpreter"),
