@@ -73,7 +73,8 @@ fn anchor(name: &str) -> String {
 /// examples.
 pub fn reference_markdown() -> String {
     let domains = by_domain();
-    let signatures: usize = functions().iter().map(|f| f.entries().len()).sum();
+    let signatures: usize = functions().iter().map(|f| f.signatures.len()).sum();
+    let forms: usize = functions().iter().map(|f| f.forms.len()).sum();
     let mut md = String::new();
     let _ = writeln!(md, "# Function reference\n");
     let _ = writeln!(
@@ -85,12 +86,14 @@ pub fn reference_markdown() -> String {
     let _ = writeln!(
         md,
         "Every function and operator Broadhead knows: **{} function names** (aliases \
-         counted; {} functions, {} signatures). The same list in the terminal: \
+         counted; {} functions, {} signatures, {} special forms). The same list in the \
+         terminal: \
          `broadhead functions [PATTERN]` ([cli.md](cli.md)). Semantics (NULLs, errors, \
          PostgreSQL and DuckDB differences): [semantics.md](semantics.md).\n",
         names().len(),
         functions().len(),
-        signatures
+        signatures,
+        forms
     );
     let _ = writeln!(
         md,
