@@ -17,7 +17,7 @@ use broadhead_codegen::{
 };
 
 use crate::functions::row::{self, CallState};
-use crate::functions::{cast, FuncId, Lowering, RowImpl, Signature};
+use crate::functions::{cast, string, FuncId, Lowering, RowImpl, Signature};
 use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
@@ -68,6 +68,16 @@ pub(crate) struct Lowered {
         reason = "never read: owned so the addresses in `params` stay valid"
     )]
     pub states: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+/// The operands of a chain of `||` (`concat_op`) calls, left to right.
+fn concat_operands<'e>(args: &'e [TypedExpr], out: &mut Vec<&'e TypedExpr>) {
+    for a in args {
+        match &a.kind {
+            TypedKind::Call { sig, args } if sig.name == "concat_op" => concat_operands(args, out),
+            _ => out.push(a),
+        }
+    }
 }
 
 /// The physical type of a logical one.
@@ -344,6 +354,18 @@ impl Lowerer {
     ) -> Result<NodeId, Unsupported> {
         if let Lowering::Interpreted(why) = sig.lowering {
             return unsupported(why);
+        }
+        if sig.name == "concat_op" {
+            // `a || b || c` is one call with every operand (one string per row).
+            let mut parts = Vec::new();
+            concat_operands(args, &mut parts);
+            if parts.len() > 2 {
+                let ids = parts
+                    .into_iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                return Ok(self.row_helper("concat_op".into(), string::joined(), ids, PType::Str));
+            }
         }
         let ret = physical(&sig.ret)
             .ok_or_else(|| Unsupported(format!("{} (its result type)", sig.display())))?;

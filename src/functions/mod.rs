@@ -30,7 +30,7 @@ mod math;
 mod operators;
 mod reference;
 pub(crate) mod row;
-mod string;
+pub(crate) mod string;
 mod system;
 
 pub use reference::{by_domain, domain_title, reference_markdown, sql_form};

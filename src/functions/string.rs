@@ -13,7 +13,7 @@ use arrow_schema::DataType;
 use lru::LruCache;
 use regex::{Regex, RegexBuilder};
 
-use super::row::{map1, map2, map3, variadic, Bool, Outcome, Slice, Utf8};
+use super::row::{map1, map2, map3, variadic, Bool, Outcome, RowImpl, Slice, Utf8};
 use super::Registry;
 
 const S: DataType = DataType::Utf8;
@@ -732,16 +732,27 @@ fn cut(r: &mut Registry) {
         );
 }
 
+/// `a || b || …`: the strings joined, NULL if any is NULL. The JIT lowers a chain
+/// of `||` to one call of it with every operand, so a row builds one string, not one
+/// per `||`.
+pub(crate) fn joined() -> RowImpl {
+    variadic::<Utf8, Utf8, _>(true, |parts: &[Option<&str>]| {
+        let mut out = String::with_capacity(parts.iter().flatten().map(|p| p.len()).sum());
+        for p in parts.iter().flatten() {
+            out.push_str(p);
+        }
+        Ok(Some(out))
+    })
+}
+
 /// Strings built from others.
 fn build(r: &mut Registry) {
-    r.function("concat_op")
-        .example("concat_op('ab', 'cd')", "abcd")
-        .sig(
-            &[S, S],
-            S,
-            "a || b: the strings joined; NULL if either is NULL",
-            map2::<Utf8, Utf8, Utf8, _>(|a: &str, b: &str| Ok(Some([a, b].concat()))),
-        );
+    r.function("concat_op").example("'ab' || 'cd'", "abcd").sig(
+        &[S, S],
+        S,
+        "a || b: the strings joined; NULL if either is NULL",
+        joined(),
+    );
     r.function("concat")
         .example("concat('a', NULL, 'b')", "ab")
         .variadic_sig(
