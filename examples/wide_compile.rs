@@ -15,7 +15,9 @@ use std::time::Instant;
 use arrow::datatypes::{DataType, Field, Schema};
 use broadhead::sql::parse_expr;
 use broadhead::{Filter, KernelCache, Pipeline};
-use broadhead_codegen::{compile, CmpOp, CompileOptions, InputSpec, Mode, Node, PType, Program};
+use broadhead_codegen::{
+    compile, ByteLayout, CmpOp, CompileOptions, InputSpec, Mode, Node, PType, Program,
+};
 
 fn main() -> broadhead::Result<()> {
     let schema = Schema::new(vec![Field::new("a", DataType::Int64, true)]);
@@ -82,6 +84,7 @@ fn compile_seconds(nodes: Vec<Node>, params: usize) -> broadhead::Result<f64> {
         inputs: vec![InputSpec {
             ty: PType::I64,
             nullable: true,
+            layout: ByteLayout::Offsets32,
         }],
         params: vec![PType::I64; params],
         mode: Mode::Filter,

@@ -13,6 +13,7 @@ use arrow_schema::{DataType, IntervalUnit, Schema};
 use crate::error::BindError;
 use crate::expr::{Expr, ExprKind, Span};
 use crate::functions::{self, Signature};
+use crate::layout::is_string;
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{cast_supported, common_type, is_supported, sql_type_name};
@@ -452,7 +453,13 @@ impl Binder<'_> {
             }
         };
         let field = &fields[index];
-        if !is_supported(field.data_type()) || field.data_type() == &DataType::Null {
+        // VARCHAR is one type whatever its layout: the back ends read `LargeUtf8` and
+        // `Utf8View` columns in place (crate::layout).
+        let ty = match field.data_type() {
+            t if is_string(t) => DataType::Utf8,
+            t => t.clone(),
+        };
+        if !is_supported(&ty) || ty == DataType::Null {
             return err(
                 span,
                 format!(
@@ -462,11 +469,7 @@ impl Binder<'_> {
                 ),
             );
         }
-        Ok(TypedExpr::new(
-            TypedKind::Column(index),
-            field.data_type().clone(),
-            span,
-        ))
+        Ok(TypedExpr::new(TypedKind::Column(index), ty, span))
     }
 
     fn boolean(&self, expr: &Expr, op: &str) -> Result<TypedExpr> {

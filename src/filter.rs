@@ -1,11 +1,10 @@
 //! [`Filter`]: a compiled predicate that selects rows of record batches.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, BooleanArray, RecordBatch, RecordBatchOptions};
+use arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
 use arrow::buffer::{BooleanBuffer, Buffer};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Schema, SchemaRef};
 use broadhead_codegen::OutSlot;
 
 use crate::cache::KernelCache;
@@ -14,7 +13,7 @@ use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
-use crate::prepare::{is_other_string, predicate_backend, Prepared, Purpose};
+use crate::prepare::{predicate_backend, Prepared, Purpose};
 use crate::selection::{SelectionMode, SelectionVector};
 use crate::typed::TypedExpr;
 
@@ -43,9 +42,6 @@ pub struct Filter {
 }
 
 struct Inner {
-    /// How batches of the prepared schema become the batches the predicate was bound
-    /// to.
-    input: Utf8Input,
     prepared: Prepared,
     backend: Result<Jit, String>,
 }
@@ -102,12 +98,9 @@ impl Filter {
             rebound = prepared.as_predicate()?;
             &rebound
         };
-        let schema = prepared.schema();
-        let input = Utf8Input::new(schema, &prepared.columns());
-        let backend = predicate_backend(prepared.optimized(), &input.schema, cache)?;
+        let backend = predicate_backend(prepared.optimized(), prepared.schema(), cache)?;
         Ok(Filter {
             inner: Arc::new(Inner {
-                input,
                 prepared: prepared.clone(),
                 backend,
             }),
@@ -170,7 +163,6 @@ impl Filter {
     /// allocation: the way to filter a stream of batches without allocating.
     pub fn evaluate_into(&self, batch: &RecordBatch, out: &mut SelectionVector) -> Result<()> {
         check_schema(self.schema(), batch)?;
-        let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         let mode = out.mode();
         if rows > mode.max_rows() {
@@ -207,7 +199,6 @@ impl Filter {
     /// The result as a mask: TRUE for selected rows, FALSE otherwise (never NULL).
     pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         check_schema(self.schema(), batch)?;
-        let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         let bits = match &self.inner.backend {
             Ok(jit) => {
@@ -236,8 +227,8 @@ impl Filter {
         let inner = &self.inner;
         let (backend, interpreted) = match &inner.backend {
             Ok(jit) => (
-                Backend::Jit(jit.explain(&inner.input.schema)?),
-                interpreted_nodes(jit, &inner.input.schema),
+                Backend::Jit(jit.explain(inner.prepared.schema())?),
+                interpreted_nodes(jit, inner.prepared.schema()),
             ),
             Err(reason) => (Backend::Interpreted(reason.clone()), vec![]),
         };
@@ -246,59 +237,6 @@ impl Filter {
             backend,
             interpreted,
         })
-    }
-}
-
-/// How a batch of the caller's schema becomes a batch the bound expressions read:
-/// the `LargeUtf8`/`Utf8View` columns they use are cast to `Utf8` (other columns are
-/// passed through untouched, whatever their type).
-pub(crate) struct Utf8Input {
-    /// The schema of the converted batches (the caller's, with the cast columns as
-    /// `Utf8`).
-    pub(crate) schema: SchemaRef,
-    /// The columns to cast.
-    casts: Vec<usize>,
-}
-
-impl Utf8Input {
-    /// For expressions over `schema` that read `columns`.
-    pub(crate) fn new(schema: &Schema, columns: &[usize]) -> Utf8Input {
-        let casts: Vec<usize> = columns
-            .iter()
-            .copied()
-            .filter(|&c| is_other_string(schema.field(c).data_type()))
-            .collect();
-        let fields: Vec<Field> = (0..schema.fields().len())
-            .map(|i| {
-                let f = schema.field(i).clone();
-                if casts.contains(&i) {
-                    f.with_data_type(DataType::Utf8)
-                } else {
-                    f
-                }
-            })
-            .collect();
-        Utf8Input {
-            schema: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
-            casts,
-        }
-    }
-
-    /// `batch` (of the caller's schema, checked) as the expressions read it.
-    pub(crate) fn convert<'a>(&self, batch: &'a RecordBatch) -> Result<Cow<'a, RecordBatch>> {
-        if self.casts.is_empty() {
-            return Ok(Cow::Borrowed(batch));
-        }
-        let mut columns = batch.columns().to_vec();
-        for &c in &self.casts {
-            columns[c] = arrow::compute::cast(&columns[c], &DataType::Utf8)?;
-        }
-        let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
-        Ok(Cow::Owned(RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            columns,
-            &options,
-        )?))
     }
 }
 

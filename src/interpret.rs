@@ -26,6 +26,7 @@ use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType, Schema};
 
 use crate::error::{Error, EvalError, Result};
 use crate::functions::{cast, FuncId, RowImpl, Signature};
+use crate::layout::{is_string, str_value};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{is_float, is_integer, sql_type_name, units_per_second};
@@ -402,7 +403,7 @@ impl Interpreter<'_> {
     fn eval_as(&self, x: &TypedExpr, ty: &DataType) -> Result<Value> {
         let mut v = self.eval(x)?;
         v.data = match v.data {
-            Data::Array(a) => Data::Array(with_zone_of(a, ty)),
+            Data::Array(a) => Data::Array(in_layout(with_zone_of(a, ty), ty)?),
             Data::Scalar(s) => Data::Scalar(with_zone_of(s, ty)),
         };
         Ok(v)
@@ -470,6 +471,7 @@ impl Interpreter<'_> {
         let n = self.len();
         let x = self.eval(probe)?;
         let xa = normalize_floats(&x.to_array(n))?;
+        let layout = xa.data_type().clone();
         let mut found = BooleanBuffer::new_unset(n);
         let mut has_null = false;
         for v in list {
@@ -478,6 +480,7 @@ impl Interpreter<'_> {
                 continue;
             }
             let s = normalize_floats(&v.to_array(1))?;
+            let s = in_layout(s, &layout)?;
             let eq = cmp::eq(&xa, &Scalar::new(s))?;
             found = &found | &true_rows(&eq);
         }
@@ -511,6 +514,7 @@ impl Interpreter<'_> {
             | IsNotDistinctFrom => {
                 let l = comparable(&args[0])?;
                 let r = comparable(&args[1])?;
+                let (l, r) = same_layout(l, r)?;
                 let (l, r) = (l.datum(), r.datum());
                 let (l, r) = (l.as_ref(), r.as_ref());
                 let result = match func {
@@ -537,7 +541,8 @@ impl Interpreter<'_> {
                 Value::array(Arc::new(BooleanArray::new(values, None)))
             }
             Like | ILike => {
-                let (s, p) = (args[0].datum(), args[1].datum());
+                let (s, p) = same_layout(args[0].clone(), args[1].clone())?;
+                let (s, p) = (s.datum(), p.datum());
                 let result = if func == Like {
                     arrow::compute::kernels::comparison::like(s.as_ref(), p.as_ref())?
                 } else {
@@ -547,10 +552,11 @@ impl Interpreter<'_> {
             }
             Length => {
                 let a = args[0].to_array(n);
-                let s = a.as_string::<i32>();
-                let lengths: Int32Array = s
-                    .iter()
-                    .map(|v| v.map(|v| v.chars().count() as i32))
+                let lengths: Int32Array = (0..a.len())
+                    .map(|i| {
+                        a.is_valid(i)
+                            .then(|| str_value(&a, i).chars().count() as i32)
+                    })
                     .collect();
                 Value::array(Arc::new(lengths))
             }
@@ -711,8 +717,9 @@ impl Interpreter<'_> {
 
     fn cast(&self, v: Value, to: &DataType) -> Result<Value> {
         let n = self.len();
-        // To and from VARCHAR: the row functions the JIT calls too.
-        let from = v.data_type();
+        // To and from VARCHAR: the row functions the JIT calls too (they read strings
+        // of any layout).
+        let from = logical(v.data_type());
         if let Some(imp) = cast::cast_impl(&from, to) {
             let errors = v.errors.clone();
             return Ok(self.row(&imp, to, &[v]).with_errors(errors));
@@ -777,7 +784,7 @@ impl Interpreter<'_> {
         let operand_errors = std::mem::replace(&mut v.errors, Errors::none());
         // To and from VARCHAR: the row functions the JIT calls too (NULL for a bad
         // string, no error to build).
-        if let Some(imp) = cast::try_cast_impl(&v.data_type(), to) {
+        if let Some(imp) = cast::try_cast_impl(&logical(v.data_type()), to) {
             return Ok(self.row(&imp, to, &[v]).with_errors(operand_errors));
         }
         let cast = self.cast(v, to)?;
@@ -837,6 +844,51 @@ fn normalize_floats(a: &ArrayRef) -> Result<ArrayRef> {
         ),
         DataType::Timestamp(unit, Some(_)) => reinterpret_i64(a, DataType::Timestamp(*unit, None))?,
         _ => a.clone(),
+    })
+}
+
+/// The SQL type of an array's type: VARCHAR (`Utf8`) for strings of any layout.
+fn logical(t: DataType) -> DataType {
+    if is_string(&t) {
+        DataType::Utf8
+    } else {
+        t
+    }
+}
+
+/// `a` as an array of type `ty` when both are strings of different layouts (a
+/// copy); otherwise `a` itself. A value that is a column (`LargeUtf8`, `Utf8View`)
+/// is read in place everywhere but where arrow needs one layout: `CASE` and
+/// `COALESCE` build their (`Utf8`) results, and literals meet a column.
+fn in_layout(a: ArrayRef, ty: &DataType) -> Result<ArrayRef> {
+    if a.data_type() != ty && is_string(a.data_type()) && is_string(ty) {
+        return Ok(arrow::compute::cast(&a, ty)?);
+    }
+    Ok(a)
+}
+
+/// The operands of a comparison or LIKE in one string layout, as arrow's kernels
+/// need: a literal takes the column's layout (one value converted); two columns of
+/// different layouts are compared as `Utf8`.
+fn same_layout(l: Value, r: Value) -> Result<(Value, Value)> {
+    let (lt, rt) = (l.data_type(), r.data_type());
+    if lt == rt || !is_string(&lt) || !is_string(&rt) {
+        return Ok((l, r));
+    }
+    let convert = |v: Value, ty: &DataType| -> Result<Value> {
+        let data = match v.data {
+            Data::Array(a) => Data::Array(in_layout(a, ty)?),
+            Data::Scalar(s) => Data::Scalar(in_layout(s, ty)?),
+        };
+        Ok(Value {
+            data,
+            errors: v.errors,
+        })
+    };
+    Ok(match (l.is_scalar(), r.is_scalar()) {
+        (true, false) => (convert(l, &rt)?, r),
+        (false, true) => (l, convert(r, &lt)?),
+        _ => (convert(l, &DataType::Utf8)?, convert(r, &DataType::Utf8)?),
     })
 }
 

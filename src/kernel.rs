@@ -23,6 +23,7 @@ use crate::cache::KernelCache;
 use crate::error::{Error, EvalError, Result};
 use crate::functions::row::Arena;
 use crate::interpret::interpret;
+use crate::layout::{byte_layout, byte_slot};
 use crate::lower::{lower, Interpreted, Lowered, Unsupported};
 use crate::typed::TypedExpr;
 
@@ -38,10 +39,12 @@ pub(crate) struct Jit {
     variants: RwLock<HashMap<Vec<bool>, Arc<Kernel>>>,
 }
 
-/// A batch's buffers as the kernel reads them, plus any words we had to realign.
+/// A batch's buffers as the kernel reads them, plus any words we had to realign and
+/// the tables of data buffer addresses of view columns (slots point into both).
 struct Bound {
     slots: Vec<Slot>,
     _realigned: Vec<Vec<u64>>,
+    _tables: Vec<Vec<*const u8>>,
 }
 
 /// A bitmap as 64-bit words starting at row 0: the buffer itself when it is already
@@ -74,7 +77,7 @@ impl Jit {
         schema: &Schema,
         cache: &Arc<KernelCache>,
     ) -> Result<Result<Jit, Unsupported>> {
-        let lowered = match lower(&exprs.iter().collect::<Vec<_>>(), mode) {
+        let lowered = match lower(&exprs.iter().collect::<Vec<_>>(), mode, schema) {
             Ok(l) => l,
             Err(u) => return Ok(Err(u)),
         };
@@ -186,6 +189,7 @@ impl Jit {
     fn bind(&self, columns: &[ArrayRef], rows: usize, pattern: &[bool]) -> Result<Bound> {
         let mut slots = Vec::with_capacity(columns.len());
         let mut realigned = Vec::new();
+        let mut tables = Vec::new();
         for ((spec, array), &nullable) in
             self.lowered.program.inputs.iter().zip(columns).zip(pattern)
         {
@@ -203,14 +207,11 @@ impl Jit {
             let data = array.to_data();
             let slot = match spec.ty {
                 PType::Str => {
-                    let s = array
-                        .as_string_opt::<i32>()
-                        .ok_or_else(|| mismatch(array.data_type()))?;
-                    Slot {
-                        values: s.value_offsets().as_ptr() as *const u8,
-                        validity,
-                        data: s.values().as_ptr(),
+                    if byte_layout(array.data_type()) != Some(spec.layout) {
+                        return Err(mismatch(array.data_type()));
                     }
+                    byte_slot(array.as_ref(), validity, &mut tables)
+                        .ok_or_else(|| mismatch(array.data_type()))?
                 }
                 PType::Bool => {
                     let b = array
@@ -244,6 +245,7 @@ impl Jit {
         Ok(Bound {
             slots,
             _realigned: realigned,
+            _tables: tables,
         })
     }
 

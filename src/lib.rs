@@ -43,6 +43,7 @@ mod filter;
 pub mod functions;
 pub mod interpret;
 mod kernel;
+mod layout;
 mod lower;
 pub mod optimize;
 #[cfg(feature = "parquet")]

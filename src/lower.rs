@@ -11,13 +11,15 @@
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
 
-use arrow_schema::DataType;
+use arrow_schema::{DataType, Schema};
 use broadhead_codegen::{
-    ArithOp, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType, Program, TruthTest,
+    ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType,
+    Program, TruthTest,
 };
 
 use crate::functions::row::{self, CallState};
 use crate::functions::{cast, string, FuncId, Lowering, RowImpl, Signature};
+use crate::layout::byte_layout;
 use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
@@ -99,9 +101,23 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
     })
 }
 
-/// Lowers the expressions into one kernel with one output each.
-pub(crate) fn lower(exprs: &[&TypedExpr], mode: Mode) -> Result<Lowered, Unsupported> {
-    let mut l = Lowerer::default();
+/// Lowers the expressions (bound to a schema whose string columns are `Utf8`) into
+/// one kernel with one output each; `schema` is the schema of the batches the kernel
+/// reads, whose string columns may be in any layout (`LargeUtf8`, `Utf8View`), read
+/// in place.
+pub(crate) fn lower(
+    exprs: &[&TypedExpr],
+    mode: Mode,
+    schema: &Schema,
+) -> Result<Lowered, Unsupported> {
+    let mut l = Lowerer {
+        layouts: schema
+            .fields()
+            .iter()
+            .map(|f| byte_layout(f.data_type()).unwrap_or_default())
+            .collect(),
+        ..Lowerer::default()
+    };
     let mut outputs = Vec::with_capacity(exprs.len());
     for e in exprs {
         if matches!(e.data_type, DataType::Null) {
@@ -151,6 +167,8 @@ struct Lowerer {
     param_slots: HashMap<(PType, u64), usize>,
     /// The nodes of the enclosing `Let`s' values, by id.
     shared: HashMap<usize, NodeId>,
+    /// The layout of each schema column (of strings; the default for others).
+    layouts: Vec<ByteLayout>,
 }
 
 /// How much a [`Lowerer`] held at some point, to undo what a failed subtree added.
@@ -241,10 +259,14 @@ impl Lowerer {
         match self.columns.iter().position(|&c| c == Some(column)) {
             Some(s) => s,
             None => {
+                let layout = match ty {
+                    PType::Str => self.layouts.get(column).copied().unwrap_or_default(),
+                    _ => ByteLayout::Offsets32,
+                };
                 self.columns.push(Some(column));
                 self.inputs.push(InputSpec {
-                    ty,
-                    nullable: false,
+                    layout,
+                    ..InputSpec::new(ty)
                 });
                 self.columns.len() - 1
             }
@@ -412,10 +434,7 @@ impl Lowerer {
             return i.slot;
         }
         self.columns.push(None);
-        self.inputs.push(InputSpec {
-            ty,
-            nullable: false,
-        });
+        self.inputs.push(InputSpec::new(ty));
         let slot = self.columns.len() - 1;
         self.interpreted.push(Interpreted {
             slot,
@@ -584,7 +603,7 @@ impl Lowerer {
             let key = format!("{key:?}");
             let found = match self.column_of_strings(probe) {
                 Some(slot) => self.helper(
-                    helpers::IN_SET(),
+                    helpers::in_set(self.inputs[slot].layout),
                     key,
                     strings::InSet::new(values),
                     vec![slot],
@@ -714,29 +733,30 @@ impl Lowerer {
                     };
                     return Ok(self.row_helper(format!("{func:?}:{p}"), imp, vec![x], PType::Bool));
                 };
+                let layout = self.inputs[slot].layout;
                 let node = if func == Like {
                     let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
-                    let helper = helpers::for_pattern(&pattern);
+                    let helper = helpers::for_pattern(&pattern, layout);
                     self.helper(
                         helper,
                         format!("like:{p}"),
-                        pattern,
+                        strings::LikeColumn::new(pattern),
                         vec![slot],
                         PType::Bool,
                     )
                 } else {
                     match strings::ilike_pattern(&p).map_err(Unsupported)? {
                         Ok(ascii) => self.helper(
-                            helpers::ILIKE_ASCII(),
+                            helpers::ilike_ascii(layout),
                             format!("ilike:{p}"),
                             ascii,
                             vec![slot],
                             PType::Bool,
                         ),
                         Err(regex) => self.helper(
-                            helpers::LIKE_REGEX(),
+                            helpers::like_regex(layout),
                             format!("ilike:{p}"),
-                            strings::Pattern::Regex(Box::new(regex)),
+                            strings::LikeColumn::new(strings::Pattern::Regex(Box::new(regex))),
                             vec![slot],
                             PType::Bool,
                         ),
@@ -754,8 +774,9 @@ impl Lowerer {
                         PType::I32,
                     ));
                 };
+                let layout = self.inputs[slot].layout;
                 Ok(self.helper(
-                    helpers::LENGTH(),
+                    helpers::length(layout),
                     String::new(),
                     strings::Length,
                     vec![slot],
@@ -775,7 +796,7 @@ impl Lowerer {
         let (sa, sb) = (self.column_of_strings(a), self.column_of_strings(b));
         match (sa, sb, a.as_literal(), b.as_literal()) {
             (Some(x), Some(y), _, _) => Ok(self.helper(
-                helpers::CMP_COLUMNS(),
+                helpers::cmp_columns(self.inputs[x].layout, self.inputs[y].layout),
                 format!("{op:?}"),
                 strings::CompareColumns { op },
                 vec![x, y],
@@ -783,19 +804,15 @@ impl Lowerer {
             )),
             (Some(x), None, _, Some(ScalarValue::Utf8(lit))) => {
                 let key = format!("{op:?}:{lit}");
-                let state = strings::CompareLiteral {
-                    op,
-                    literal: lit.as_bytes().to_vec(),
-                };
-                Ok(self.helper(helpers::CMP_LITERAL(), key, state, vec![x], PType::Bool))
+                let state = strings::CompareLiteral::new(op, lit.as_bytes());
+                let helper = helpers::cmp_literal(self.inputs[x].layout);
+                Ok(self.helper(helper, key, state, vec![x], PType::Bool))
             }
             (None, Some(y), Some(ScalarValue::Utf8(lit)), _) => {
                 let key = format!("{:?}:{lit}", flipped(op));
-                let state = strings::CompareLiteral {
-                    op: flipped(op),
-                    literal: lit.as_bytes().to_vec(),
-                };
-                Ok(self.helper(helpers::CMP_LITERAL(), key, state, vec![y], PType::Bool))
+                let state = strings::CompareLiteral::new(flipped(op), lit.as_bytes());
+                let helper = helpers::cmp_literal(self.inputs[y].layout);
+                Ok(self.helper(helper, key, state, vec![y], PType::Bool))
             }
             _ => {
                 let (x, y) = (self.expr(a)?, self.expr(b)?);

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{Schema, SchemaRef};
 use broadhead_codegen::Mode;
 
 use crate::bind::{bind, bind_predicate};
@@ -51,7 +51,7 @@ pub enum Purpose {
 #[derive(Debug, Clone)]
 pub struct Prepared {
     /// The caller's schema (batches have it; `LargeUtf8`/`Utf8View` columns are
-    /// bound as `Utf8`).
+    /// VARCHAR, read in their layout when evaluated).
     schema: SchemaRef,
     purpose: Purpose,
     source: Option<String>,
@@ -96,10 +96,9 @@ impl Prepared {
         schema: &Schema,
         purpose: Purpose,
     ) -> Result<Prepared> {
-        let bound_schema = utf8_schema(schema);
         let typed = match purpose {
-            Purpose::Predicate => bind_predicate(&expr, &bound_schema)?,
-            Purpose::Projection => bind(&expr, &bound_schema)?,
+            Purpose::Predicate => bind_predicate(&expr, schema)?,
+            Purpose::Projection => bind(&expr, schema)?,
         };
         Ok(Self::from_typed(schema, purpose, expr, source, typed))
     }
@@ -202,7 +201,7 @@ pub(crate) fn projection_backend(
     let mut reason = None;
     let mut kernel_outputs = Vec::with_capacity(exprs.len());
     for &e in exprs {
-        match lower(&[e], Mode::Project) {
+        match lower(&[e], Mode::Project, schema) {
             Ok(_) => {
                 compiled.push(e.clone());
                 kernel_outputs.push(Some(compiled.len() - 1));
@@ -233,29 +232,11 @@ pub(crate) fn projection_backend(
     })
 }
 
-/// The string types read as `Utf8` (cast when a batch is evaluated).
-pub(crate) fn is_other_string(t: &DataType) -> bool {
-    matches!(t, DataType::LargeUtf8 | DataType::Utf8View)
-}
-
-/// `schema` with `LargeUtf8` and `Utf8View` columns as `Utf8`: what expressions are
-/// bound to, so that the engine has one string layout.
-pub(crate) fn utf8_schema(schema: &Schema) -> Schema {
-    let fields: Vec<Field> = schema
-        .fields()
-        .iter()
-        .map(|f| match f.data_type() {
-            t if is_other_string(t) => f.as_ref().clone().with_data_type(DataType::Utf8),
-            _ => f.as_ref().clone(),
-        })
-        .collect();
-    Schema::new_with_metadata(fields, schema.metadata().clone())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{Filter, Projector};
+    use arrow::datatypes::{DataType, Field};
 
     fn schema() -> Schema {
         Schema::new(vec![
@@ -272,7 +253,7 @@ mod tests {
         assert_eq!(text.optimized(), tree.optimized());
         assert_eq!(text.source(), Some("a + 1 > 2 AND s = 'x'"));
         assert_eq!(tree.source(), None);
-        // Bound as Utf8, whatever the string layout of the caller's schema.
+        // VARCHAR, whatever the string layout of the caller's schema.
         assert_eq!(text.columns(), vec![0, 1]);
         let filter = Filter::new(&schema, "a + 1 > 2 AND s = 'x'").unwrap();
         assert_eq!(filter.typed_expr(), text.optimized());

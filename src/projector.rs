@@ -13,14 +13,14 @@ use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
 use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
-use crate::filter::Utf8Input;
 use crate::functions::row::Arena;
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
+use crate::layout::is_string;
 use crate::lower::physical;
 use crate::prepare::{projection_backend, Prepared, Purpose};
 use crate::selection::SelectionVector;
-use crate::typed::TypedExpr;
+use crate::typed::{TypedExpr, TypedKind};
 
 /// Expressions compiled for one schema, evaluated together in one pass (one fused
 /// kernel for all the outputs the JIT supports). Cheap to clone, `Send + Sync`.
@@ -56,12 +56,13 @@ struct Output {
     prepared: Prepared,
     /// Position among the kernel's outputs, if compiled.
     kernel_output: Option<usize>,
+    /// The column it returns unchanged, when it is a `LargeUtf8` or `Utf8View`
+    /// column (which keeps its type; the kernel's string outputs are `Utf8`).
+    column: Option<usize>,
 }
 
 struct Inner {
     schema: SchemaRef,
-    /// How batches of `schema` become the batches the expressions were bound to.
-    input: Utf8Input,
     outputs: Vec<Output>,
     jit: Option<Jit>,
     /// Why some outputs are interpreted (for explain).
@@ -126,24 +127,41 @@ impl Projector {
         prepared: Vec<Prepared>,
         cache: &Arc<KernelCache>,
     ) -> Result<Projector> {
-        let mut columns: Vec<usize> = prepared.iter().flat_map(|p| p.columns()).collect();
-        columns.sort_unstable();
-        columns.dedup();
-        let input = Utf8Input::new(schema, &columns);
-        let optimized: Vec<&TypedExpr> = prepared.iter().map(|p| p.optimized()).collect();
-        let backend = projection_backend(&optimized, &input.schema, cache)?;
+        let columns: Vec<Option<usize>> = prepared
+            .iter()
+            .map(|p| match p.optimized().kind {
+                TypedKind::Column(c)
+                    if is_string(schema.field(c).data_type())
+                        && *schema.field(c).data_type() != DataType::Utf8 =>
+                {
+                    Some(c)
+                }
+                _ => None,
+            })
+            .collect();
+        let evaluated: Vec<&TypedExpr> = prepared
+            .iter()
+            .zip(&columns)
+            .filter(|(_, c)| c.is_none())
+            .map(|(p, _)| p.optimized())
+            .collect();
+        let backend = projection_backend(&evaluated, schema, cache)?;
+        let mut kernel_outputs = backend.kernel_outputs.into_iter();
         let outputs = prepared
             .into_iter()
-            .zip(backend.kernel_outputs)
-            .map(|(prepared, kernel_output)| Output {
+            .zip(columns)
+            .map(|(prepared, column)| Output {
                 prepared,
-                kernel_output,
+                kernel_output: match column {
+                    Some(_) => None,
+                    None => kernel_outputs.next().flatten(),
+                },
+                column,
             })
             .collect();
         Ok(Projector {
             inner: Arc::new(Inner {
                 schema: Arc::new(schema.clone()),
-                input,
                 outputs,
                 jit: backend.jit,
                 interpreted_reason: backend.reason,
@@ -166,7 +184,11 @@ impl Projector {
                 let name = p
                     .source()
                     .map_or_else(|| p.expr().to_string(), str::to_string);
-                Field::new(name, p.optimized().data_type.clone(), true)
+                let ty = match o.column {
+                    Some(c) => self.inner.schema.field(c).data_type(),
+                    None => &p.optimized().data_type,
+                };
+                Field::new(name, ty.clone(), true)
             })
             .collect()
     }
@@ -180,20 +202,20 @@ impl Projector {
             .unwrap_or_default()
     }
 
-    /// Whether output `i` runs as compiled code (else: the interpreter). A compiled
-    /// output may still have subtrees the interpreter computes for the kernel;
-    /// [`Projector::explain`] lists them.
+    /// Whether output `i` runs as compiled code, or is a `LargeUtf8`/`Utf8View`
+    /// column returned as it is (else: the interpreter). A compiled output may still
+    /// have subtrees the interpreter computes for the kernel; [`Projector::explain`]
+    /// lists them.
     pub fn is_jit(&self, i: usize) -> bool {
         self.inner
             .outputs
             .get(i)
-            .is_some_and(|o| o.kernel_output.is_some())
+            .is_some_and(|o| o.kernel_output.is_some() || o.column.is_some())
     }
 
     /// One array per expression, each of `batch.num_rows()` values.
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
-        let batch = &*self.inner.input.convert(batch)?;
         let compiled = match &self.inner.jit {
             Some(jit) => {
                 let columns = jit.inputs(batch)?;
@@ -203,7 +225,12 @@ impl Projector {
             }
             None => Ok(Vec::new()),
         };
-        self.assemble(batch, compiled, |e| interpret(e, batch))
+        self.assemble(
+            batch,
+            compiled,
+            |c| Ok(batch.column(c).clone()),
+            |e| interpret(e, batch),
+        )
     }
 
     /// The expressions over the selected rows only, compacted: output row `i` is the
@@ -214,7 +241,6 @@ impl Projector {
         selection: &SelectionVector,
     ) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
-        let batch = &*self.inner.input.convert(batch)?;
         let rows = batch.num_rows();
         if let Some(bad) = selection.iter().find(|&i| i >= rows) {
             return Err(EvalError::Other(format!(
@@ -240,13 +266,18 @@ impl Projector {
             }
             None => Ok(Vec::new()),
         };
-        let needs_interpreter = self.inner.outputs.iter().any(|o| o.kernel_output.is_none());
+        let needs_interpreter = self
+            .inner
+            .outputs
+            .iter()
+            .any(|o| o.kernel_output.is_none() && o.column.is_none());
         let taken = if needs_interpreter {
             Some(arrow::compute::take_record_batch(batch, &indices)?)
         } else {
             None
         };
-        self.assemble(batch, compiled, |e| {
+        let take_column = |c: usize| Ok(arrow::compute::take(batch.column(c), &indices, None)?);
+        self.assemble(batch, compiled, take_column, |e| {
             let taken = taken.as_ref().expect("taken for interpreted outputs");
             interpret(e, taken).map_err(|err| match err {
                 crate::Error::Eval(ev) => remap_row(ev, selection).into(),
@@ -264,6 +295,7 @@ impl Projector {
         &self,
         batch: &RecordBatch,
         compiled: Result<Vec<ArrayRef>>,
+        column: impl Fn(usize) -> Result<ArrayRef>,
         interpret_one: impl Fn(&TypedExpr) -> Result<ArrayRef>,
     ) -> Result<Vec<ArrayRef>> {
         let mut arrays = Vec::with_capacity(self.inner.outputs.len());
@@ -273,6 +305,10 @@ impl Projector {
             Err(e) => (Vec::new(), Some(e)),
         };
         for o in &self.inner.outputs {
+            if let Some(c) = o.column {
+                arrays.push(column(c)?);
+                continue;
+            }
             match o.kernel_output {
                 Some(k) => arrays.extend(compiled.get(k).cloned()),
                 None => match interpret_one(o.prepared.optimized()) {
@@ -404,8 +440,8 @@ impl Projector {
             .collect();
         let (backend, interpreted) = match (&inner.jit, &inner.interpreted_reason) {
             (Some(jit), _) => (
-                Backend::Jit(jit.explain(&inner.input.schema)?),
-                interpreted_nodes(jit, &inner.input.schema),
+                Backend::Jit(jit.explain(&inner.schema)?),
+                interpreted_nodes(jit, &inner.schema),
             ),
             (None, reason) => (
                 Backend::Interpreted(reason.clone().unwrap_or_default()),

@@ -1,62 +1,64 @@
-//! String runtime helpers called from generated code, one per specialized shape.
+//! String runtime helpers called from generated code, one per specialized shape and
+//! column layout.
 //!
 //! Each helper has the back end's [`HelperFn`](broadhead_codegen::HelperFn) ABI: it
-//! reads rows `row0 .. row0 + n` (n ≤ 64) of one or two Utf8 columns and returns a
-//! bitmask (bit i for row `row0 + i`), or writes `n` values. The state it gets is one
-//! of the structs here, owned by the compiled expression for as long as the kernel
-//! can run. LIKE patterns are classified exactly as arrow's `like`/`ilike` kernels
-//! classify them (equality, prefix, suffix, substring, else a regex), so both back
-//! ends agree byte for byte.
+//! reads rows `row0 .. row0 + n` (n ≤ 64) of one or two string columns and returns a
+//! bitmask (bit i for row `row0 + i`), or writes `n` values. It is instantiated for
+//! the layout of the columns it reads ([`SlotLayout`]: `i32` offsets, `i64`
+//! offsets, views), which it reads in place; on views, comparisons with a literal
+//! and the LIKE shapes first decide what a row's length and inline 4-byte prefix
+//! decide ([`Quick`]), reading the row's bytes only for the rest. The state it gets
+//! is one of the structs here, owned by the compiled expression for as long as the
+//! kernel can run. LIKE patterns are classified exactly as arrow's `like`/`ilike`
+//! kernels classify them (equality, prefix, suffix, substring, else a regex), so
+//! both back ends agree byte for byte.
 
+use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use broadhead_codegen::{CmpOp, Helper, HelperFn, Slot};
+use broadhead_codegen::{ByteLayout, CmpOp, Helper, HelperFn, Slot};
 use memchr::memmem::Finder;
 use regex::bytes::{Regex, RegexBuilder};
 
-/// Calls `f(i, bytes)` for rows `row0 .. row0 + n` of a Utf8 slot.
+use crate::layout::{Decided, Offsets32, Offsets64, Quick, SlotLayout, Views};
+
+/// Builds a mask over rows `row0 .. row0 + n` of a string slot of layout `L`: what
+/// the layout decides from `quick` without the bytes (a view's length and prefix),
+/// through `decided`, else `pred` of the row's bytes.
 ///
 /// # Safety
-/// `slot` must describe a live Utf8 array (offsets at `values`, bytes at `data`)
-/// with at least `row0 + n` rows.
-unsafe fn for_each_row(slot: *const Slot, row0: u64, n: u64, mut f: impl FnMut(usize, &[u8])) {
-    // SAFETY: the caller guarantees the slot describes a valid array of at least
-    // row0 + n rows, so offsets row0 ..= row0 + n exist and each pair bounds a range
-    // of the data buffer (arrow validates offsets when the array is built).
+/// `slot` must describe a live array of layout `L` with at least `row0 + n` rows.
+#[inline(always)]
+unsafe fn mask<L: SlotLayout>(
+    slot: *const Slot,
+    row0: u64,
+    n: u64,
+    quick: &Quick,
+    decided: impl Fn(Decided) -> bool,
+    mut pred: impl FnMut(&[u8]) -> bool,
+) -> u64 {
+    let mut m = 0u64;
+    // SAFETY: forwarded from the caller: every row read is below row0 + n.
     unsafe {
         let slot = &*slot;
-        let offsets = std::slice::from_raw_parts(
-            (slot.values as *const i32).add(row0 as usize),
-            n as usize + 1,
-        );
         for i in 0..n as usize {
-            let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-            f(
-                i,
-                std::slice::from_raw_parts(slot.data.add(start), end - start),
-            );
+            let row = row0 as usize + i;
+            let hit = match L::decide(slot, row, quick) {
+                Some(d) => decided(d),
+                None => pred(L::bytes(slot, row)),
+            };
+            m |= (hit as u64) << i;
         }
     }
-}
-
-/// Builds a mask from a per-row predicate.
-///
-/// # Safety
-/// As [`for_each_row`].
-unsafe fn mask(slot: *const Slot, row0: u64, n: u64, mut pred: impl FnMut(&[u8]) -> bool) -> u64 {
-    let mut m = 0u64;
-    // SAFETY: forwarded from the caller.
-    unsafe { for_each_row(slot, row0, n, |i, s| m |= (pred(s) as u64) << i) };
     m
 }
 
-fn compare(op: CmpOp, a: &[u8], b: &[u8]) -> bool {
-    match op {
-        CmpOp::Eq => return a.len() == b.len() && a == b,
-        CmpOp::Ne => return a.len() != b.len() || a != b,
-        _ => {}
-    }
-    let o = a.cmp(b);
+/// [`Decided::Is`]'s value (helpers that are not orderings never get `Order`).
+fn is(d: Decided) -> bool {
+    matches!(d, Decided::Is(true))
+}
+
+fn holds(op: CmpOp, o: Ordering) -> bool {
     match op {
         CmpOp::Eq => o.is_eq(),
         CmpOp::Ne => o.is_ne(),
@@ -67,13 +69,36 @@ fn compare(op: CmpOp, a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// State of a comparison with a literal: `column <op> literal`.
-pub(crate) struct CompareLiteral {
-    pub op: CmpOp,
-    pub literal: Vec<u8>,
+fn compare(op: CmpOp, a: &[u8], b: &[u8]) -> bool {
+    match op {
+        CmpOp::Eq => a.len() == b.len() && a == b,
+        CmpOp::Ne => a.len() != b.len() || a != b,
+        _ => holds(op, a.cmp(b)),
+    }
 }
 
-unsafe extern "C" fn str_cmp_literal(
+/// State of a comparison with a literal: `column <op> literal`.
+pub(crate) struct CompareLiteral {
+    op: CmpOp,
+    literal: Vec<u8>,
+    quick: Quick,
+}
+
+impl CompareLiteral {
+    pub(crate) fn new(op: CmpOp, literal: &[u8]) -> CompareLiteral {
+        let quick = match op {
+            CmpOp::Eq | CmpOp::Ne => Quick::equal(literal),
+            _ => Quick::order(literal),
+        };
+        CompareLiteral {
+            op,
+            literal: literal.to_vec(),
+            quick,
+        }
+    }
+}
+
+unsafe extern "C" fn str_cmp_literal<L: SlotLayout>(
     state: *const u8,
     a: *const Slot,
     _b: *const Slot,
@@ -81,10 +106,32 @@ unsafe extern "C" fn str_cmp_literal(
     n: u64,
     _out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes the CompareLiteral it was built with and a Utf8 slot.
+    // SAFETY: the kernel passes the CompareLiteral it was built with and a string
+    // slot of layout L.
     unsafe {
         let s = &*(state as *const CompareLiteral);
-        mask(a, row0, n, |v| compare(s.op, v, &s.literal))
+        // `<>` is decided as `=` (a view's quick check is an equality's) and negated.
+        let (op, negate) = match s.op {
+            CmpOp::Ne => (CmpOp::Eq, u64::MAX),
+            op => (op, 0),
+        };
+        let decided = |d| match d {
+            Decided::Is(b) => b,
+            Decided::Order(o) => holds(op, o),
+        };
+        let m = mask::<L>(a, row0, n, &s.quick, decided, |v| {
+            compare(op, v, &s.literal)
+        });
+        (m ^ negate) & low_bits(n)
+    }
+}
+
+/// The lowest `n` bits (n ≤ 64).
+fn low_bits(n: u64) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1 << n) - 1
     }
 }
 
@@ -93,7 +140,7 @@ pub(crate) struct CompareColumns {
     pub op: CmpOp,
 }
 
-unsafe extern "C" fn str_cmp_columns(
+unsafe extern "C" fn str_cmp_columns<A: SlotLayout, B: SlotLayout>(
     state: *const u8,
     a: *const Slot,
     b: *const Slot,
@@ -101,33 +148,17 @@ unsafe extern "C" fn str_cmp_columns(
     n: u64,
     _out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes the CompareColumns it was built with and two Utf8
-    // slots of the same batch.
+    // SAFETY: the kernel passes the CompareColumns it was built with and two string
+    // slots of the same batch, of layouts A and B.
     unsafe {
         let s = &*(state as *const CompareColumns);
+        let (a, b) = (&*a, &*b);
         let mut m = 0u64;
-        for i in 0..n {
-            m |= (compare(s.op, row_bytes(a, row0 + i), row_bytes(b, row0 + i)) as u64) << i;
+        for i in 0..n as usize {
+            let row = row0 as usize + i;
+            m |= (compare(s.op, A::bytes(a, row), B::bytes(b, row)) as u64) << i;
         }
         m
-    }
-}
-
-/// The bytes of one row of a Utf8 slot.
-///
-/// # Safety
-/// As [`for_each_row`], with `row` a row of the array.
-unsafe fn row_bytes<'a>(slot: *const Slot, row: u64) -> &'a [u8] {
-    // SAFETY: forwarded from the caller; offsets row and row + 1 exist and bound a
-    // range of the data buffer.
-    unsafe {
-        let slot = &*slot;
-        let offsets = slot.values as *const i32;
-        let (start, end) = (
-            *offsets.add(row as usize) as usize,
-            *offsets.add(row as usize + 1) as usize,
-        );
-        std::slice::from_raw_parts(slot.data.add(start), end - start)
     }
 }
 
@@ -251,9 +282,29 @@ fn matches(p: &Pattern, v: &[u8]) -> bool {
     }
 }
 
+/// State of `column LIKE pattern` (and of ILIKE's regex): the pattern and what a
+/// view's length and prefix decide.
+pub(crate) struct LikeColumn {
+    pattern: Pattern,
+    quick: Quick,
+}
+
+impl LikeColumn {
+    pub(crate) fn new(pattern: Pattern) -> LikeColumn {
+        let quick = match &pattern {
+            Pattern::Equal(s) => Quick::equal(s),
+            Pattern::Prefix(s) => Quick::prefix(s),
+            Pattern::Suffix(s) => Quick::min_len(s),
+            Pattern::Contains(f) => Quick::min_len(f.needle()),
+            _ => Quick::None,
+        };
+        LikeColumn { pattern, quick }
+    }
+}
+
 macro_rules! like_helper {
     ($name:ident, $variant:ident) => {
-        unsafe extern "C" fn $name(
+        unsafe extern "C" fn $name<L: SlotLayout>(
             state: *const u8,
             a: *const Slot,
             _b: *const Slot,
@@ -261,12 +312,15 @@ macro_rules! like_helper {
             n: u64,
             _out: *mut u8,
         ) -> u64 {
-            // SAFETY: the kernel passes the Pattern it was built with and a Utf8 slot.
+            // SAFETY: the kernel passes the LikeColumn it was built with and a string
+            // slot of layout L.
             unsafe {
-                let p = &*(state as *const Pattern);
-                match p {
-                    Pattern::$variant(s) => mask(a, row0, n, |v| matches_inline!($variant, s, v)),
-                    other => mask(a, row0, n, |v| matches(other, v)),
+                let p = &*(state as *const LikeColumn);
+                match &p.pattern {
+                    Pattern::$variant(s) => mask::<L>(a, row0, n, &p.quick, is, |v| {
+                        matches_inline!($variant, s, v)
+                    }),
+                    other => mask::<L>(a, row0, n, &p.quick, is, |v| matches(other, v)),
                 }
             }
         }
@@ -297,7 +351,7 @@ like_helper!(like_suffix, Suffix);
 like_helper!(like_contains, Contains);
 like_helper!(like_regex_helper, Regex);
 
-unsafe extern "C" fn ilike_ascii(
+unsafe extern "C" fn ilike_ascii<L: SlotLayout>(
     state: *const u8,
     a: *const Slot,
     _b: *const Slot,
@@ -305,10 +359,11 @@ unsafe extern "C" fn ilike_ascii(
     n: u64,
     _out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes the ILikeAscii it was built with and a Utf8 slot.
+    // SAFETY: the kernel passes the ILikeAscii it was built with and a string slot
+    // of layout L.
     unsafe {
         let s = &*(state as *const ILikeAscii);
-        mask(a, row0, n, |v| {
+        mask::<L>(a, row0, n, &Quick::None, is, |v| {
             if v.is_ascii() {
                 matches(&s.fast, v)
             } else {
@@ -342,7 +397,7 @@ impl InSet {
     }
 }
 
-unsafe extern "C" fn str_in(
+unsafe extern "C" fn str_in<L: SlotLayout>(
     state: *const u8,
     a: *const Slot,
     _b: *const Slot,
@@ -350,17 +405,18 @@ unsafe extern "C" fn str_in(
     n: u64,
     _out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes the InSet it was built with and a Utf8 slot.
+    // SAFETY: the kernel passes the InSet it was built with and a string slot of
+    // layout L.
     unsafe {
         let s = &*(state as *const InSet);
-        mask(a, row0, n, |v| s.contains(v))
+        mask::<L>(a, row0, n, &Quick::None, is, |v| s.contains(v))
     }
 }
 
 /// State of `length(column)` (characters); no fields.
 pub(crate) struct Length;
 
-unsafe extern "C" fn str_length(
+unsafe extern "C" fn str_length<L: SlotLayout>(
     _state: *const u8,
     a: *const Slot,
     _b: *const Slot,
@@ -368,48 +424,92 @@ unsafe extern "C" fn str_length(
     n: u64,
     out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes a Utf8 slot and a buffer of 64 i32 values (n ≤ 64).
+    // SAFETY: the kernel passes a string slot of layout L with rows row0 .. row0 + n
+    // and a buffer of 64 i32 values (n ≤ 64).
     unsafe {
-        let out = out as *mut i32;
-        for_each_row(a, row0, n, |i, v| {
+        let (a, out) = (&*a, out as *mut i32);
+        for i in 0..n as usize {
+            let v = L::bytes(a, row0 as usize + i);
             let chars = v.iter().filter(|&&b| (b as i8) >= -0x40).count();
             *out.add(i) = chars as i32;
-        });
+        }
     }
     0
 }
 
-/// The helper for each state kind.
+/// The helper for each state kind, instantiated for the layout of the column(s)
+/// it reads.
 pub(crate) mod helpers {
     use super::*;
 
+    /// `$f` instantiated for `layout`, named after it.
     macro_rules! helper {
         ($name:ident, $f:ident) => {
-            pub(crate) const $name: fn() -> Helper = || Helper {
-                name: concat!("broadhead_", stringify!($f)),
-                addr: ($f as HelperFn) as usize,
-            };
+            pub(crate) fn $name(layout: ByteLayout) -> Helper {
+                let (name, f): (&'static str, HelperFn) = match layout {
+                    ByteLayout::Offsets32 => (
+                        concat!("broadhead_", stringify!($f), "_offsets32"),
+                        super::$f::<Offsets32>,
+                    ),
+                    ByteLayout::Offsets64 => (
+                        concat!("broadhead_", stringify!($f), "_offsets64"),
+                        super::$f::<Offsets64>,
+                    ),
+                    ByteLayout::Views => (
+                        concat!("broadhead_", stringify!($f), "_views"),
+                        super::$f::<Views>,
+                    ),
+                };
+                Helper {
+                    name,
+                    addr: f as usize,
+                }
+            }
         };
     }
-    helper!(CMP_LITERAL, str_cmp_literal);
-    helper!(CMP_COLUMNS, str_cmp_columns);
-    helper!(LIKE_EQUAL, like_equal);
-    helper!(LIKE_PREFIX, like_prefix);
-    helper!(LIKE_SUFFIX, like_suffix);
-    helper!(LIKE_CONTAINS, like_contains);
-    helper!(LIKE_REGEX, like_regex_helper);
-    helper!(ILIKE_ASCII, ilike_ascii);
-    helper!(IN_SET, str_in);
-    helper!(LENGTH, str_length);
+    helper!(cmp_literal, str_cmp_literal);
+    helper!(like_equal, like_equal);
+    helper!(like_prefix, like_prefix);
+    helper!(like_suffix, like_suffix);
+    helper!(like_contains, like_contains);
+    helper!(like_regex, like_regex_helper);
+    helper!(ilike_ascii, ilike_ascii);
+    helper!(in_set, str_in);
+    helper!(length, str_length);
+
+    /// The comparison of two string columns of layouts `a` and `b`.
+    pub(crate) fn cmp_columns(a: ByteLayout, b: ByteLayout) -> Helper {
+        macro_rules! pairs {
+            ($(($la:ident, $lb:ident, $name:literal)),*) => {
+                match (a, b) {
+                    $((ByteLayout::$la, ByteLayout::$lb) => Helper {
+                        name: concat!("broadhead_str_cmp_columns_", $name),
+                        addr: (str_cmp_columns::<$la, $lb> as HelperFn) as usize,
+                    },)*
+                }
+            };
+        }
+        pairs!(
+            (Offsets32, Offsets32, "32_32"),
+            (Offsets32, Offsets64, "32_64"),
+            (Offsets32, Views, "32_v"),
+            (Offsets64, Offsets32, "64_32"),
+            (Offsets64, Offsets64, "64_64"),
+            (Offsets64, Views, "64_v"),
+            (Views, Offsets32, "v_32"),
+            (Views, Offsets64, "v_64"),
+            (Views, Views, "v_v")
+        )
+    }
 
     /// The helper specialized for a pattern's shape.
-    pub(crate) fn for_pattern(p: &Pattern) -> Helper {
+    pub(crate) fn for_pattern(p: &Pattern, layout: ByteLayout) -> Helper {
         match p {
-            Pattern::Equal(_) => LIKE_EQUAL(),
-            Pattern::Prefix(_) => LIKE_PREFIX(),
-            Pattern::Suffix(_) => LIKE_SUFFIX(),
-            Pattern::Contains(_) => LIKE_CONTAINS(),
-            _ => LIKE_REGEX(),
+            Pattern::Equal(_) => like_equal(layout),
+            Pattern::Prefix(_) => like_prefix(layout),
+            Pattern::Suffix(_) => like_suffix(layout),
+            Pattern::Contains(_) => like_contains(layout),
+            _ => like_regex(layout),
         }
     }
 }

@@ -18,7 +18,7 @@ use broadhead::{
     call, case, col, lit, null, Error, Expr, ExprKind, Filter, Projector, ScalarValue,
     SelectionMode,
 };
-use common::{sliced_batch, Rng};
+use common::{sliced_batch, sliced_batch_in, Rng};
 use proptest::prelude::*;
 
 const NUMERIC: &[&str] = &[
@@ -35,9 +35,37 @@ const TYPES: &[arrow::datatypes::DataType] = &[
     arrow::datatypes::DataType::Float64,
 ];
 const PATTERNS: &[&str] = &[
-    "a%", "%c", "%b%", "abc", "a_c", "%", "AB%", "h_llo", "%\\%%", "b\\%c", "%É%", "",
+    "a%",
+    "%c",
+    "%b%",
+    "abc",
+    "a_c",
+    "%",
+    "AB%",
+    "h_llo",
+    "%\\%%",
+    "b\\%c",
+    "%É%",
+    "",
+    // Prefixes of 4 and 5 bytes (a view's prefix decides the first), a 13-byte
+    // equality and a suffix past the inline bytes.
+    "abcd%",
+    "abcde%",
+    "abcdefghijklm",
+    "%klm",
 ];
-const WORDS: &[&str] = &["a", "ab", "abc", "AB", "xyz", "héllo", "AIR"];
+const WORDS: &[&str] = &[
+    "a",
+    "ab",
+    "abc",
+    "AB",
+    "xyz",
+    "héllo",
+    "AIR",
+    "abcd",
+    "abcdefghijkl",
+    "abcdefghijklm",
+];
 
 fn pick<'a, T>(r: &mut Rng, items: &'a [T]) -> &'a T {
     &items[r.below(items.len() as u64) as usize]
@@ -425,12 +453,13 @@ fn registry_predicate(r: &mut Rng, depth: u32) -> Expr {
     }
 }
 
-/// Batch shapes: (length, slice offset, NULL probability).
-fn shape(r: &mut Rng) -> (usize, usize, f64) {
+/// Batch shapes: (length, slice offset, NULL probability, layout of the strings).
+fn shape(r: &mut Rng) -> (usize, usize, f64, DataType) {
     let len = *pick(r, &[0usize, 1, 63, 64, 65, 130, 1000]);
     let offset = *pick(r, &[0usize, 0, 3, 64, 67]);
     let null_p = *pick(r, &[0.0, 0.0, 0.1, 0.5]);
-    (len, offset, null_p)
+    let layout = pick(r, common::STRING_LAYOUTS).clone();
+    (len, offset, null_p, layout)
 }
 
 /// A projection's expected outcome: the arrays, or the error of the lowest failing
@@ -619,8 +648,8 @@ proptest! {
     fn jit_filters_match_the_interpreter(seed in any::<u64>()) {
         let mut r = Rng::new(seed);
         let expr = boolean(&mut r, 3);
-        let (len, offset, null_p) = shape(&mut r);
-        let batch = sliced_batch(seed, len, offset, null_p);
+        let (len, offset, null_p, layout) = shape(&mut r);
+        let batch = sliced_batch_in(seed, len, offset, null_p, &layout);
         check_filter(&expr, &batch, true)?;
     }
 
@@ -629,8 +658,8 @@ proptest! {
         let mut r = Rng::new(seed);
         let mut exprs = vec![num(&mut r, 3), boolean(&mut r, 2), num(&mut r, 2)];
         exprs.extend(registry_call(&mut r, 2, Want::Any));
-        let (len, offset, null_p) = shape(&mut r);
-        let batch = sliced_batch(seed ^ 1, len, offset, null_p);
+        let (len, offset, null_p, layout) = shape(&mut r);
+        let batch = sliced_batch_in(seed ^ 1, len, offset, null_p, &layout);
         check_projection(&exprs, &batch, true)?;
     }
 
@@ -642,8 +671,8 @@ proptest! {
         let mut r = Rng::new(seed);
         let expr = text_predicate(&mut r, 3);
         let exprs = vec![text(&mut r, 3), text_predicate(&mut r, 2), call("length", vec![text(&mut r, 2)])];
-        let (len, offset, null_p) = shape(&mut r);
-        let batch = sliced_batch(seed ^ 2, len, offset, null_p);
+        let (len, offset, null_p, layout) = shape(&mut r);
+        let batch = sliced_batch_in(seed ^ 2, len, offset, null_p, &layout);
         check_filter(&expr, &batch, false)?;
         check_projection(&exprs, &batch, false)?;
     }
@@ -659,8 +688,8 @@ proptest! {
             case(vec![(text_predicate(&mut r, 2), num(&mut r, 2))], Some(num(&mut r, 1))),
             call("length", vec![text(&mut r, 3)]).add(num(&mut r, 1)),
         ];
-        let (len, offset, null_p) = shape(&mut r);
-        let batch = sliced_batch(seed ^ 3, len, offset, null_p);
+        let (len, offset, null_p, layout) = shape(&mut r);
+        let batch = sliced_batch_in(seed ^ 3, len, offset, null_p, &layout);
         let schema = batch.schema();
         let never_fails = |bound: Result<broadhead::typed::TypedExpr, broadhead::BindError>| {
             bound.is_ok_and(|t| !optimize(t).can_error())
@@ -678,7 +707,8 @@ fn large_batches_match_the_interpreter() {
     let mut checked = 0;
     for seed in 0..6u64 {
         let mut r = Rng::new(seed * 7919);
-        let batch = sliced_batch(seed, 70_001, 5, 0.1);
+        let layout = &common::STRING_LAYOUTS[seed as usize % common::STRING_LAYOUTS.len()];
+        let batch = sliced_batch_in(seed, 70_001, 5, 0.1, layout);
         let expr = boolean(&mut r, 3);
         if check_filter(&expr, &batch, true).expect("filter matches") {
             checked += 1;

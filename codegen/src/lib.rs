@@ -17,6 +17,6 @@ pub use jit::{
     Pipeline,
 };
 pub use program::{
-    ArithOp, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn, InSet, InputSpec, Mode,
-    Node, NodeId, OutSlot, PType, Program, Slot, TruthTest,
+    ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn, InSet,
+    InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, Slot, TruthTest,
 };

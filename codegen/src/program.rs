@@ -273,6 +273,24 @@ pub enum Mode {
     Project,
 }
 
+/// How the values of a variable-length (string or binary) input column are laid out
+/// in memory. The kernel reads each layout in place: a block's values become views
+/// (an address and a byte length per row) whatever the layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ByteLayout {
+    /// `i32` offsets (`rows + 1` of them, from row 0) into one data buffer: Arrow's
+    /// `Utf8` and `Binary`.
+    #[default]
+    Offsets32,
+    /// `i64` offsets into one data buffer: `LargeUtf8` and `LargeBinary`.
+    Offsets64,
+    /// 16-byte views, one per row: `u32` length; up to 12 bytes inline after it,
+    /// zero-padded; longer values keep a 4-byte prefix, then the `u32` index of
+    /// their data buffer and the `u32` offset in it: `Utf8View` and `BinaryView`.
+    /// The slot's `data` points at the array of the data buffers' addresses.
+    Views,
+}
+
 /// An input column of the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InputSpec {
@@ -280,6 +298,20 @@ pub struct InputSpec {
     pub ty: PType,
     /// Whether the kernel reads a validity bitmap for it.
     pub nullable: bool,
+    /// For [`PType::Str`] inputs, how the values are laid out ([`ByteLayout::Offsets32`]
+    /// for every other type).
+    pub layout: ByteLayout,
+}
+
+impl InputSpec {
+    /// A non-nullable input of type `ty` in the default layout.
+    pub fn new(ty: PType) -> InputSpec {
+        InputSpec {
+            ty,
+            nullable: false,
+            layout: ByteLayout::Offsets32,
+        }
+    }
 }
 
 /// A complete kernel description.
@@ -521,6 +553,9 @@ impl Program {
             if i.ty == PType::Ptr {
                 return Err(format!("input {s} cannot be a pointer"));
             }
+            if i.ty != PType::Str && i.layout != ByteLayout::Offsets32 {
+                return Err(format!("input {s}: only strings have a byte layout"));
+            }
         }
         Ok(())
     }
@@ -530,7 +565,10 @@ impl Program {
 ///
 /// * numeric: `values` points at the first value of the (possibly sliced) array;
 /// * boolean: `values` points at 64-bit words whose bit 0 is row 0;
-/// * string: `values` points at the `i32` offsets of row 0, `data` at the bytes;
+/// * string ([`ByteLayout`]): with offsets, `values` points at the `i32` or `i64`
+///   offsets of row 0, `data` at the bytes; with views, `values` points at the
+///   16-byte view of row 0 and `data` at the data buffers' addresses (`*const u8`
+///   each, in buffer-index order);
 /// * `validity`, when the kernel reads one, points at 64-bit words whose bit 0 is
 ///   row 0; it is null otherwise.
 ///
@@ -542,7 +580,7 @@ pub struct Slot {
     pub values: *const u8,
     /// Validity words or null.
     pub validity: *const u64,
-    /// String bytes or null.
+    /// String bytes (offset layouts), the data buffers' addresses (views), or null.
     pub data: *const u8,
 }
 

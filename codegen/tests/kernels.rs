@@ -1,7 +1,8 @@
 //! Direct tests of the back end on hand-built programs, checked against plain Rust.
 
 use broadhead_codegen::{
-    compile, ArithOp, CmpOp, CompileOptions, InputSpec, Mode, Node, OutSlot, PType, Program, Slot,
+    compile, ArithOp, ByteLayout, CmpOp, CompileOptions, InputSpec, Mode, Node, OutSlot, PType,
+    Program, Slot,
 };
 
 fn slot(values: *const u8, validity: *const u64) -> Slot {
@@ -20,6 +21,7 @@ fn float_filter_selects_the_same_rows_as_a_loop_in_every_mode() {
         inputs: vec![InputSpec {
             ty: PType::F64,
             nullable: false,
+            layout: ByteLayout::Offsets32,
         }],
         params: vec![PType::F64],
         outputs: vec![2],
@@ -77,10 +79,12 @@ fn integer_division_projects_values_and_reports_the_first_zero_divisor() {
             InputSpec {
                 ty: PType::I32,
                 nullable: false,
+                layout: ByteLayout::Offsets32,
             },
             InputSpec {
                 ty: PType::I32,
                 nullable: true,
+                layout: ByteLayout::Offsets32,
             },
         ],
         params: vec![],

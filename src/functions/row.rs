@@ -240,7 +240,8 @@ pub trait Ret: 'static {
     );
 }
 
-/// The VARCHAR marker: arguments are `&str`, results `String`s.
+/// The VARCHAR marker: arguments are `&str` (read from arrays of any string layout:
+/// `Utf8`, `LargeUtf8`, `Utf8View`), results `String`s (`Utf8` arrays).
 pub struct Utf8;
 /// A VARCHAR result that is part of the first argument (a string): the closure
 /// returns the byte range, and the JIT passes it on as a view without copying.
@@ -262,7 +263,7 @@ impl<T: ArrowPrimitiveType> Arg for T {
 impl Arg for Utf8 {
     type Item<'a> = &'a str;
     fn get(a: &dyn Array, i: usize) -> &str {
-        a.as_string::<i32>().value(i)
+        crate::layout::str_value(a, i)
     }
     unsafe fn lane(arg: &CallArg, i: usize) -> &str {
         // SAFETY: a valid lane's view points at UTF-8 bytes (an Arrow string array's

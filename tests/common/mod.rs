@@ -82,8 +82,30 @@ fn special_float(r: &mut Rng) -> f64 {
 }
 
 const WORDS: &[&str] = &[
-    "", "a", "ab", "abc", "abd", "AB", "Abc", "xyz", "b%c", "a_c", "héllo", "HÉLLO", "AIR",
-    "AIR REG", "MAIL", "ab\ncd",
+    "",
+    "a",
+    "ab",
+    "abc",
+    "abd",
+    "AB",
+    "Abc",
+    "xyz",
+    "b%c",
+    "a_c",
+    "héllo",
+    "HÉLLO",
+    "AIR",
+    "AIR REG",
+    "MAIL",
+    "ab\ncd",
+    // At the view boundaries: 4 bytes (the prefix), 12 (the longest inline value),
+    // 13 (the shortest in a data buffer), a long one, and non-ASCII across them.
+    "abcd",
+    "abcdefghijkl",
+    "abcdefghijklm",
+    "abcdefghijklmnopqrstuvwxyz",
+    "ab€",
+    "héllo wörld!",
 ];
 
 /// A batch of `len` rows: values from small ranges so that comparisons, equalities
@@ -193,6 +215,56 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
 /// `batch(seed, len + offset, null_p)` sliced to `len` rows starting at `offset`.
 pub fn sliced_batch(seed: u64, len: usize, offset: usize, null_p: f64) -> RecordBatch {
     batch(seed, len + offset, null_p).slice(offset, len)
+}
+
+/// The string layouts a column of VARCHAR may have.
+pub const STRING_LAYOUTS: &[DataType] = &[DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View];
+
+/// `strings` (a `Utf8` array) in the layout `ty`. Views are built in data buffers of
+/// 64 bytes, so that long values are spread over several buffers.
+pub fn in_layout(strings: &dyn Array, ty: &DataType) -> ArrayRef {
+    use arrow::array::{AsArray, StringViewBuilder};
+    let s = strings.as_string::<i32>();
+    match ty {
+        DataType::Utf8View => {
+            let mut b = StringViewBuilder::new().with_fixed_block_size(64);
+            for v in s.iter() {
+                b.append_option(v);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::LargeUtf8 => Arc::new(arrow::array::LargeStringArray::from_iter(s.iter())),
+        _ => Arc::new(s.clone()),
+    }
+}
+
+/// `batch` with its `Utf8` columns in the layout `ty` (built before any slicing,
+/// so a slice of the result is a slice of a view or large-offset array).
+pub fn with_string_layout(batch: &RecordBatch, ty: &DataType) -> RecordBatch {
+    let schema = batch.schema();
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (f, c) in schema.fields().iter().zip(batch.columns()) {
+        if *f.data_type() == DataType::Utf8 {
+            fields.push(f.as_ref().clone().with_data_type(ty.clone()));
+            columns.push(in_layout(c.as_ref(), ty));
+        } else {
+            fields.push(f.as_ref().clone());
+            columns.push(c.clone());
+        }
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("same rows")
+}
+
+/// [`sliced_batch`] with its string column in the layout `ty`.
+pub fn sliced_batch_in(
+    seed: u64,
+    len: usize,
+    offset: usize,
+    null_p: f64,
+    ty: &DataType,
+) -> RecordBatch {
+    with_string_layout(&batch(seed, len + offset, null_p), ty).slice(offset, len)
 }
 
 /// Whether two arrays hold the same values (floats by value with NaNs equal; values
