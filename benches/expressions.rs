@@ -6,7 +6,8 @@
 //!
 //! Plus a memory-bandwidth probe per expression (summing the columns it reads),
 //! compile cost by phase, and the cost of a cache hit. The string-function rows
-//! (S1–S4) also run what a Rust user would write with arrow-rs (`arrow`). Regenerate
+//! (S1–S4) and the dictionary rows (D1–D3, against the same strings as plain VARCHAR,
+//! U1–U3) also run what a Rust user would write with arrow-rs (`arrow`). Regenerate
 //! the report with `scripts/bench.sh`; a criterion filter skips the data of the rows
 //! it leaves out (`cargo bench --bench expressions -- '/S[0-9]/'`: the string rows).
 
@@ -62,9 +63,13 @@ fn synthetic() -> (SchemaRef, Vec<RecordBatch>) {
         Field::new("k", DataType::Int32, false),
         Field::new("s", DataType::Utf8, false),
         Field::new("t", DataType::Utf8, false),
+        Field::new("dict", dictionary_type(), false),
+        Field::new("plain", DataType::Utf8, false),
     ]));
     let mut r = Rng(42);
     let mut rt = Rng(43);
+    let mut rd = Rng(44);
+    let words = dictionary_words();
     let letters = |r: &mut Rng, n: usize| -> ArrayRef {
         Arc::new(StringArray::from_iter_values((0..n).map(|_| {
             (0..8)
@@ -94,11 +99,49 @@ fn synthetic() -> (SchemaRef, Vec<RecordBatch>) {
         ));
         let s = letters(&mut r, n);
         let t = letters(&mut rt, n);
-        batches.push(RecordBatch::try_new(schema.clone(), vec![a, b, c, i, j, k, s, t]).unwrap());
+        // Every batch shares one dictionary array, as a Parquet reader's batches of a
+        // column chunk do.
+        let keys =
+            Int32Array::from_iter_values((0..n).map(|_| (rd.next() % words.len() as u64) as i32));
+        let plain = cast(&words, &DataType::Utf8)
+            .ok()
+            .and_then(|w| arrow::compute::take(&w, &keys, None).ok())
+            .unwrap();
+        let dict: ArrayRef =
+            Arc::new(arrow::array::DictionaryArray::try_new(keys, words.clone()).unwrap());
+        batches.push(
+            RecordBatch::try_new(schema.clone(), vec![a, b, c, i, j, k, s, t, dict, plain])
+                .unwrap(),
+        );
         start += n;
     }
     (schema, batches)
 }
+
+/// The type of the `dict` column.
+fn dictionary_type() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+/// The 100 values of the `dict` column (`plain` holds the same strings): 8 random
+/// lowercase letters (seed 45), `ab` at the fourth letter of every tenth; value 7
+/// is [`DICT_WORD`].
+fn dictionary_words() -> ArrayRef {
+    let mut r = Rng(45);
+    Arc::new(StringArray::from_iter_values((0..100).map(|i| {
+        let mut w: Vec<u8> = (0..8).map(|_| b'a' + (r.next() % 26) as u8).collect();
+        if i % 10 == 0 {
+            w[3..5].copy_from_slice(b"ab");
+        }
+        if i == 7 {
+            w = DICT_WORD.as_bytes().to_vec();
+        }
+        String::from_utf8(w).unwrap()
+    })))
+}
+
+/// The value of the `dict` column that D1 and U1 look for.
+const DICT_WORD: &str = "kqzxwvut";
 
 /// TPC-H lineitem from tpchgen-arrow, with decimals as DOUBLE and strings as VARCHAR
 /// (the types Broadhead supports), re-batched to 8,192 rows, `ROWS` rows at most.
@@ -567,6 +610,117 @@ fn string_cases() -> Vec<Case> {
     ]
 }
 
+// The dictionary rows (D1–D3) and the same predicates on the same strings as a
+// plain VARCHAR column (U1–U3): `dict` is Dictionary(Int32, Utf8) with 100 values.
+// arrow-rs: its comparison and LIKE kernels on the column (they accept
+// dictionaries); for upper, the values mapped, compared, and taken through the keys.
+// Hand: per value once, then one lookup per row (dictionary) or a loop over the
+// strings (plain).
+
+fn dict_of(b: &RecordBatch) -> &arrow::array::DictionaryArray<Int32Type> {
+    b.column_by_name("dict")
+        .unwrap()
+        .as_dictionary::<Int32Type>()
+}
+
+/// Selects the rows whose dictionary value satisfies `pred` (computed once per value).
+fn hand_per_value(b: &RecordBatch, sel: &mut Vec<u32>, pred: impl Fn(&str) -> bool) {
+    let d = dict_of(b);
+    let values = d.values().as_string::<i32>();
+    let per_value: Vec<bool> = values.iter().map(|v| v.is_some_and(&pred)).collect();
+    let keys = d.keys().values();
+    select(sel, keys.len(), |i| per_value[keys[i] as usize]);
+}
+
+fn hand_d1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    hand_per_value(b, sel, |v| v == DICT_WORD);
+}
+fn hand_d2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    hand_per_value(b, sel, |v| v.contains("ab"));
+}
+fn hand_d3(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let upper = DICT_WORD.to_uppercase();
+    hand_per_value(b, sel, |v| v.to_uppercase() == upper);
+}
+fn arrow_d1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let scalar = arrow::array::Scalar::new(StringArray::from(vec![DICT_WORD]));
+    let mask = arrow::compute::kernels::cmp::eq(dict_of(b), &scalar).unwrap();
+    mask_to_selection(&mask, sel);
+}
+fn arrow_d2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let pattern = arrow::array::Scalar::new(StringArray::from(vec!["%ab%"]));
+    let mask = arrow::compute::kernels::comparison::like(dict_of(b), &pattern).unwrap();
+    mask_to_selection(&mask, sel);
+}
+fn arrow_d3(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let d = dict_of(b);
+    let upper = map_strings(d.values().as_string::<i32>(), str::to_uppercase);
+    let scalar = arrow::array::Scalar::new(StringArray::from(vec![DICT_WORD.to_uppercase()]));
+    let per_value = arrow::compute::kernels::cmp::eq(&upper, &scalar).unwrap();
+    let mask = arrow::compute::take(&per_value, d.keys(), None).unwrap();
+    mask_to_selection(mask.as_boolean(), sel);
+}
+fn hand_u1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let s = strs(b, "plain");
+    select(sel, s.len(), |i| s.value(i) == DICT_WORD);
+}
+fn hand_u2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let s = strs(b, "plain");
+    let finder = memchr::memmem::Finder::new(b"ab");
+    select(sel, s.len(), |i| {
+        finder.find(s.value(i).as_bytes()).is_some()
+    });
+}
+fn hand_u3(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let s = strs(b, "plain");
+    let upper = DICT_WORD.to_uppercase();
+    select(sel, s.len(), |i| s.value(i).to_uppercase() == upper);
+}
+fn arrow_u1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    eq_scalar(strs(b, "plain"), DICT_WORD, sel);
+}
+fn arrow_u2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let pattern = arrow::array::Scalar::new(StringArray::from(vec!["%ab%"]));
+    let mask = arrow::compute::kernels::comparison::like(strs(b, "plain"), &pattern).unwrap();
+    mask_to_selection(&mask, sel);
+}
+fn arrow_u3(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let upper = map_strings(strs(b, "plain"), str::to_uppercase);
+    eq_scalar(&upper, &DICT_WORD.to_uppercase(), sel);
+}
+
+fn dictionary_cases() -> Vec<Case> {
+    use Hand::Filter as F;
+    let case = |id, sql, hand, arrow, reads| Case {
+        id,
+        sql,
+        tpch: false,
+        hand: F(hand),
+        arrow: Some(F(arrow)),
+        reads,
+    };
+    vec![
+        case("D1", "dict = 'kqzxwvut'", hand_d1, arrow_d1, &["dict"]),
+        case("D2", "dict LIKE '%ab%'", hand_d2, arrow_d2, &["dict"]),
+        case(
+            "D3",
+            "upper(dict) = 'KQZXWVUT'",
+            hand_d3,
+            arrow_d3,
+            &["dict"],
+        ),
+        case("U1", "plain = 'kqzxwvut'", hand_u1, arrow_u1, &["plain"]),
+        case("U2", "plain LIKE '%ab%'", hand_u2, arrow_u2, &["plain"]),
+        case(
+            "U3",
+            "upper(plain) = 'KQZXWVUT'",
+            hand_u3,
+            arrow_u3,
+            &["plain"],
+        ),
+    ]
+}
+
 // ---------------------------------------------------------------- the three implementations
 
 /// Evaluates one case one way over a batch, producing the case's output.
@@ -609,6 +763,18 @@ impl Runner {
     }
 
     fn interpreted(&self, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
+        let decoded;
+        let batch = if batch
+            .schema()
+            .fields()
+            .iter()
+            .any(|f| f.data_type() == &dictionary_type())
+        {
+            decoded = decode_dictionaries(batch);
+            &decoded
+        } else {
+            batch
+        };
         let out = interpret(&self.typed, batch).unwrap();
         if self.is_filter {
             mask_to_selection(out.as_boolean(), sel);
@@ -617,6 +783,27 @@ impl Runner {
             out.len()
         }
     }
+}
+
+/// `batch` with its dictionary columns decoded (the interpreter reads the values'
+/// type, as the binder types the column).
+fn decode_dictionaries(batch: &RecordBatch) -> RecordBatch {
+    let columns: Vec<ArrayRef> = batch
+        .columns()
+        .iter()
+        .map(|c| match c.data_type() {
+            DataType::Dictionary(_, v) => cast(c, v).unwrap(),
+            _ => c.clone(),
+        })
+        .collect();
+    let fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .zip(&columns)
+        .map(|(f, c)| Field::new(f.name(), c.data_type().clone(), f.is_nullable()))
+        .collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
 }
 
 fn hand(case: &Case, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
@@ -663,6 +850,10 @@ fn probe(batch: &RecordBatch, columns: &[&str]) -> f64 {
                 let o: i64 = s.value_offsets().iter().map(|&v| v as i64).sum();
                 let d: u64 = s.values().iter().map(|&v| v as u64).sum();
                 (o as u64 + d) as f64
+            }
+            DataType::Dictionary(_, _) => {
+                let d = c.as_dictionary::<Int32Type>();
+                d.keys().values().iter().map(|&k| k as f64).sum()
             }
             other => panic!("probe: {other}"),
         };
@@ -726,6 +917,7 @@ fn bench_expressions(c: &mut Criterion) {
     let all: Vec<Case> = cases()
         .into_iter()
         .chain(string_cases())
+        .chain(dictionary_cases())
         .filter(|case| wanted(case.id))
         .collect();
     let synthetic = all.iter().any(|c| !c.tpch).then(synthetic);

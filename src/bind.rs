@@ -10,10 +10,10 @@ use std::cell::Cell;
 
 use arrow_schema::{DataType, IntervalUnit, Schema};
 
+use crate::decode::bound_type;
 use crate::error::BindError;
 use crate::expr::{Expr, ExprKind, Span};
 use crate::functions::{self, Signature};
-use crate::layout::is_string;
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{cast_supported, common_type, is_supported, sql_type_name};
@@ -453,13 +453,12 @@ impl Binder<'_> {
             }
         };
         let field = &fields[index];
-        // VARCHAR is one type whatever its layout: the back ends read `LargeUtf8` and
-        // `Utf8View` columns in place (crate::layout).
-        let ty = match field.data_type() {
-            t if is_string(t) => DataType::Utf8,
-            t => t.clone(),
-        };
-        if !is_supported(&ty) || ty == DataType::Null {
+        // VARCHAR and BLOB are one type each whatever their layout: the back ends
+        // read `LargeUtf8`, `Utf8View`, `LargeBinary` and `BinaryView` columns in
+        // place (crate::layout); dictionaries and `FixedSizeBinary` are decoded
+        // (crate::decode).
+        let ty = bound_type(field.data_type());
+        if !is_supported(&ty) {
             return err(
                 span,
                 format!(

@@ -2,12 +2,14 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::buffer::{BooleanBuffer, Buffer};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use broadhead_codegen::OutSlot;
 
 use crate::cache::KernelCache;
+use crate::decode::Decoding;
+use crate::dictionary::{single_dictionary_column, PerValue};
 use crate::error::{EvalError, Result};
 use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
@@ -42,8 +44,13 @@ pub struct Filter {
 }
 
 struct Inner {
+    /// How batches of the prepared schema become the batches the back ends read
+    /// (dictionaries decoded).
+    input: Decoding,
     prepared: Prepared,
     backend: Result<Jit, String>,
+    /// For a predicate over one dictionary column: evaluated per dictionary value.
+    per_value: Option<PerValue>,
 }
 
 impl std::fmt::Debug for Filter {
@@ -98,11 +105,17 @@ impl Filter {
             rebound = prepared.as_predicate()?;
             &rebound
         };
-        let backend = predicate_backend(prepared.optimized(), prepared.schema(), cache)?;
+        let schema = prepared.schema();
+        let columns = prepared.columns();
+        let input = Decoding::new(schema, &columns);
+        let backend = predicate_backend(prepared.optimized(), &input.schema, cache)?;
+        let per_value = single_dictionary_column(schema, &columns).map(PerValue::new);
         Ok(Filter {
             inner: Arc::new(Inner {
+                input,
                 prepared: prepared.clone(),
                 backend,
+                per_value,
             }),
         })
     }
@@ -174,6 +187,13 @@ impl Filter {
             .into());
         }
         out.reset(rows);
+        if let Some(selected) = self.per_dictionary_value(batch)? {
+            for row in selected.set_indices() {
+                out.push(row);
+            }
+            return Ok(());
+        }
+        let batch = &*self.inner.input.convert(batch)?;
         match &self.inner.backend {
             Ok(jit) => {
                 let (ptr, width) = out.raw_parts();
@@ -199,8 +219,17 @@ impl Filter {
     /// The result as a mask: TRUE for selected rows, FALSE otherwise (never NULL).
     pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         check_schema(self.schema(), batch)?;
+        if let Some(selected) = self.per_dictionary_value(batch)? {
+            return Ok(BooleanArray::new(selected, None));
+        }
+        let batch = &*self.inner.input.convert(batch)?;
+        Ok(BooleanArray::new(self.true_bits(batch)?, None))
+    }
+
+    /// The rows of `batch` (of the bound schema) where the predicate is TRUE.
+    fn true_bits(&self, batch: &RecordBatch) -> Result<BooleanBuffer> {
         let rows = batch.num_rows();
-        let bits = match &self.inner.backend {
+        Ok(match &self.inner.backend {
             Ok(jit) => {
                 let mut words = vec![0u64; rows.div_ceil(64)];
                 let outs = [OutSlot {
@@ -211,8 +240,20 @@ impl Filter {
                 BooleanBuffer::new(Buffer::from_vec(words), 0, rows)
             }
             Err(_) => true_rows(interpret(self.typed_expr(), batch)?.as_boolean()),
+        })
+    }
+
+    /// For a predicate over one dictionary column whose array in `batch` (of the
+    /// caller's schema) is a dictionary: the rows where it is TRUE, from its value
+    /// on each dictionary value (see [`crate::dictionary`]); `None` otherwise.
+    fn per_dictionary_value(&self, batch: &RecordBatch) -> Result<Option<BooleanBuffer>> {
+        let Some(per_value) = &self.inner.per_value else {
+            return Ok(None);
         };
-        Ok(BooleanArray::new(bits, None))
+        let result = per_value.evaluate(batch, &self.inner.input.schema, |values| {
+            Ok(Arc::new(BooleanArray::new(self.true_bits(values)?, None)) as ArrayRef)
+        })?;
+        Ok(result.map(|a| true_rows(a.as_boolean())))
     }
 
     /// The rows of `batch` where the predicate is TRUE.
@@ -227,8 +268,8 @@ impl Filter {
         let inner = &self.inner;
         let (backend, interpreted) = match &inner.backend {
             Ok(jit) => (
-                Backend::Jit(jit.explain(inner.prepared.schema())?),
-                interpreted_nodes(jit, inner.prepared.schema()),
+                Backend::Jit(jit.explain(&inner.input.schema)?),
+                interpreted_nodes(jit, &inner.input.schema),
             ),
             Err(reason) => (Backend::Interpreted(reason.clone()), vec![]),
         };

@@ -36,6 +36,8 @@ pub struct ReadmeDoctests;
 
 pub mod bind;
 pub mod cache;
+mod decode;
+mod dictionary;
 pub mod error;
 pub mod explain;
 pub mod expr;

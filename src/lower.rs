@@ -9,6 +9,7 @@
 //! (the program is a DAG).
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use arrow_schema::{DataType, Schema};
@@ -96,7 +97,7 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
         DataType::UInt64 => PType::U64,
         DataType::Float32 => PType::F32,
         DataType::Float64 => PType::F64,
-        DataType::Utf8 => PType::Str,
+        DataType::Utf8 | DataType::Binary => PType::Str,
         _ => return None,
     })
 }
@@ -226,6 +227,74 @@ fn int_range(t: PType) -> Option<(i128, i128)> {
     })
 }
 
+/// `e` with its values of type `NULL` (always NULL: an untyped `NULL`, a column of
+/// Arrow type `Null`, a `CASE` or `COALESCE` of those) typed `to` instead, so the
+/// kernel has a physical type for them; what decides which branch is taken (and
+/// its errors) stays. `e` itself when it is not of type `NULL`.
+fn null_typed_as<'e>(e: &'e TypedExpr, to: &DataType) -> Result<Cow<'e, TypedExpr>, Unsupported> {
+    if e.data_type != DataType::Null {
+        return Ok(Cow::Borrowed(e));
+    }
+    let null = || TypedExpr::literal(ScalarValue::Null(to.clone()), e.span);
+    let kind = match &e.kind {
+        TypedKind::Literal(_) | TypedKind::Column(_) => return Ok(Cow::Owned(null())),
+        // A shared NULL-typed value is lowered as a BOOLEAN (its errors are the
+        // rows where it fails): `CASE WHEN $n IS NULL THEN NULL ELSE NULL END`
+        // keeps them.
+        TypedKind::Ref(_) => TypedKind::Case {
+            branches: vec![(
+                TypedExpr::new(
+                    TypedKind::IsNull {
+                        expr: Box::new(e.clone()),
+                        negated: false,
+                    },
+                    DataType::Boolean,
+                    e.span,
+                ),
+                null(),
+            )],
+            else_expr: Box::new(null()),
+        },
+        TypedKind::Case {
+            branches,
+            else_expr,
+        } => TypedKind::Case {
+            branches: branches
+                .iter()
+                .map(|(c, v)| Ok((c.clone(), null_typed_as(v, to)?.into_owned())))
+                .collect::<Result<_, Unsupported>>()?,
+            else_expr: Box::new(null_typed_as(else_expr, to)?.into_owned()),
+        },
+        TypedKind::Coalesce(args) => TypedKind::Coalesce(
+            args.iter()
+                .map(|a| null_typed_as(a, to).map(Cow::into_owned))
+                .collect::<Result<_, _>>()?,
+        ),
+        TypedKind::Let { id, value, body } => TypedKind::Let {
+            id: *id,
+            value: value.clone(),
+            body: Box::new(null_typed_as(body, to)?.into_owned()),
+        },
+        _ => return unsupported("a NULL-typed value computed by a function"),
+    };
+    Ok(Cow::Owned(TypedExpr::new(kind, to.clone(), e.span)))
+}
+
+/// Whether values of `t` are byte strings to the kernel (VARCHAR and BLOB: views,
+/// compared byte by byte).
+fn is_bytes(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::Binary)
+}
+
+/// The bytes of a VARCHAR or BLOB literal.
+fn literal_bytes(v: &ScalarValue) -> Option<&[u8]> {
+    match v {
+        ScalarValue::Utf8(s) => Some(s.as_bytes()),
+        ScalarValue::Binary(b) => Some(b),
+        _ => None,
+    }
+}
+
 /// The bits of a numeric, boolean or temporal literal as the kernel reads them.
 fn literal_bits(v: &ScalarValue) -> Option<u64> {
     use ScalarValue::*;
@@ -322,13 +391,14 @@ impl Lowerer {
         })
     }
 
-    /// A string literal: a `Str` parameter pointing at its address and length.
-    fn string_literal(&mut self, text: &str) -> NodeId {
-        let key = ("string literal", text.to_string());
+    /// A string (or BLOB) literal: a `Str` parameter pointing at its address and
+    /// length.
+    fn string_literal(&mut self, text: &[u8]) -> NodeId {
+        let key = ("string literal", format!("{text:?}"));
         let slot = match self.state_slots.get(&key) {
             Some(&slot) => slot,
             None => {
-                let bytes: Box<str> = text.into();
+                let bytes: Box<[u8]> = text.into();
                 let view = Box::new([bytes.as_ptr() as u64, bytes.len() as u64]);
                 let addr = &*view as *const [u64; 2] as u64;
                 self.states.push(Box::new(bytes));
@@ -413,10 +483,10 @@ impl Lowerer {
         })
     }
 
-    /// The input slot of a string column.
+    /// The input slot of a string (or BLOB) column.
     fn column_of_strings(&mut self, e: &TypedExpr) -> Option<usize> {
         match e.kind {
-            TypedKind::Column(c) if e.data_type == DataType::Utf8 => Some(self.slot(c, PType::Str)),
+            TypedKind::Column(c) if is_bytes(&e.data_type) => Some(self.slot(c, PType::Str)),
             _ => None,
         }
     }
@@ -511,7 +581,8 @@ impl Lowerer {
             TypedKind::Literal(v) => match v {
                 ScalarValue::Null(_) => self.add(Node::Null(ty?)),
                 ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
-                ScalarValue::Utf8(text) => self.string_literal(text),
+                ScalarValue::Utf8(text) => self.string_literal(text.as_bytes()),
+                ScalarValue::Binary(bytes) => self.string_literal(bytes),
                 other => match literal_bits(other) {
                     Some(bits) => self.param(ty?, bits),
                     None => return unsupported(format!("a literal of type {}", e.data_type)),
@@ -535,8 +606,19 @@ impl Lowerer {
                 self.add(Node::Not(x))
             }
             TypedKind::IsNull { expr, negated } => {
-                let x = self.expr(expr)?;
+                let x = match expr.kind {
+                    // A shared value: NULL-typed ones are lowered as BOOLEANs.
+                    TypedKind::Ref(_) => self.expr(expr)?,
+                    _ => {
+                        let typed = null_typed_as(expr, &DataType::Boolean)?;
+                        self.expr(&typed)?
+                    }
+                };
                 self.add(Node::IsNull(x, *negated))
+            }
+            TypedKind::Cast(x) | TypedKind::TryCast(x) if x.data_type == DataType::Null => {
+                let typed = null_typed_as(x, &e.data_type)?;
+                self.expr(&typed)?
             }
             TypedKind::Cast(x) => self.cast(x, &e.data_type)?,
             TypedKind::TryCast(x) => self.try_cast(x, &e.data_type)?,
@@ -566,8 +648,10 @@ impl Lowerer {
                 negated,
             } => self.in_list(expr, list, *negated)?,
             TypedKind::Let { id, value, body } => {
-                // The value becomes one node that every `Ref` in the body uses.
-                let v = self.expr(value)?;
+                // The value becomes one node that every `Ref` in the body uses (a
+                // NULL-typed one as a BOOLEAN, see `null_typed_as`).
+                let typed = null_typed_as(value, &DataType::Boolean)?;
+                let v = self.expr(&typed)?;
                 let previous = self.shared.insert(*id, v);
                 let result = self.expr(body);
                 match previous {
@@ -590,13 +674,10 @@ impl Lowerer {
         negated: bool,
     ) -> Result<NodeId, Unsupported> {
         let has_null = list.iter().any(|v| v.is_null());
-        if probe.data_type == DataType::Utf8 {
+        if is_bytes(&probe.data_type) {
             let values: HashSet<Vec<u8>> = list
                 .iter()
-                .filter_map(|v| match v {
-                    ScalarValue::Utf8(s) => Some(s.as_bytes().to_vec()),
-                    _ => None,
-                })
+                .filter_map(|v| literal_bytes(v).map(<[u8]>::to_vec))
                 .collect();
             let mut key: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
             key.sort();
@@ -688,14 +769,14 @@ impl Lowerer {
             }
             Equal | NotEqual | Less | LessEq | Greater | GreaterEq => {
                 let op = cmp_op(func);
-                if args[0].data_type == DataType::Utf8 {
+                if is_bytes(&args[0].data_type) {
                     return self.string_compare(op, &args[0], &args[1]);
                 }
                 let (a, b) = (self.expr(&args[0])?, self.expr(&args[1])?);
                 Ok(self.add(Node::Cmp(op, a, b)))
             }
             IsDistinctFrom | IsNotDistinctFrom => {
-                if args[0].data_type == DataType::Utf8 {
+                if is_bytes(&args[0].data_type) {
                     let not = func == IsNotDistinctFrom;
                     let (a, b) = (self.expr(&args[0])?, self.expr(&args[1])?);
                     let imp = computed::distinct_strings(not);
@@ -802,17 +883,11 @@ impl Lowerer {
                 vec![x, y],
                 PType::Bool,
             )),
-            (Some(x), None, _, Some(ScalarValue::Utf8(lit))) => {
-                let key = format!("{op:?}:{lit}");
-                let state = strings::CompareLiteral::new(op, lit.as_bytes());
-                let helper = helpers::cmp_literal(self.inputs[x].layout);
-                Ok(self.helper(helper, key, state, vec![x], PType::Bool))
+            (Some(x), None, _, Some(lit)) if literal_bytes(lit).is_some() => {
+                Ok(self.compare_literal(op, x, literal_bytes(lit).unwrap_or_default()))
             }
-            (None, Some(y), Some(ScalarValue::Utf8(lit)), _) => {
-                let key = format!("{:?}:{lit}", flipped(op));
-                let state = strings::CompareLiteral::new(flipped(op), lit.as_bytes());
-                let helper = helpers::cmp_literal(self.inputs[y].layout);
-                Ok(self.helper(helper, key, state, vec![y], PType::Bool))
+            (None, Some(y), Some(lit), _) if literal_bytes(lit).is_some() => {
+                Ok(self.compare_literal(flipped(op), y, literal_bytes(lit).unwrap_or_default()))
             }
             _ => {
                 let (x, y) = (self.expr(a)?, self.expr(b)?);
@@ -820,6 +895,14 @@ impl Lowerer {
                 Ok(self.row_helper(format!("cmp:{op:?}"), imp, vec![x, y], PType::Bool))
             }
         }
+    }
+
+    /// `column <op> literal` for a string or BLOB column (slot `x`).
+    fn compare_literal(&mut self, op: CmpOp, x: usize, literal: &[u8]) -> NodeId {
+        let key = format!("{op:?}:{literal:?}");
+        let state = strings::CompareLiteral::new(op, literal);
+        let helper = helpers::cmp_literal(self.inputs[x].layout);
+        self.helper(helper, key, state, vec![x], PType::Bool)
     }
 
     fn cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {

@@ -3,13 +3,15 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    make_array, ArrayData, ArrayRef, BooleanArray, RecordBatch, StringArray, StringBuilder,
+    make_array, ArrayData, ArrayRef, BinaryArray, BinaryBuilder, BooleanArray, RecordBatch,
+    StringArray,
 };
 use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use broadhead_codegen::{OutSlot, PType};
 
 use crate::cache::KernelCache;
+use crate::decode::Decoding;
 use crate::error::{EvalError, Result};
 use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
@@ -63,6 +65,9 @@ struct Output {
 
 struct Inner {
     schema: SchemaRef,
+    /// How batches of `schema` become the batches the back ends read (dictionaries
+    /// decoded).
+    decoding: Decoding,
     outputs: Vec<Output>,
     jit: Option<Jit>,
     /// Why some outputs are interpreted (for explain).
@@ -127,6 +132,13 @@ impl Projector {
         prepared: Vec<Prepared>,
         cache: &Arc<KernelCache>,
     ) -> Result<Projector> {
+        let mut read: Vec<usize> = prepared.iter().flat_map(|p| p.columns()).collect();
+        read.sort_unstable();
+        read.dedup();
+        let decoding = Decoding::new(schema, &read);
+        let caller_schema = Arc::new(schema.clone());
+        let schema = decoding.schema.clone();
+        let schema = schema.as_ref();
         let columns: Vec<Option<usize>> = prepared
             .iter()
             .map(|p| match p.optimized().kind {
@@ -161,7 +173,8 @@ impl Projector {
             .collect();
         Ok(Projector {
             inner: Arc::new(Inner {
-                schema: Arc::new(schema.clone()),
+                schema: caller_schema,
+                decoding,
                 outputs,
                 jit: backend.jit,
                 interpreted_reason: backend.reason,
@@ -185,7 +198,7 @@ impl Projector {
                     .source()
                     .map_or_else(|| p.expr().to_string(), str::to_string);
                 let ty = match o.column {
-                    Some(c) => self.inner.schema.field(c).data_type(),
+                    Some(c) => self.inner.decoding.schema.field(c).data_type(),
                     None => &p.optimized().data_type,
                 };
                 Field::new(name, ty.clone(), true)
@@ -216,6 +229,7 @@ impl Projector {
     /// One array per expression, each of `batch.num_rows()` values.
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.decoding.convert(batch)?;
         let compiled = match &self.inner.jit {
             Some(jit) => {
                 let columns = jit.inputs(batch)?;
@@ -241,6 +255,7 @@ impl Projector {
         selection: &SelectionVector,
     ) -> Result<Vec<ArrayRef>> {
         check_schema(&self.inner.schema, batch)?;
+        let batch = &*self.inner.decoding.convert(batch)?;
         let rows = batch.num_rows();
         if let Some(bad) = selection.iter().find(|&i| i >= rows) {
             return Err(EvalError::Other(format!(
@@ -412,6 +427,8 @@ impl Projector {
                 let nulls = (nulls.null_count() > 0).then_some(nulls);
                 let array: ArrayRef = if *t == DataType::Utf8 {
                     Arc::new(strings_from_views(v.typed_data::<u64>(), rows, nulls))
+                } else if *t == DataType::Binary {
+                    Arc::new(blobs_from_views(v.typed_data::<u64>(), rows, nulls))
                 } else if *t == DataType::Boolean {
                     Arc::new(BooleanArray::new(
                         BooleanBuffer::new(Buffer::from(v), 0, rows),
@@ -440,8 +457,8 @@ impl Projector {
             .collect();
         let (backend, interpreted) = match (&inner.jit, &inner.interpreted_reason) {
             (Some(jit), _) => (
-                Backend::Jit(jit.explain(&inner.schema)?),
-                interpreted_nodes(jit, &inner.schema),
+                Backend::Jit(jit.explain(&inner.decoding.schema)?),
+                interpreted_nodes(jit, &inner.decoding.schema),
             ),
             (None, reason) => (
                 Backend::Interpreted(reason.clone().unwrap_or_default()),
@@ -456,30 +473,39 @@ impl Projector {
     }
 }
 
-/// The strings a kernel wrote as views (`rows` addresses, then `rows` lengths):
-/// copied into an array while the arena and the input columns they point into are
-/// alive.
-fn strings_from_views(views: &[u64], rows: usize, nulls: Option<NullBuffer>) -> StringArray {
+/// The byte strings a kernel wrote as views (`rows` addresses, then `rows`
+/// lengths), copied into a BLOB array while the arena and the input columns they
+/// point into are alive.
+fn blobs_from_views(views: &[u64], rows: usize, nulls: Option<NullBuffer>) -> BinaryArray {
     let word = |i: usize| views[i];
     let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
     let bytes: usize = (0..rows)
         .filter(|&i| valid(i))
         .map(|i| word(rows + i) as usize)
         .sum();
-    let mut b = StringBuilder::with_capacity(rows, bytes);
+    let mut b = BinaryBuilder::with_capacity(rows, bytes);
     for i in 0..rows {
         if valid(i) {
             let (ptr, len) = (word(i) as *const u8, word(rows + i) as usize);
-            // SAFETY: the kernel wrote, for every valid row, the view of a UTF-8 string
-            // (from a column of the call, a literal of the kernel, or the call's arena),
-            // all alive until the caller's arena drops, after this copy.
-            let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) };
-            b.append_value(s);
+            // SAFETY: the kernel wrote, for every valid row, a view of bytes (from a
+            // column of the call, a literal of the kernel, or the call's arena), all
+            // alive until the caller's arena drops, after this copy.
+            b.append_value(unsafe { std::slice::from_raw_parts(ptr, len) });
         } else {
             b.append_null();
         }
     }
     b.finish()
+}
+
+/// The strings a kernel wrote as views: [`blobs_from_views`], as the VARCHAR they
+/// are.
+fn strings_from_views(views: &[u64], rows: usize, nulls: Option<NullBuffer>) -> StringArray {
+    let blobs = blobs_from_views(views, rows, nulls);
+    let (offsets, values, nulls) = blobs.into_parts();
+    // SAFETY: every view of a VARCHAR output is of a UTF-8 string (a column of the
+    // call, a literal, or a row function's `String`), so the copied bytes are UTF-8.
+    unsafe { StringArray::new_unchecked(offsets, values, nulls) }
 }
 
 /// The row an evaluation error names, if it names one.

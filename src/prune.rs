@@ -287,7 +287,7 @@ fn flip(op: FuncId) -> FuncId {
 }
 
 /// SQL order of two non-NULL values of the same type (NaN above every float, -0.0 =
-/// 0.0, strings by bytes); `None` for values that do not compare.
+/// 0.0, strings and BLOBs by bytes, a prefix first); `None` for values that do not compare.
 fn order(a: &ScalarValue, b: &ScalarValue) -> Option<Ordering> {
     use ScalarValue::*;
     fn float(x: f64, y: f64) -> Ordering {
@@ -311,6 +311,7 @@ fn order(a: &ScalarValue, b: &ScalarValue) -> Option<Ordering> {
         (Float32(x), Float32(y)) => float(*x as f64, *y as f64),
         (Float64(x), Float64(y)) => float(*x, *y),
         (Utf8(x), Utf8(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Binary(x), Binary(y)) => x.cmp(y),
         (Date32(x), Date32(y)) => x.cmp(y),
         (Timestamp(x, u, _), Timestamp(y, v, _)) if u == v => x.cmp(y),
         _ => return None,

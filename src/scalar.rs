@@ -4,9 +4,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow::array::{
-    new_null_array, Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array,
-    Int16Array, Int32Array, Int64Array, Int8Array, IntervalMonthDayNanoArray, StringArray,
-    TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
+    new_null_array, Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array,
+    Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, IntervalMonthDayNanoArray,
+    StringArray, TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
     TimestampSecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::compute::kernels::cast_utils::{
@@ -46,6 +46,8 @@ pub enum ScalarValue {
     Float64(f64),
     /// VARCHAR
     Utf8(String),
+    /// BLOB (`X'4142'`)
+    Binary(Vec<u8>),
     /// DATE, as days since 1970-01-01
     Date32(i32),
     /// TIMESTAMP, as units since the epoch (UTC), with Arrow's optional time zone
@@ -74,6 +76,7 @@ impl PartialEq for ScalarValue {
             (Float32(a), Float32(b)) => (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits(),
             (Float64(a), Float64(b)) => (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits(),
             (Utf8(a), Utf8(b)) => a == b,
+            (Binary(a), Binary(b)) => a == b,
             (Date32(a), Date32(b)) => a == b,
             (Timestamp(a, ua, za), Timestamp(b, ub, zb)) => a == b && ua == ub && za == zb,
             (IntervalMonthDayNano(a), IntervalMonthDayNano(b)) => a == b,
@@ -100,6 +103,7 @@ impl ScalarValue {
             Float32(_) => DataType::Float32,
             Float64(_) => DataType::Float64,
             Utf8(_) => DataType::Utf8,
+            Binary(_) => DataType::Binary,
             Date32(_) => DataType::Date32,
             Timestamp(_, unit, tz) => DataType::Timestamp(*unit, tz.clone()),
             IntervalMonthDayNano(_) => DataType::Interval(IntervalUnit::MonthDayNano),
@@ -128,6 +132,7 @@ impl ScalarValue {
             Float32(v) => Arc::new(Float32Array::from_value(*v, len)),
             Float64(v) => Arc::new(Float64Array::from_value(*v, len)),
             Utf8(v) => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(v, len))),
+            Binary(v) => Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(v, len))),
             Date32(v) => Arc::new(Date32Array::from_value(*v, len)),
             IntervalMonthDayNano(v) => Arc::new(IntervalMonthDayNanoArray::from_value(*v, len)),
             Timestamp(v, unit, tz) => match unit {
@@ -185,6 +190,7 @@ impl ScalarValue {
                 ScalarValue::Float64(array.as_primitive::<t::Float64Type>().value(index))
             }
             DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(index).to_string()),
+            DataType::Binary => ScalarValue::Binary(array.as_binary::<i32>().value(index).to_vec()),
             DataType::Date32 => {
                 ScalarValue::Date32(array.as_primitive::<t::Date32Type>().value(index))
             }
@@ -309,6 +315,13 @@ impl fmt::Display for ScalarValue {
             Float32(v) => write_float(f, *v as f64, "REAL", format!("{v:?}")),
             Float64(v) => write_float(f, *v, "DOUBLE", format!("{v:?}")),
             Utf8(s) => write_string_literal(f, s),
+            Binary(bytes) => {
+                f.write_str("X'")?;
+                for b in bytes {
+                    write!(f, "{b:02X}")?;
+                }
+                f.write_str("'")
+            }
             Date32(days) => match format_date(*days) {
                 Some(text) => write!(f, "DATE '{text}'"),
                 None => write!(f, "CAST({days} AS DATE)"),
@@ -498,6 +511,50 @@ fn timestamp_value(dt: chrono::NaiveDateTime, unit: TimeUnit) -> Result<i64, Lit
     i64::try_from(units).map_err(|_| LiteralError::OutOfRange)
 }
 
+/// The bytes a string spells as DuckDB reads a BLOB: each ASCII character is its
+/// byte, `\xHH` (two hexadecimal digits, either case) is the byte `HH`; any other
+/// backslash and any character beyond ASCII are invalid (write them as `\xHH`).
+/// The text is read as it is (surrounding spaces are bytes too).
+pub(crate) fn parse_blob(text: &str) -> Result<Vec<u8>, LiteralError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => {
+                let hex = bytes.get(i + 1..i + 4).ok_or(LiteralError::Invalid)?;
+                let digit = |c: u8| (c as char).to_digit(16);
+                match (hex[0], digit(hex[1]), digit(hex[2])) {
+                    (b'x', Some(h), Some(l)) => out.push((h * 16 + l) as u8),
+                    _ => return Err(LiteralError::Invalid),
+                }
+                i += 4;
+            }
+            b if b.is_ascii() => {
+                out.push(b);
+                i += 1;
+            }
+            _ => return Err(LiteralError::Invalid),
+        }
+    }
+    Ok(out)
+}
+
+/// A BLOB's text form, as DuckDB prints it: printable ASCII (space to `~`) as it
+/// is, every other byte and the backslash as `\xHH` (upper-case hexadecimal), so
+/// that [`parse_blob`] reads it back as the same bytes.
+pub fn format_blob(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if (b' '..=b'~').contains(&b) && b != b'\\' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
 fn parse_int<T: std::str::FromStr<Err = std::num::ParseIntError>>(
     text: &str,
 ) -> Result<T, LiteralError> {
@@ -549,6 +606,7 @@ impl ScalarValue {
             DataType::Float32 => Float32(parse_float(t, f32::is_infinite)?),
             DataType::Float64 => Float64(parse_float(t, f64::is_infinite)?),
             DataType::Utf8 => Utf8(text.to_string()),
+            DataType::Binary => Binary(parse_blob(text)?),
             DataType::Date32 => {
                 let t = astronomical_year(t).ok_or(LiteralError::Invalid)?;
                 let date = chrono::NaiveDate::parse_from_str(&t, "%Y-%m-%d")
@@ -647,7 +705,7 @@ impl ScalarValue {
                 let f = *v as f32;
                 (f as f64 == *v || v.is_nan()).then_some(Float32(f))
             }
-            (Utf8(_), DataType::Utf8) => Some(self.clone()),
+            (Utf8(_), DataType::Utf8) | (Binary(_), DataType::Binary) => Some(self.clone()),
             (IntervalMonthDayNano(_), DataType::Interval(IntervalUnit::MonthDayNano)) => {
                 Some(self.clone())
             }

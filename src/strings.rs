@@ -524,19 +524,17 @@ pub(crate) mod computed {
     use regex::bytes::Regex;
 
     use super::{compare, matches, ILikeAscii, InSet, Pattern};
-    use crate::functions::row::{map1, map2, variadic, Bool, Utf8};
+    use crate::functions::row::{map1, map2, variadic, Blob, Bool, Utf8};
     use crate::functions::RowImpl;
 
-    /// `a <op> b`.
+    /// `a <op> b`, byte by byte (VARCHAR and BLOB alike).
     pub(crate) fn compare_strings(op: CmpOp) -> RowImpl {
-        map2::<Utf8, Utf8, Bool, _>(move |a: &str, b: &str| {
-            Ok(Some(compare(op, a.as_bytes(), b.as_bytes())))
-        })
+        map2::<Blob, Blob, Bool, _>(move |a: &[u8], b: &[u8]| Ok(Some(compare(op, a, b))))
     }
 
-    /// `a IS [NOT] DISTINCT FROM b`.
+    /// `a IS [NOT] DISTINCT FROM b` (VARCHAR and BLOB alike).
     pub(crate) fn distinct_strings(not: bool) -> RowImpl {
-        variadic::<Utf8, Bool, _>(false, move |v: &[Option<&str>]| {
+        variadic::<Blob, Bool, _>(false, move |v: &[Option<&[u8]>]| {
             let distinct = v.first() != v.get(1);
             Ok(Some(distinct != not))
         })
@@ -559,9 +557,10 @@ pub(crate) mod computed {
         })
     }
 
-    /// `s IN (…)` (found or not; NULLs in the list are the caller's).
+    /// `s IN (…)` (found or not; NULLs in the list are the caller's), for VARCHAR
+    /// and BLOB alike.
     pub(crate) fn in_set(set: InSet) -> RowImpl {
-        map1::<Utf8, Bool, _>(move |s: &str| Ok(Some(set.contains(s.as_bytes()))))
+        map1::<Blob, Bool, _>(move |s: &[u8]| Ok(Some(set.contains(s))))
     }
 
     /// The number of characters.

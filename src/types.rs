@@ -14,7 +14,11 @@ pub fn is_supported(t: &DataType) -> bool {
     is_numeric(t)
         || matches!(
             t,
-            DataType::Boolean | DataType::Utf8 | DataType::Date32 | DataType::Null
+            DataType::Boolean
+                | DataType::Utf8
+                | DataType::Binary
+                | DataType::Date32
+                | DataType::Null
         )
         || matches!(t, DataType::Timestamp(_, _))
 }
@@ -142,6 +146,7 @@ pub fn sql_type_name(t: &DataType) -> String {
         Float32 => "REAL".into(),
         Float64 => "DOUBLE".into(),
         Utf8 => "VARCHAR".into(),
+        Binary => "BLOB".into(),
         Date32 => "DATE".into(),
         Interval(IntervalUnit::MonthDayNano) => "INTERVAL".into(),
         Timestamp(unit, tz) => {
@@ -193,6 +198,13 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
         | S::Char(_)
         | S::Character(_)
         | S::Nvarchar(_) => DataType::Utf8,
+        S::Blob(_)
+        | S::Bytea
+        | S::Binary(_)
+        | S::Varbinary(_)
+        | S::TinyBlob
+        | S::MediumBlob
+        | S::LongBlob => DataType::Binary,
         S::Interval {
             fields: None,
             precision: None,

@@ -8,8 +8,8 @@ mod common;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int64Array,
-    RecordBatch, RecordBatchOptions, StringArray,
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array,
+    Int64Array, RecordBatch, RecordBatchOptions, StringArray,
 };
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Field, Schema};
@@ -52,6 +52,10 @@ fn random_array(t: &DataType, len: usize, r: &mut Rng, null_p: f64) -> ArrayRef 
         DataType::Utf8 => Arc::new(StringArray::from_iter((0..len).map(|_| {
             let w = WORDS[r.below(WORDS.len() as u64) as usize];
             valid(r).then_some(w)
+        }))),
+        DataType::Binary => Arc::new(BinaryArray::from_iter((0..len).map(|_| {
+            let b = common::BLOBS[r.below(common::BLOBS.len() as u64) as usize];
+            valid(r).then_some(b)
         }))),
         DataType::Boolean => Arc::new(BooleanArray::from_iter((0..len).map(|_| {
             let v = r.chance(0.5);

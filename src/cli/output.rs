@@ -198,7 +198,55 @@ pub fn open_target(path: &Path) -> CliResult<(std::fs::File, Option<(Temp, PathB
 
 /// Whether CSV cannot hold a column of this type as it is.
 fn csv_needs_text(t: &DataType) -> bool {
-    t.is_nested()
+    t.is_nested() || is_blob(t)
+}
+
+/// Whether values of `t` are BLOBs (any Arrow binary layout): the text formats
+/// (table, CSV, JSON) print them as `CAST(x AS VARCHAR)` does, DuckDB's escaped text
+/// (`A\xFF\x00`); Parquet and Arrow outputs keep the bytes.
+fn is_blob(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::FixedSizeBinary(_)
+    )
+}
+
+/// A BLOB array as its text ([`is_blob`]), NULL staying NULL.
+fn blob_text(a: &ArrayRef) -> Result<ArrayRef, ArrowError> {
+    let bytes = arrow::compute::cast(a, &DataType::Binary)?;
+    let text: StringArray = bytes
+        .as_binary::<i32>()
+        .iter()
+        .map(|v| v.map(broadhead::scalar::format_blob))
+        .collect();
+    Ok(Arc::new(text))
+}
+
+/// `batch` with its BLOB columns as text, for the table and JSON outputs.
+fn blobs_as_text(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+    let schema = batch.schema();
+    if !schema.fields().iter().any(|f| is_blob(f.data_type())) {
+        return Ok(batch.clone());
+    }
+    let mut fields = Vec::with_capacity(schema.fields().len());
+    let mut columns = Vec::with_capacity(fields.capacity());
+    for (f, c) in schema.fields().iter().zip(batch.columns()) {
+        if is_blob(f.data_type()) {
+            fields.push(Field::new(f.name(), DataType::Utf8, true));
+            columns.push(blob_text(c)?);
+        } else {
+            fields.push(f.as_ref().clone());
+            columns.push(c.clone());
+        }
+    }
+    RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        columns,
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )
 }
 
 /// The width a table on stdout must fit: `COLUMNS` if set, else the terminal's.
@@ -295,6 +343,9 @@ fn with_text_columns(
         .map(|(c, text)| {
             if !*text {
                 return Ok(c.clone());
+            }
+            if is_blob(c.data_type()) {
+                return blob_text(c);
             }
             let f = ArrayFormatter::try_new(c.as_ref(), &options)?;
             let values = (0..c.len())
@@ -418,7 +469,9 @@ impl Output {
                 *total += batch.num_rows();
                 if *shown < *max {
                     let take = (*max - *shown).min(batch.num_rows());
-                    batches.push(batch.slice(0, take));
+                    let shown_rows =
+                        blobs_as_text(&batch.slice(0, take)).map_err(|e| err(e.to_string()))?;
+                    batches.push(shown_rows);
                     *shown += take;
                 }
                 Ok(())
@@ -439,7 +492,9 @@ impl Output {
                 }
                 .map_err(|e| err(e.to_string()))
             }
-            Writer::Json(w) => w.write(batch).map_err(|e| err(e.to_string())),
+            Writer::Json(w) => blobs_as_text(batch)
+                .and_then(|b| w.write(&b))
+                .map_err(|e| err(e.to_string())),
             Writer::Parquet(w) => w.write(batch).map_err(|e| err(e.to_string())),
             Writer::Arrow(w) => w.write(batch).map_err(|e| err(e.to_string())),
         }

@@ -5,7 +5,9 @@
 //! `NaN`, `-Infinity`, `-0`), booleans `true`/`false`, dates `1994-01-01` (years
 //! before 1 as `0044-03-15 BC`), timestamps `1994-01-01 12:00:00` with a fraction
 //! only when there is one, and timestamps with a time zone in that zone, with its
-//! offset (`1994-01-01 13:00:00+01`).
+//! offset (`1994-01-01 13:00:00+01`). A BLOB's text form is DuckDB's: printable
+//! ASCII as it is, other bytes and the backslash as `\xHH` (`A\xFF\x00`), which
+//! `CAST(s AS BLOB)` reads back.
 //!
 //! `CAST(s AS t)` reads `s` as a literal of `t` is read ([`ScalarValue::parse`]), so a
 //! column and a literal cast accept the same strings; an invalid string is an error
@@ -26,9 +28,9 @@ use arrow::datatypes::{
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{Offset, TimeZone};
 
-use super::row::{map1, Bool, Utf8};
+use super::row::{map1, Blob, Bool, Utf8};
 use super::{Registry, RowImpl};
-use crate::scalar::{LiteralError, ScalarValue};
+use crate::scalar::{format_blob, LiteralError, ScalarValue};
 use crate::types::{sql_type_name, units_per_second};
 
 /// The types a VARCHAR casts to and from (a timestamp of each unit matches any
@@ -36,7 +38,8 @@ use crate::types::{sql_type_name, units_per_second};
 fn castable_types() -> Vec<DataType> {
     use DataType::*;
     let mut types = vec![
-        Boolean, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64, Date32,
+        Boolean, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64,
+        Date32, Binary,
     ];
     for unit in [
         TimeUnit::Second,
@@ -141,6 +144,7 @@ fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
         DataType::Float32 => parse!(Float32Type, V::Float32(v) => v),
         DataType::Float64 => parse!(Float64Type, V::Float64(v) => v),
         DataType::Date32 => parse!(Date32Type, V::Date32(v) => v),
+        DataType::Binary => parse!(Blob, V::Binary(v) => v),
         DataType::Timestamp(TimeUnit::Second, _) => {
             parse!(TimestampSecondType, V::Timestamp(v, ..) => v)
         }
@@ -197,6 +201,7 @@ fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
         DataType::Float32 => map1::<Float32Type, Utf8, _>(|v: f32| Ok(Some(format_f32(v)))),
         DataType::Float64 => map1::<Float64Type, Utf8, _>(|v: f64| Ok(Some(format_f64(v)))),
         DataType::Date32 => map1::<Date32Type, Utf8, _>(|d: i32| Ok(Some(format_date(d.into())))),
+        DataType::Binary => map1::<Blob, Utf8, _>(|b: &[u8]| Ok(Some(format_blob(b)))),
         DataType::Timestamp(unit, tz) => {
             let tz = tz.as_deref();
             match unit {

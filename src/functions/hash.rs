@@ -26,7 +26,7 @@ use md5::Digest as _;
 use twox_hash::XxHash64;
 
 use super::operators::comparable_types;
-use super::row::{map1, Bool, RowImpl, Utf8};
+use super::row::{map1, Blob, Bool, RowImpl, Utf8};
 use super::Registry;
 
 /// Lower-case hexadecimal.
@@ -89,6 +89,7 @@ fn hash_of(t: &DataType) -> Option<RowImpl> {
         Float64 => map1::<Float64Type, UInt64Type, _>(|v: f64| Ok(Some(xx(&float_bits(v))))),
         Boolean => map1::<Bool, UInt64Type, _>(|v: bool| Ok(Some(xx(&[u8::from(v)])))),
         Utf8 => map1::<self::Utf8, UInt64Type, _>(|s: &str| Ok(Some(xx(s.as_bytes())))),
+        Binary => map1::<Blob, UInt64Type, _>(|b: &[u8]| Ok(Some(xx(b)))),
         _ => return None,
     })
 }
@@ -102,6 +103,12 @@ pub(super) fn register(r: &mut Registry) {
             s(),
             "the MD5 digest of the string's UTF-8 bytes, in lower-case hexadecimal",
             map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(hex(&md5::Md5::digest(s.as_bytes()))))),
+        )
+        .sig(
+            &[DataType::Binary],
+            s(),
+            "the MD5 digest of a BLOB's bytes, in lower-case hexadecimal",
+            map1::<Blob, Utf8, _>(|b: &[u8]| Ok(Some(hex(&md5::Md5::digest(b))))),
         );
     r.function("sha256")
         .example(
@@ -113,6 +120,12 @@ pub(super) fn register(r: &mut Registry) {
             s(),
             "the SHA-256 digest of the string's UTF-8 bytes, in lower-case hexadecimal",
             map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(hex(&sha2::Sha256::digest(s.as_bytes()))))),
+        )
+        .sig(
+            &[DataType::Binary],
+            s(),
+            "the SHA-256 digest of a BLOB's bytes, in lower-case hexadecimal",
+            map1::<Blob, Utf8, _>(|b: &[u8]| Ok(Some(hex(&sha2::Sha256::digest(b))))),
         );
     r.function("crc32")
         .example(

@@ -3,6 +3,9 @@
 
 use arrow_schema::{DataType, TimeUnit};
 
+use arrow::datatypes::Int32Type;
+
+use super::row::{map1, Blob};
 use super::{FuncId, NullBehavior, Registry};
 
 const NUMERIC: [DataType; 10] = [
@@ -18,10 +21,16 @@ const NUMERIC: [DataType; 10] = [
     DataType::Float64,
 ];
 
-/// The types with an order: numbers, BOOLEAN, VARCHAR, DATE and TIMESTAMP of each unit.
+/// The types with an order: numbers, BOOLEAN, VARCHAR, BLOB (bytewise), DATE and
+/// TIMESTAMP of each unit.
 pub(super) fn comparable_types() -> Vec<DataType> {
     let mut types = NUMERIC.to_vec();
-    types.extend([DataType::Boolean, DataType::Utf8, DataType::Date32]);
+    types.extend([
+        DataType::Boolean,
+        DataType::Utf8,
+        DataType::Binary,
+        DataType::Date32,
+    ]);
     for unit in [
         TimeUnit::Second,
         TimeUnit::Millisecond,
@@ -293,7 +302,14 @@ pub(super) fn register(r: &mut Registry) {
     r.function("length")
         .alias("char_length")
         .alias("character_length")
-        .example("length('héllo')", "5");
+        .example("length('héllo')", "5")
+        .example("length(X'00FF41')", "3")
+        .sig(
+            &[DataType::Binary],
+            DataType::Int32,
+            "the number of bytes in a BLOB",
+            map1::<Blob, Int32Type, _>(|b: &[u8]| Ok(Some(b.len() as i32))),
+        );
     r.function("like").example("'abc' LIKE 'a%'", "true");
     r.function("ilike").example("'ABC' ILIKE 'a%'", "true");
 }

@@ -16,7 +16,7 @@
 //!
 //! Argument and result types are the markers of [`Arg`] and [`Ret`]: Arrow's
 //! primitive types (`Int64Type`, `Float64Type`, `Date32Type`, …), [`Utf8`],
-//! [`Slice`] and [`Bool`]. A closure returns `Ok(Some(v))`, `Ok(None)` for a NULL result, or
+//! [`Slice`], [`Bool`] and [`Blob`] (bytes). A closure returns `Ok(Some(v))`, `Ok(None)` for a NULL result, or
 //! `Err(message)` for a row that fails (`"cannot take the square root of a
 //! negative number"`); the message is reported with the row, and only for rows
 //! whose value is used.
@@ -26,8 +26,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, ArrowPrimitiveType, AsArray, BooleanBuilder, PrimitiveArray, PrimitiveBuilder,
-    StringBuilder,
+    Array, ArrayRef, ArrowPrimitiveType, AsArray, BinaryBuilder, BooleanBuilder, PrimitiveArray,
+    PrimitiveBuilder, StringBuilder,
 };
 use arrow_schema::DataType;
 use broadhead_codegen::{CallArg, CallFn, CallOut, Helper, LANES};
@@ -248,6 +248,9 @@ pub struct Utf8;
 pub struct Slice;
 /// The BOOLEAN marker.
 pub struct Bool;
+/// The BLOB marker: arguments are `&[u8]` (of a BLOB, or the UTF-8 bytes of a
+/// VARCHAR), results `Vec<u8>` (a BLOB).
+pub struct Blob;
 
 impl<T: ArrowPrimitiveType> Arg for T {
     type Item<'a> = T::Native;
@@ -276,6 +279,25 @@ impl Arg for Utf8 {
     }
     fn as_str<'a>(v: Self::Item<'a>) -> Option<&'a str> {
         Some(v)
+    }
+}
+
+impl Arg for Blob {
+    type Item<'a> = &'a [u8];
+    fn get(a: &dyn Array, i: usize) -> &[u8] {
+        match a.as_string_opt::<i32>() {
+            Some(s) => s.value(i).as_bytes(),
+            None => a.as_binary::<i32>().value(i),
+        }
+    }
+    unsafe fn lane(arg: &CallArg, i: usize) -> &[u8] {
+        // SAFETY: a valid lane's view points at bytes (of an Arrow array, a literal
+        // or the arena) that live for the call.
+        unsafe {
+            let ptr = *(arg.values as *const u64).add(i) as *const u8;
+            let len = *arg.lens.add(i) as usize;
+            std::slice::from_raw_parts(ptr, len)
+        }
     }
 }
 
@@ -335,6 +357,25 @@ impl Ret for Utf8 {
     }
     unsafe fn write(out: &mut CallOut, i: usize, v: String, _: Option<&str>, arena: &mut Arena) {
         let ptr = arena.push(v.as_bytes());
+        // SAFETY: as the caller promises.
+        unsafe { write_view(out, i, ptr, v.len()) }
+    }
+}
+
+impl Ret for Blob {
+    type Item = Vec<u8>;
+    type Builder = BinaryBuilder;
+    fn builder(rows: usize) -> BinaryBuilder {
+        BinaryBuilder::with_capacity(rows, rows * 8)
+    }
+    fn append(b: &mut BinaryBuilder, v: Option<Vec<u8>>, _: Option<&str>) {
+        b.append_option(v)
+    }
+    fn finish(mut b: BinaryBuilder, _: &DataType) -> ArrayRef {
+        Arc::new(b.finish())
+    }
+    unsafe fn write(out: &mut CallOut, i: usize, v: Vec<u8>, _: Option<&str>, arena: &mut Arena) {
+        let ptr = arena.push(&v);
         // SAFETY: as the caller promises.
         unsafe { write_view(out, i, ptr, v.len()) }
     }

@@ -13,7 +13,7 @@ use arrow_schema::DataType;
 use lru::LruCache;
 use regex::{Regex, RegexBuilder};
 
-use super::row::{map1, map2, map3, variadic, Bool, Outcome, RowImpl, Slice, Utf8};
+use super::row::{map1, map2, map3, variadic, Blob, Bool, Outcome, RowImpl, Slice, Utf8};
 use super::Registry;
 
 const S: DataType = DataType::Utf8;
@@ -623,6 +623,12 @@ fn measure(r: &mut Registry) {
             INT,
             "the number of bytes of s (UTF-8)",
             map1::<Utf8, Int32Type, _>(|s: &str| Ok(Some(s.len() as i32))),
+        )
+        .sig(
+            &[DataType::Binary],
+            INT,
+            "the number of bytes of a BLOB",
+            map1::<Blob, Int32Type, _>(|b: &[u8]| Ok(Some(b.len() as i32))),
         );
     r.function("ascii").example("ascii('é')", "233").sig(
         &[S],

@@ -19,8 +19,9 @@ use crate::types::sql_type_name;
 
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
 /// decimals become DOUBLE (the nearest double: exact decimals are a deviation from
-/// SQL, see `docs/cli.md`), `Utf8View`, `LargeUtf8` and dictionaries of strings
-/// become VARCHAR, `Float16` becomes REAL. `None`: read as it is.
+/// SQL, see `docs/cli.md`), `Utf8View` and `LargeUtf8` become VARCHAR, the other
+/// BLOB layouts BLOB, `Float16` becomes REAL; a dictionary of a type that is
+/// converted is decoded to the converted type (other dictionaries stay). `None`: read as it is.
 pub fn engine_type(t: &DataType) -> Option<DataType> {
     match t {
         DataType::Decimal32(..)
@@ -28,8 +29,13 @@ pub fn engine_type(t: &DataType) -> Option<DataType> {
         | DataType::Decimal128(..)
         | DataType::Decimal256(..) => Some(DataType::Float64),
         DataType::Utf8View | DataType::LargeUtf8 => Some(DataType::Utf8),
+        DataType::BinaryView | DataType::LargeBinary | DataType::FixedSizeBinary(_) => {
+            Some(DataType::Binary)
+        }
         DataType::Float16 => Some(DataType::Float32),
-        DataType::Dictionary(_, value) => Some(engine_type(value).unwrap_or((**value).clone())),
+        // Dictionaries of engine types stay dictionaries: filters evaluate them once
+        // per dictionary value (`broadhead::dictionary`); others are decoded.
+        DataType::Dictionary(_, value) => engine_type(value),
         _ => None,
     }
 }
@@ -448,5 +454,7 @@ mod tests {
             )),
             Some(DataType::Utf8)
         );
+        let strings = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        assert_eq!(engine_type(&strings), None);
     }
 }

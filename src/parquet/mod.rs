@@ -21,8 +21,10 @@
 //!
 //! Columns are kept by position throughout: two columns of one name are two columns.
 //! Column types the engine does not have are converted as they are read (see
-//! [`engine_type`]): decimals to DOUBLE, `Utf8View`/`LargeUtf8` and string
-//! dictionaries to VARCHAR, half floats to REAL.
+//! [`engine_type`]): decimals to DOUBLE, `Utf8View`/`LargeUtf8` to VARCHAR, the
+//! other binary layouts to BLOB, half floats to REAL. Dictionary columns of engine
+//! types stay dictionaries: a predicate over one is evaluated once per dictionary
+//! value.
 //!
 //! The parquet and arrow crates panic on some corrupt files; the scan catches those
 //! panics and reports them as errors. So that they are not printed as crashes, the

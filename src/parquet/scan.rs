@@ -222,12 +222,15 @@ impl<'a> Scan<'a> {
             let Ok(conv) = StatisticsConverter::from_column_index(leaf, file_field, descr) else {
                 continue;
             };
+            // Statistics of the type the predicate was bound with (a dictionary's
+            // values' type).
+            let bound = crate::decode::bound_type(field.data_type());
             let to_engine = |a: parquet::errors::Result<ArrayRef>| {
                 a.ok().and_then(|a| {
-                    if a.data_type() == field.data_type() {
+                    if a.data_type() == &bound {
                         Some(a)
                     } else {
-                        cast(&a, field.data_type()).ok()
+                        cast(&a, &bound).ok()
                     }
                 })
             };

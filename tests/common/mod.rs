@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int16Array, Int32Array,
-    Int64Array, Int8Array, RecordBatch, StringArray, TimestampMillisecondArray, UInt32Array,
-    UInt64Array, UInt8Array,
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
+    TimestampMillisecondArray, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
@@ -33,6 +33,7 @@ pub const COLUMNS: &[Column] = &[
     ("ts", || {
         DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
     }),
+    ("bl", || DataType::Binary),
 ];
 
 pub fn schema() -> SchemaRef {
@@ -80,6 +81,21 @@ fn special_float(r: &mut Rng) -> f64 {
         50.0,
     ][r.below(9) as usize]
 }
+
+/// BLOB values: empty, prefixes of each other, zero and 0xFF bytes, and bytes that
+/// are not UTF-8.
+pub const BLOBS: &[&[u8]] = &[
+    b"",
+    b"a",
+    b"ab",
+    b"abc",
+    b"a\x00",
+    b"\x00",
+    b"\xff",
+    b"\xff\xfe",
+    b"AB",
+    b"\xc3\xa9",
+];
 
 const WORDS: &[&str] = &[
     "",
@@ -209,6 +225,10 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
         }))
         .with_timezone("UTC"),
     ));
+    cols.push(Arc::new(BinaryArray::from_iter((0..n).map(|_| {
+        let v = BLOBS[r.below(BLOBS.len() as u64) as usize];
+        valid(&mut r).then_some(v)
+    }))));
     RecordBatch::try_new(schema(), cols).expect("batch matches schema")
 }
 
