@@ -453,6 +453,17 @@ impl Binder<'_> {
             }
         };
         let field = &fields[index];
+        if field.data_type() == &DataType::Date64 {
+            // DATE64 (milliseconds) is read as DATE, the one date type of PostgreSQL
+            // and DuckDB: its days, rounded toward the past (Arrow's DATE64 holds
+            // whole days).
+            let column = TypedExpr::new(TypedKind::Column(index), DataType::Date64, span);
+            return Ok(TypedExpr::new(
+                TypedKind::Cast(Box::new(column)),
+                DataType::Date32,
+                span,
+            ));
+        }
         // VARCHAR and BLOB are one type each whatever their layout: the back ends
         // read `LargeUtf8`, `Utf8View`, `LargeBinary` and `BinaryView` columns in
         // place (crate::layout); dictionaries and `FixedSizeBinary` are decoded
@@ -658,6 +669,12 @@ impl Binder<'_> {
                 Err(e) => err(span, e.message(s, to)),
             };
         }
+        // The time of day of an instant is its wall-clock time in its zone.
+        let x = if crate::types::is_time(to) {
+            functions::datetime::wall_clock(x, span)
+        } else {
+            x
+        };
         if !cast_supported(&x.data_type, to) {
             return err(
                 span,
@@ -725,10 +742,22 @@ impl Binder<'_> {
             })?;
             return err(span, mismatch_message(name, &args, &candidates));
         };
+        // A literal meeting a TIMESTAMP WITH TIME ZONE is read in its zone
+        // (`tz_col = '1994-01-01 00:00:00-05'` applies the offset); parameters match
+        // timestamps of any zone.
+        let zone = args.iter().find_map(|a| match &a.data_type {
+            DataType::Timestamp(_, Some(z)) => Some(z.clone()),
+            _ => None,
+        });
         let args = args
             .into_iter()
             .enumerate()
-            .map(|(i, a)| self.coerce(a, sig.param(i)))
+            .map(|(i, a)| match (sig.param(i), &zone) {
+                (DataType::Timestamp(unit, None), Some(z)) if a.as_literal().is_some() => {
+                    self.coerce(a, &DataType::Timestamp(*unit, Some(z.clone())))
+                }
+                (p, _) => self.coerce(a, p),
+            })
             .collect::<Result<Vec<_>>>()?;
         if matches!(sig.func, functions::FuncId::Like | functions::FuncId::ILike)
             && args[1].as_literal().is_none()

@@ -29,7 +29,7 @@ use crate::functions::{cast, FuncId, RowImpl, Signature};
 use crate::layout::{is_string, str_value};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
-use crate::types::{is_float, is_integer, sql_type_name, units_per_second};
+use crate::types::{is_float, is_integer, is_time, sql_type_name, time_unit, units_per_second};
 
 /// Evaluates `expr` over `batch`, returning an array of `batch.num_rows()` values.
 ///
@@ -734,8 +734,13 @@ impl Interpreter<'_> {
                     reinterpret_i64(&scaled.to_array(n), DataType::Timestamp(*unit, tz.clone()))?;
                 Value::array(out).with_errors(scaled.errors)
             }
-            (DataType::Timestamp(unit, _), DataType::Date32) => {
-                let per_day = 86_400 * units_per_second(*unit);
+            (DataType::Timestamp(_, _), DataType::Date32)
+            | (DataType::Date64, DataType::Date32) => {
+                let unit = match &from {
+                    DataType::Timestamp(unit, _) => *unit,
+                    _ => t::TimeUnit::Millisecond,
+                };
+                let per_day = 86_400 * units_per_second(unit);
                 let raw = reinterpret_i64(&a, DataType::Int64)?;
                 let days: PrimitiveArray<t::Int64Type> = raw
                     .as_primitive::<t::Int64Type>()
@@ -759,6 +764,11 @@ impl Interpreter<'_> {
                     Value::array(reinterpret_i64(&(Arc::new(p) as ArrayRef), target)?)
                 }
             }
+            (f, to_time)
+                if is_time(to_time) && (is_time(f) || matches!(f, DataType::Timestamp(..))) =>
+            {
+                self.to_time(&a, to)?
+            }
             (f, i) if is_float(f) && is_integer(i) => {
                 // PostgreSQL rounds half to even when converting floats to integers.
                 let rounded: ArrayRef = match f {
@@ -776,6 +786,56 @@ impl Interpreter<'_> {
             _ => self.checked_cast(&a, to)?,
         };
         Ok(value.with_errors(v.errors))
+    }
+
+    /// A TIME or TIMESTAMP array as a TIME of type `to`: a timestamp's time of day,
+    /// or a time in another unit (made finer checked, coarser rounding toward the
+    /// past), narrowed (checked) to 32 bits for seconds and milliseconds.
+    fn to_time(&self, a: &ArrayRef, to: &DataType) -> Result<Value> {
+        let n = self.len();
+        let (unit, raw) = match a.data_type() {
+            DataType::Timestamp(unit, _) => {
+                let per_day = 86_400 * units_per_second(*unit);
+                let raw = reinterpret_i64(a, DataType::Int64)?;
+                let of_day: PrimitiveArray<t::Int64Type> = raw
+                    .as_primitive::<t::Int64Type>()
+                    .unary(|v| v.rem_euclid(per_day));
+                (*unit, Arc::new(of_day) as ArrayRef)
+            }
+            DataType::Time32(unit) => {
+                let narrow = reinterpret_i64(a, DataType::Int32)?;
+                (
+                    *unit,
+                    cast_with_options(&narrow, &DataType::Int64, &CastOptions::default())?,
+                )
+            }
+            DataType::Time64(unit) => (*unit, reinterpret_i64(a, DataType::Int64)?),
+            other => return Err(EvalError::Other(format!("no TIME from {other}")).into()),
+        };
+        let target = time_unit(to).unwrap_or(unit);
+        let (f, t) = (units_per_second(unit), units_per_second(target));
+        let scaled = if t >= f {
+            scale_checked(&raw, t / f, to)?
+        } else {
+            let p: PrimitiveArray<t::Int64Type> = raw
+                .as_primitive::<t::Int64Type>()
+                .unary(|v| v.div_euclid(f / t));
+            Value::array(Arc::new(p))
+        };
+        let values = scaled.to_array(n);
+        let (values, errors) = match to {
+            DataType::Time32(_) => {
+                let narrow = self.checked_cast(&values, &DataType::Int32)?;
+                let errors =
+                    rename_overflow(narrow.clone(), &format!("cast to {}", sql_type_name(to)))
+                        .errors;
+                (narrow.to_array(n), errors)
+            }
+            _ => (values, Errors::none()),
+        };
+        Ok(Value::array(reinterpret_i64(&values, to.clone())?)
+            .with_errors(scaled.errors)
+            .with_errors(errors))
     }
 
     /// `TRY_CAST`: the cast, with NULL in the rows where it fails; the operand's own

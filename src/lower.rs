@@ -12,7 +12,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use arrow_schema::{DataType, Schema};
+use arrow_schema::{DataType, Schema, TimeUnit};
 use broadhead_codegen::{
     ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType,
     Program, TruthTest,
@@ -24,7 +24,7 @@ use crate::layout::byte_layout;
 use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
-use crate::types::{sql_type_name, units_per_second};
+use crate::types::{is_time, sql_type_name, time_unit, units_per_second};
 
 /// The longest numeric `IN` list compiled as a chain of comparisons; longer lists
 /// are looked up in a sorted set ([`Node::InSet`]), so compile time does not grow
@@ -89,8 +89,10 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
         DataType::Boolean => PType::Bool,
         DataType::Int8 => PType::I8,
         DataType::Int16 => PType::I16,
-        DataType::Int32 | DataType::Date32 => PType::I32,
-        DataType::Int64 | DataType::Timestamp(_, _) => PType::I64,
+        DataType::Int32 | DataType::Date32 | DataType::Time32(_) => PType::I32,
+        DataType::Int64 | DataType::Timestamp(_, _) | DataType::Time64(_) | DataType::Date64 => {
+            PType::I64
+        }
         DataType::UInt8 => PType::U8,
         DataType::UInt16 => PType::U16,
         DataType::UInt32 => PType::U32,
@@ -302,7 +304,7 @@ fn literal_bits(v: &ScalarValue) -> Option<u64> {
         Int8(x) => *x as i64 as u64,
         Int16(x) => *x as i64 as u64,
         Int32(x) | Date32(x) => *x as i64 as u64,
-        Int64(x) | Timestamp(x, _, _) => *x as u64,
+        Int64(x) | Timestamp(x, _, _) | Time(x, _) => *x as u64,
         UInt8(x) => *x as u64,
         UInt16(x) => *x as u64,
         UInt32(x) => *x as u64,
@@ -959,6 +961,23 @@ impl Lowerer {
                 let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
                 self.within(pf, xi, min / k, max / k)
             }
+            (Timestamp(..), t) if is_time(t) => None,
+            (f, t) if is_time(f) && is_time(t) => {
+                // Scaled, then narrowed: the values whose result fits the target.
+                let (a, b) = (
+                    units_per_second(time_unit(f)?),
+                    units_per_second(time_unit(t)?),
+                );
+                let (min, max) = int_range(pt)?;
+                let (lo, hi) = if b >= a {
+                    let k = i128::from(b / a);
+                    (min / k, max / k)
+                } else {
+                    let k = i128::from(a / b);
+                    (min * k, (max + 1) * k - 1)
+                };
+                self.within(pf, xi, lo, hi)
+            }
             _ if pf.is_float() && pt != PType::Bool && !pt.is_float() => {
                 // Rounded half to even, within [min, max + 1) of the target, as the
                 // kernel checks it (NaN sorts above every value, so it fails).
@@ -1013,6 +1032,30 @@ impl Lowerer {
         }
     }
 
+    /// `xi`, an `i64` count of `from` units, in `to` units (multiplied, checked, or
+    /// divided rounding toward the past).
+    fn rescale(&mut self, xi: NodeId, from: TimeUnit, to: TimeUnit) -> NodeId {
+        let (f, t) = (units_per_second(from), units_per_second(to));
+        if f == t {
+            xi
+        } else if t > f {
+            let k = self.add(Node::Const(PType::I64, (t / f) as u64));
+            self.add(Node::Arith(ArithOp::Mul, xi, k))
+        } else {
+            let k = self.add(Node::Const(PType::I64, (f / t) as u64));
+            self.add(Node::Arith(ArithOp::FloorDiv, xi, k))
+        }
+    }
+
+    /// An `i64` node as the physical type of `to` (a checked narrowing for 32-bit
+    /// types).
+    fn narrow(&mut self, xi: NodeId, to: &DataType) -> Result<NodeId, Unsupported> {
+        Ok(match Self::typ_of(to)? {
+            PType::I64 => xi,
+            pt => self.add(Node::Cast(xi, pt)),
+        })
+    }
+
     /// `xi`, of type `from`, as a value of type `to`.
     fn convert(
         &mut self,
@@ -1033,22 +1076,40 @@ impl Lowerer {
                 let per_day = const_i64(self, 86_400 * units_per_second(*unit));
                 self.add(Node::Arith(ArithOp::Mul, wide, per_day))
             }
-            (DataType::Timestamp(unit, _), DataType::Date32) => {
-                let per_day = const_i64(self, 86_400 * units_per_second(*unit));
+            (DataType::Timestamp(_, _), DataType::Date32)
+            | (DataType::Date64, DataType::Date32) => {
+                let unit = match from {
+                    DataType::Timestamp(unit, _) => *unit,
+                    _ => TimeUnit::Millisecond,
+                };
+                let per_day = const_i64(self, 86_400 * units_per_second(unit));
                 let days = self.add(Node::Arith(ArithOp::FloorDiv, xi, per_day));
                 self.add(Node::Cast(days, PType::I32))
             }
-            (DataType::Timestamp(a, _), DataType::Timestamp(b, _)) => {
-                let (f, t) = (units_per_second(*a), units_per_second(*b));
-                if f == t {
-                    xi
-                } else if t > f {
-                    let k = const_i64(self, t / f);
-                    self.add(Node::Arith(ArithOp::Mul, xi, k))
+            (DataType::Timestamp(a, _), DataType::Timestamp(b, _)) => self.rescale(xi, *a, *b),
+            (DataType::Timestamp(a, _), t) if is_time(t) => {
+                // The time of day: the remainder of a day (made non-negative), in
+                // the time's unit.
+                let per_day = const_i64(self, 86_400 * units_per_second(*a));
+                let rem = self.add(Node::Arith(ArithOp::Rem, xi, per_day));
+                let shifted = self.add(Node::Arith(ArithOp::Add, rem, per_day));
+                let of_day = self.add(Node::Arith(ArithOp::Rem, shifted, per_day));
+                let b = time_unit(t).unwrap_or(*a);
+                let v = self.rescale(of_day, *a, b);
+                self.narrow(v, t)?
+            }
+            (f, t) if is_time(f) && is_time(t) => {
+                let (a, b) = (
+                    time_unit(f).unwrap_or(TimeUnit::Second),
+                    time_unit(t).unwrap_or(TimeUnit::Second),
+                );
+                let wide = if physical(f) == Some(PType::I32) {
+                    self.add(Node::Cast(xi, PType::I64))
                 } else {
-                    let k = const_i64(self, f / t);
-                    self.add(Node::Arith(ArithOp::FloorDiv, xi, k))
-                }
+                    xi
+                };
+                let v = self.rescale(wide, a, b);
+                self.narrow(v, t)?
             }
             _ => {
                 let (pf, pt) = (physical(from), physical(to));

@@ -314,6 +314,7 @@ fn order(a: &ScalarValue, b: &ScalarValue) -> Option<Ordering> {
         (Binary(x), Binary(y)) => x.cmp(y),
         (Date32(x), Date32(y)) => x.cmp(y),
         (Timestamp(x, u, _), Timestamp(y, v, _)) if u == v => x.cmp(y),
+        (Time(x, u), Time(y, v)) if u == v => x.cmp(y),
         _ => return None,
     })
 }
@@ -344,10 +345,12 @@ fn non_decreasing(from: &DataType, to: &DataType) -> bool {
             (true, false) => false,
         },
         (Some(_), None) => matches!(to, Float32 | Float64),
-        (None, _) => matches!(
-            (from, to),
-            (Float32, Float64) | (Date32, Timestamp(_, _)) | (Timestamp(_, _), Timestamp(_, _))
-        ),
+        (None, _) => {
+            matches!(
+                (from, to),
+                (Float32, Float64) | (Date32, Timestamp(_, _)) | (Timestamp(_, _), Timestamp(_, _))
+            ) || (crate::types::is_time(from) && crate::types::is_time(to))
+        }
     }
 }
 

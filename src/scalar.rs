@@ -6,8 +6,10 @@ use std::sync::Arc;
 use arrow::array::{
     new_null_array, Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array,
     Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, IntervalMonthDayNanoArray,
-    StringArray, TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
-    TimestampSecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    StringArray, Time32MillisecondArray, Time32SecondArray, Time64MicrosecondArray,
+    Time64NanosecondArray, TimestampMicrosecondArray, TimestampMillisecondArray,
+    TimestampNanosecondArray, TimestampSecondArray, UInt16Array, UInt32Array, UInt64Array,
+    UInt8Array,
 };
 use arrow::compute::kernels::cast_utils::{
     parse_interval_month_day_nano_config, IntervalParseConfig, IntervalUnit as ParseUnit,
@@ -55,6 +57,9 @@ pub enum ScalarValue {
     /// INTERVAL: months, days and nanoseconds, kept apart as in PostgreSQL (a month
     /// is not a fixed number of days, nor a day of hours across a time change).
     IntervalMonthDayNano(IntervalMonthDayNano),
+    /// TIME: units since midnight (`Time32` for seconds and milliseconds, `Time64`
+    /// for microseconds and nanoseconds).
+    Time(i64, TimeUnit),
 }
 
 impl PartialEq for ScalarValue {
@@ -80,6 +85,7 @@ impl PartialEq for ScalarValue {
             (Date32(a), Date32(b)) => a == b,
             (Timestamp(a, ua, za), Timestamp(b, ub, zb)) => a == b && ua == ub && za == zb,
             (IntervalMonthDayNano(a), IntervalMonthDayNano(b)) => a == b,
+            (Time(a, ua), Time(b, ub)) => a == b && ua == ub,
             _ => false,
         }
     }
@@ -107,6 +113,7 @@ impl ScalarValue {
             Date32(_) => DataType::Date32,
             Timestamp(_, unit, tz) => DataType::Timestamp(*unit, tz.clone()),
             IntervalMonthDayNano(_) => DataType::Interval(IntervalUnit::MonthDayNano),
+            Time(_, unit) => crate::types::time_type(*unit),
         }
     }
 
@@ -135,6 +142,15 @@ impl ScalarValue {
             Binary(v) => Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(v, len))),
             Date32(v) => Arc::new(Date32Array::from_value(*v, len)),
             IntervalMonthDayNano(v) => Arc::new(IntervalMonthDayNanoArray::from_value(*v, len)),
+            // A time of day fits its unit's native type (less than a day of units).
+            Time(v, unit) => match unit {
+                TimeUnit::Second => Arc::new(Time32SecondArray::from_value(*v as i32, len)),
+                TimeUnit::Millisecond => {
+                    Arc::new(Time32MillisecondArray::from_value(*v as i32, len))
+                }
+                TimeUnit::Microsecond => Arc::new(Time64MicrosecondArray::from_value(*v, len)),
+                TimeUnit::Nanosecond => Arc::new(Time64NanosecondArray::from_value(*v, len)),
+            },
             Timestamp(v, unit, tz) => match unit {
                 TimeUnit::Second => Arc::new(
                     TimestampSecondArray::from_value(*v, len).with_timezone_opt(tz.clone()),
@@ -213,6 +229,30 @@ impl ScalarValue {
                 array
                     .as_primitive::<t::IntervalMonthDayNanoType>()
                     .value(index),
+            ),
+            DataType::Time32(TimeUnit::Second) => ScalarValue::Time(
+                array
+                    .as_primitive::<t::Time32SecondType>()
+                    .value(index)
+                    .into(),
+                TimeUnit::Second,
+            ),
+            DataType::Time32(TimeUnit::Millisecond) => ScalarValue::Time(
+                array
+                    .as_primitive::<t::Time32MillisecondType>()
+                    .value(index)
+                    .into(),
+                TimeUnit::Millisecond,
+            ),
+            DataType::Time64(TimeUnit::Microsecond) => ScalarValue::Time(
+                array
+                    .as_primitive::<t::Time64MicrosecondType>()
+                    .value(index),
+                TimeUnit::Microsecond,
+            ),
+            DataType::Time64(TimeUnit::Nanosecond) => ScalarValue::Time(
+                array.as_primitive::<t::Time64NanosecondType>().value(index),
+                TimeUnit::Nanosecond,
             ),
             _ => return None,
         })
@@ -338,6 +378,13 @@ impl fmt::Display for ScalarValue {
                 write!(f, " '{text}'")
             }
             IntervalMonthDayNano(v) => write!(f, "INTERVAL '{}'", interval_text(v)),
+            Time(v, unit) => {
+                f.write_str("TIME")?;
+                if *unit != TimeUnit::Microsecond {
+                    write!(f, "({})", timestamp_precision(unit))?;
+                }
+                write!(f, " '{}'", crate::functions::cast::format_time(*v, *unit))
+            }
         }
     }
 }
@@ -476,6 +523,26 @@ fn split_offset(text: &str) -> (&str, Option<i64>) {
         .sum::<i64>();
     let sign = if text.as_bytes()[at] == b'-' { -1 } else { 1 };
     (base, Some(sign * seconds))
+}
+
+/// A date and time followed by a named time zone (`1994-01-01 12:00
+/// America/New_York`, `… UTC`): the text before it and the zone. Text that ends in
+/// a word that is not a zone Arrow knows is not a timestamp.
+fn split_zone_name(text: &str) -> Result<(&str, Option<arrow::array::timezone::Tz>), LiteralError> {
+    let Some((base, last)) = text.rsplit_once(' ') else {
+        return Ok((text, None));
+    };
+    let offset_letter = last.eq_ignore_ascii_case("z");
+    if !last.starts_with(|c: char| c.is_ascii_alphabetic()) || offset_letter {
+        return Ok((text, None));
+    }
+    let name = if last.eq_ignore_ascii_case("utc") || last.eq_ignore_ascii_case("gmt") {
+        "+00:00"
+    } else {
+        last
+    };
+    let zone = name.parse().map_err(|_| LiteralError::Invalid)?;
+    Ok((base.trim_end(), Some(zone)))
 }
 
 /// A date and time (UTC) as `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` or a bare date.
@@ -618,16 +685,31 @@ impl ScalarValue {
             }
             DataType::Timestamp(unit, tz) => {
                 let t = astronomical_year(t).ok_or(LiteralError::Invalid)?;
-                // A time zone offset is applied WITH TIME ZONE, and ignored without
-                // (as PostgreSQL does).
-                let (t, offset) = split_offset(&t);
+                // A time zone (an offset or a name) is applied WITH TIME ZONE, and
+                // ignored without (as PostgreSQL does).
+                let (t, named) = split_zone_name(&t)?;
+                let (t, offset) = split_offset(t);
                 let mut dt = parse_datetime(t).ok_or(LiteralError::Invalid)?;
-                if let (Some(offset), Some(_)) = (offset, tz) {
-                    dt = dt
-                        .checked_sub_signed(chrono::TimeDelta::seconds(offset))
-                        .ok_or(LiteralError::OutOfRange)?;
+                if tz.is_some() {
+                    if let Some(offset) = offset {
+                        dt = dt
+                            .checked_sub_signed(chrono::TimeDelta::seconds(offset))
+                            .ok_or(LiteralError::OutOfRange)?;
+                    } else if let Some(zone) = named {
+                        dt = crate::functions::datetime::from_local(dt, zone)
+                            .ok_or(LiteralError::OutOfRange)?;
+                    }
                 }
                 Timestamp(timestamp_value(dt, *unit)?, *unit, tz.clone())
+            }
+            ty if crate::types::is_time(ty) => {
+                let unit = crate::types::time_unit(ty).ok_or(LiteralError::Unsupported)?;
+                let time = ["%H:%M:%S%.f", "%H:%M"]
+                    .iter()
+                    .find_map(|format| chrono::NaiveTime::parse_from_str(t, format).ok())
+                    .ok_or(LiteralError::Invalid)?;
+                let dt = chrono::NaiveDate::default().and_time(time);
+                Time(timestamp_value(dt, unit)?, unit)
             }
             DataType::Interval(IntervalUnit::MonthDayNano) => {
                 IntervalMonthDayNano(parse_interval(t, ParseUnit::Second)?)
@@ -711,6 +793,18 @@ impl ScalarValue {
             }
             (Utf8(s), _) => ScalarValue::parse(s, to).ok(),
             (Date32(d), DataType::Date32) => Some(Date32(*d)),
+            (Time(v, from), t) if crate::types::is_time(t) => {
+                let unit = crate::types::time_unit(t)?;
+                let (f, t) = (
+                    crate::types::units_per_second(*from),
+                    crate::types::units_per_second(unit),
+                );
+                if t >= f {
+                    Some(Time(v * (t / f), unit))
+                } else {
+                    (v % (f / t) == 0).then(|| Time(v / (f / t), unit))
+                }
+            }
             (Date32(d), DataType::Timestamp(unit, tz)) => {
                 let per_day = 86_400 * crate::types::units_per_second(*unit);
                 (*d as i64)

@@ -1949,7 +1949,19 @@ mod tests {
             "invalid BOOLEAN literal 'maybe'"
         );
         assert_eq!(scalar("VARCHAR 'x'"), ScalarValue::Utf8("x".into()));
-        assert_eq!(message("TIME '12:00'"), "the type TIME is not supported");
+        assert_eq!(
+            scalar("TIME '12:00'"),
+            ScalarValue::Time(43_200_000_000, TimeUnit::Microsecond)
+        );
+        assert_eq!(
+            scalar("TIME(3) '00:00:01.5'"),
+            ScalarValue::Time(1_500, TimeUnit::Millisecond)
+        );
+        assert_eq!(
+            message("TIME(0) '12:00:00.5'"),
+            "TIME(0) literal '12:00:00.5' is more precise than the type"
+        );
+        assert_eq!(message("TIME '24:00'"), "invalid TIME literal '24:00'");
     }
 
     #[test]
@@ -1986,8 +1998,11 @@ mod tests {
             })
         );
         assert_eq!(
-            err("CAST(x AS TIME)"),
-            ("the type TIME is not supported".into(), (6, 7))
+            err("CAST(x AS TIME WITH TIME ZONE)"),
+            (
+                "TIME WITH TIME ZONE is not supported (PostgreSQL advises against it); use TIME or TIMESTAMP WITH TIME ZONE".into(),
+                (6, 7)
+            )
         );
     }
 

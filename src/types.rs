@@ -21,6 +21,43 @@ pub fn is_supported(t: &DataType) -> bool {
                 | DataType::Null
         )
         || matches!(t, DataType::Timestamp(_, _))
+        || is_time(t)
+}
+
+/// `TIME` of each unit: Arrow's `Time32(s|ms)` and `Time64(us|ns)`, a time of day
+/// in units since midnight.
+pub fn is_time(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Time32(TimeUnit::Second | TimeUnit::Millisecond)
+            | DataType::Time64(TimeUnit::Microsecond | TimeUnit::Nanosecond)
+    )
+}
+
+/// The time of day type of `unit` (`Time32` for seconds and milliseconds, `Time64`
+/// for finer units, as Arrow defines them).
+pub fn time_type(unit: TimeUnit) -> DataType {
+    match unit {
+        TimeUnit::Second | TimeUnit::Millisecond => DataType::Time32(unit),
+        _ => DataType::Time64(unit),
+    }
+}
+
+/// The unit of a `TIME` type.
+pub fn time_unit(t: &DataType) -> Option<TimeUnit> {
+    match t {
+        DataType::Time32(u) | DataType::Time64(u) if is_time(t) => Some(*u),
+        _ => None,
+    }
+}
+
+/// The finer of two units.
+fn finer(a: TimeUnit, b: TimeUnit) -> TimeUnit {
+    if units_per_second(a) >= units_per_second(b) {
+        a
+    } else {
+        b
+    }
 }
 
 /// Signed or unsigned integer types.
@@ -64,7 +101,11 @@ pub fn bit_width(t: &DataType) -> u32 {
     match t {
         DataType::Int8 | DataType::UInt8 => 8,
         DataType::Int16 | DataType::UInt16 => 16,
-        DataType::Int32 | DataType::UInt32 | DataType::Float32 | DataType::Date32 => 32,
+        DataType::Int32
+        | DataType::UInt32
+        | DataType::Float32
+        | DataType::Date32
+        | DataType::Time32(_) => 32,
         _ => 64,
     }
 }
@@ -117,14 +158,11 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
             Some(if bit_width(y) <= 16 { Float32 } else { Float64 })
         }
         (Date32, Timestamp(u, tz)) | (Timestamp(u, tz), Date32) => Some(Timestamp(*u, tz.clone())),
-        (Timestamp(ua, za), Timestamp(ub, zb)) => {
-            let unit = if units_per_second(*ua) >= units_per_second(*ub) {
-                *ua
-            } else {
-                *ub
-            };
-            Some(Timestamp(unit, za.clone().or_else(|| zb.clone())))
-        }
+        (Timestamp(ua, za), Timestamp(ub, zb)) => Some(Timestamp(
+            finer(*ua, *ub),
+            za.clone().or_else(|| zb.clone()),
+        )),
+        (x, y) if is_time(x) && is_time(y) => Some(time_type(finer(time_unit(x)?, time_unit(y)?))),
         _ => None,
     }
 }
@@ -159,6 +197,10 @@ pub fn sql_type_name(t: &DataType) -> String {
             }
             s
         }
+        t if is_time(t) => match time_unit(t) {
+            Some(TimeUnit::Microsecond) | None => "TIME".into(),
+            Some(unit) => format!("TIME({})", crate::expr::timestamp_precision(&unit)),
+        },
         other => format!("{other}"),
     }
 }
@@ -211,17 +253,7 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
         } => DataType::Interval(IntervalUnit::MonthDayNano),
         S::Date => DataType::Date32,
         S::Timestamp(precision, tz) => {
-            let unit = match precision {
-                None | Some(6) => TimeUnit::Microsecond,
-                Some(0) => TimeUnit::Second,
-                Some(3) => TimeUnit::Millisecond,
-                Some(9) => TimeUnit::Nanosecond,
-                Some(p) => {
-                    return Err(format!(
-                        "TIMESTAMP({p}) is not supported; use a precision of 0, 3, 6 or 9"
-                    ))
-                }
-            };
+            let unit = precision_unit("TIMESTAMP", *precision)?;
             let tz = match tz {
                 TimezoneInfo::None | TimezoneInfo::WithoutTimeZone => None,
                 TimezoneInfo::WithTimeZone | TimezoneInfo::Tz => Some(SQL_TIME_ZONE.into()),
@@ -229,7 +261,33 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
             DataType::Timestamp(unit, tz)
         }
         S::TimestampNtz(_) => DataType::Timestamp(TimeUnit::Microsecond, None),
+        S::Time(precision, tz) => {
+            if matches!(tz, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) {
+                return Err(
+                    "TIME WITH TIME ZONE is not supported (PostgreSQL advises against \
+                            it); use TIME or TIMESTAMP WITH TIME ZONE"
+                        .into(),
+                );
+            }
+            time_type(precision_unit("TIME", *precision)?)
+        }
         other => return Err(format!("the type {other} is not supported")),
+    })
+}
+
+/// The unit of `TIMESTAMP(p)` or `TIME(p)` (`type_name`): 0, 3, 6 (the default) or
+/// 9 fractional digits.
+fn precision_unit(type_name: &str, precision: Option<u64>) -> Result<TimeUnit, String> {
+    Ok(match precision {
+        None | Some(6) => TimeUnit::Microsecond,
+        Some(0) => TimeUnit::Second,
+        Some(3) => TimeUnit::Millisecond,
+        Some(9) => TimeUnit::Nanosecond,
+        Some(p) => {
+            return Err(format!(
+                "{type_name}({p}) is not supported; use a precision of 0, 3, 6 or 9"
+            ))
+        }
     })
 }
 
@@ -247,6 +305,8 @@ pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
         || (matches!(from, Boolean) && is_integer(to))
         || (is_integer(from) && matches!(to, Boolean))
         || (is_temporal(from) && is_temporal(to))
+        || (is_time(from) && is_time(to))
+        || (matches!(from, Timestamp(_, _)) && is_time(to))
 }
 
 #[cfg(test)]

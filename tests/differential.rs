@@ -129,6 +129,12 @@ fn boolean(r: &mut Rng, depth: u32) -> Expr {
             3 => col("s").like(lit(*pick(r, PATTERNS))),
             4 => col("d").gt_eq(lit(ScalarValue::Date32(8700 + r.below(800) as i32))),
             5 => col("ts").lt(col("d")),
+            6 if r.chance(0.5) => col("tm").gt(lit(ScalarValue::Time(
+                r.below(86_400) as i64 * 1_000_000,
+                TimeUnit::Microsecond,
+            ))),
+            6 => col("tm32").lt_eq(col("tm")),
+            7 if r.chance(0.3) => col("d64").lt(col("ts")),
             _ => {
                 let c = col(*pick(r, NUMERIC));
                 c.gt(num_literal(r))
@@ -354,6 +360,7 @@ fn makes(t: &DataType) -> bool {
                 | DataType::Date32
                 | DataType::Timestamp(_, _)
         )
+        || broadhead::types::is_time(t)
 }
 
 /// A registry function the generator calls: the signatures whose every argument
@@ -467,9 +474,24 @@ fn value_of(r: &mut Rng, depth: u32, t: &DataType) -> Expr {
         DataType::Utf8 if r.chance(0.3) => lit(*pick(r, WORDS)),
         DataType::Utf8 => text(r, depth),
         DataType::Binary => blob(r, depth),
-        DataType::Date32 => match r.below(3) {
+        DataType::Date32 => match r.below(4) {
             0 => lit(ScalarValue::Date32(8700 + r.below(800) as i32)),
+            1 => col("d64"),
             _ => col("d"),
+        },
+        DataType::Time64(TimeUnit::Microsecond) => match r.below(4) {
+            0 => lit(ScalarValue::Time(
+                r.below(86_400_000) as i64 * 1_000,
+                TimeUnit::Microsecond,
+            )),
+            1 => col("ts").cast(t.clone()),
+            2 => col("tm32").cast(t.clone()),
+            _ => col("tm"),
+        },
+        DataType::Time32(TimeUnit::Millisecond) => col("tm32"),
+        time if broadhead::types::is_time(time) => match r.below(2) {
+            0 => col("tm32").cast(time.clone()),
+            _ => col("tm").cast(time.clone()),
         },
         DataType::Timestamp(TimeUnit::Millisecond, _) => col("ts"),
         DataType::Timestamp(unit, tz) => col("ts").cast(DataType::Timestamp(*unit, tz.clone())),

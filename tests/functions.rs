@@ -83,6 +83,27 @@ fn random_array(t: &DataType, len: usize, r: &mut Rng, null_p: f64) -> ArrayRef 
             let v = -1000 + r.below(30_000) as i32;
             valid(r).then_some(v)
         }))),
+        t if broadhead::types::is_time(t) => {
+            // Times of day: midnight, the last unit of the day, and random ones.
+            let unit = broadhead::types::time_unit(t).expect("a TIME type");
+            let per_day = 86_400 * broadhead::types::units_per_second(unit);
+            let a = Int64Array::from_iter((0..len).map(|_| {
+                let v = match r.below(10) {
+                    0 => 0,
+                    1 => per_day - 1,
+                    _ => r.below(per_day as u64) as i64,
+                };
+                valid(r).then_some(v)
+            }));
+            let a: ArrayRef = Arc::new(a);
+            let a = match t {
+                DataType::Time32(_) => {
+                    cast_with_options(&a, &DataType::Int32, &CastOptions::default())
+                }
+                _ => Ok(a),
+            };
+            cast_with_options(&a.expect("in range"), t, &CastOptions::default()).expect("a TIME")
+        }
         other => {
             // Integers and timestamps: from i64s, out-of-range values made NULL.
             let a = Int64Array::from_iter((0..len).map(|_| {

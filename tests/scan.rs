@@ -94,6 +94,66 @@ fn numbers(dir: &Path) -> PathBuf {
 
 const MODES: [&[&str]; 4] = [&[], &["--no-pushdown"], &["--interpret"], &["--no-prune"]];
 
+/// DATE64 and TIME columns are pruned by their row groups' statistics (DATE64 is
+/// read as DATE, statistics included) and give the same rows as without pruning.
+#[test]
+fn date64_and_time_columns_prune_row_groups() {
+    use arrow::array::{Date64Array, Time32MillisecondArray, Time64MicrosecondArray};
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("temporal.parquet");
+    // Row r: the day 8766 + r (1994-01-01 + r), and r minutes after midnight.
+    let d64: Vec<i64> = (0..300).map(|r| (8766 + r) * 86_400_000).collect();
+    let tm: Vec<i64> = (0..300).map(|r| r * 60_000_000).collect();
+    let tm32: Vec<i32> = (0..300).map(|r| r * 60_000).collect();
+    write(
+        &path,
+        vec![
+            ("d64", Arc::new(Date64Array::from(d64))),
+            ("tm", Arc::new(Time64MicrosecondArray::from(tm))),
+            ("tm32", Arc::new(Time32MillisecondArray::from(tm32))),
+        ],
+        100,
+    );
+    let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
+    for (predicate, rows, pruned) in [
+        ("d64 >= DATE '1994-01-01' + 250", 50, 2),
+        ("d64 < '1994-01-11'", 10, 2),
+        ("tm BETWEEN TIME '01:40' AND TIME '01:49'", 10, 2),
+        ("tm32 > TIME '04:00'", 59, 2),
+        ("tm32 < TIME(3) '00:00:00' OR d64 > DATE '2000-01-01'", 0, 3),
+        ("tm32 >= TIME '00:00'", 300, 0),
+    ] {
+        let scan = Scan::new(&dataset, Some(predicate), &[], ScanOptions::default()).unwrap();
+        let (mut seen, mut skipped) = (0, 0);
+        scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |item| {
+            match item {
+                ScanItem::Batch(n) => seen += n,
+                ScanItem::RowGroupDone { pruned: true, .. } => skipped += 1,
+                _ => {}
+            }
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!((seen, skipped), (rows, pruned), "{predicate}");
+        let mut args = vec!["filter", s(&path), "--where", predicate, "--count"];
+        for mode in MODES {
+            args.truncate(5);
+            args.extend(mode);
+            assert_eq!(ok(&args).trim(), rows.to_string(), "{predicate} {mode:?}");
+        }
+    }
+    // DATE64 prints as a date, TIME as a time of day.
+    let out = ok(&[
+        "filter",
+        s(&path),
+        "--where",
+        "d64 = '1994-01-02'",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(out, "d64,tm,tm32\n1994-01-02,00:01:00,00:01:00\n");
+}
+
 #[test]
 fn constant_predicates_select_every_row_or_none() {
     let dir = TempDir::new().unwrap();

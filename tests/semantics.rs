@@ -1036,3 +1036,283 @@ fn interval_literals_project_as_month_day_nano() {
         assert_eq!(out.values().to_vec(), vec![expected; 2], "{sql}");
     }
 }
+
+fn texts(a: &ArrayRef) -> Vec<Option<String>> {
+    let text = arrow::compute::cast(a, &DataType::Utf8).unwrap();
+    text.as_string::<i32>()
+        .iter()
+        .map(|s| s.map(str::to_string))
+        .collect()
+}
+
+/// TIME of every unit: literals, comparisons across units, fields, casts, and
+/// arithmetic with intervals that wraps around midnight (expectations checked
+/// against DuckDB and PostgreSQL's documentation).
+#[test]
+fn times_compare_extract_cast_and_wrap_around_midnight() {
+    use arrow::array::{
+        Time32MillisecondArray, Time32SecondArray, Time64MicrosecondArray, Time64NanosecondArray,
+        TimestampMicrosecondArray,
+    };
+    let s: ArrayRef = Arc::new(Time32SecondArray::from(vec![
+        Some(0),
+        Some(45_000),
+        None,
+        Some(86_399),
+        Some(3_600),
+    ]));
+    let ms: ArrayRef = Arc::new(Time32MillisecondArray::from(vec![
+        Some(500),
+        Some(45_000_500),
+        Some(1),
+        None,
+        Some(84_600_000),
+    ]));
+    let us: ArrayRef = Arc::new(Time64MicrosecondArray::from(vec![
+        Some(0),
+        Some(45_000_000_250),
+        Some(1),
+        Some(86_399_999_999),
+        None,
+    ]));
+    let ns: ArrayRef = Arc::new(Time64NanosecondArray::from(vec![
+        Some(1),
+        None,
+        Some(0),
+        Some(86_399_000_000_000),
+        Some(3_600_000_000_000),
+    ]));
+    // 2024-02-29 13:45:30.25 UTC, and 1969-12-31 23:00:00 UTC.
+    let ts: ArrayRef = Arc::new(
+        TimestampMicrosecondArray::from(vec![
+            Some(1_709_214_330_250_000),
+            Some(-3_600_000_000),
+            None,
+            Some(0),
+            Some(1),
+        ])
+        .with_timezone("America/New_York"),
+    );
+    let full = batch(vec![
+        ("s", s),
+        ("ms", ms),
+        ("us", us),
+        ("ns", ns),
+        ("ts", ts),
+    ]);
+    for b in [full.clone(), full.slice(1, 4)] {
+        let shift = if b.num_rows() == 5 { 0 } else { 1 };
+        let rows = |v: &[usize]| -> Result<Vec<usize>, String> {
+            Ok(v.iter()
+                .filter(|&&i| i >= shift)
+                .map(|i| i - shift)
+                .collect())
+        };
+        assert_eq!(select("s < ms", &b), rows(&[0, 1, 4]));
+        assert_eq!(select("ms > us", &b), rows(&[0, 1, 2]));
+        assert_eq!(select("us = ns", &b), rows(&[]));
+        assert_eq!(select("s = TIME '12:30:00'", &b), rows(&[1]));
+        assert_eq!(select("us >= '12:30'", &b), rows(&[1, 3]));
+        assert_eq!(
+            select("ns BETWEEN TIME(9) '00:00:00' AND '01:00'", &b),
+            rows(&[0, 2, 4])
+        );
+        assert_eq!(select("hour(ms) = 23", &b), rows(&[4]));
+    }
+    let b = full;
+    let text = |sql: &str| texts(&project(sql, &b).unwrap());
+    let some = |v: &[&str]| v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
+    assert_eq!(
+        text("CAST(ms AS VARCHAR)"),
+        vec![
+            Some("00:00:00.5".into()),
+            Some("12:30:00.5".into()),
+            Some("00:00:00.001".into()),
+            None,
+            Some("23:30:00".into())
+        ]
+    );
+    assert_eq!(
+        text("CAST(us AS VARCHAR)")[1..4],
+        some(&["12:30:00.00025", "00:00:00.000001", "23:59:59.999999"])
+    );
+    assert_eq!(
+        text("EXTRACT(second FROM ms)"),
+        vec![
+            Some("0.5".into()),
+            Some("0.5".into()),
+            Some("0.001".into()),
+            None,
+            Some("0.0".into())
+        ]
+    );
+    assert_eq!(
+        text("EXTRACT(epoch FROM s)")[..2],
+        some(&["0.0", "45000.0"])
+    );
+    assert_eq!(text("minute(us)")[..2], some(&["0", "30"]));
+    // PostgreSQL: time ± interval ignores months and days and wraps around midnight.
+    assert_eq!(
+        text("CAST(s + INTERVAL '1 month 1 day 1 hour' AS VARCHAR)"),
+        vec![
+            Some("01:00:00".into()),
+            Some("13:30:00".into()),
+            None,
+            Some("00:59:59".into()),
+            Some("02:00:00".into())
+        ]
+    );
+    assert_eq!(
+        text("CAST(ns - INTERVAL '2 hours' AS VARCHAR)")[2..],
+        some(&["22:00:00", "21:59:59", "23:00:00"])
+    );
+    // date + time is a timestamp; a timestamp's time of day is read on its zone's
+    // wall clock (New York: UTC-5 in winter).
+    assert_eq!(
+        text("CAST(DATE '2024-02-29' + ms AS VARCHAR)")[..2],
+        some(&["2024-02-29 00:00:00.5", "2024-02-29 12:30:00.5"])
+    );
+    assert_eq!(
+        text("CAST(CAST(ts AS TIME) AS VARCHAR)"),
+        vec![
+            Some("08:45:30.25".into()),
+            Some("18:00:00".into()),
+            None,
+            Some("19:00:00".into()),
+            Some("19:00:00.000001".into())
+        ]
+    );
+    assert_eq!(
+        text("CAST(CAST(us AS TIME(0)) AS VARCHAR)")[..4],
+        some(&["00:00:00", "12:30:00", "00:00:00", "23:59:59"])
+    );
+    let s: ArrayRef = Arc::new(StringArray::from(vec![Some("12:30"), Some("25:00"), None]));
+    let b = batch(vec![("s", s)]);
+    assert_eq!(
+        project("TRY_CAST(s AS TIME)", &b).map(|a| texts(&a)),
+        Ok(vec![Some("12:30:00".into()), None, None])
+    );
+    assert_eq!(
+        project("CAST(s AS TIME)", &b).unwrap_err(),
+        "invalid input syntax for type time: \"25:00\" at row 1"
+    );
+    let (message, _) = bind_error("EXTRACT(year FROM TIME '12:00') = 1", &b.schema());
+    assert!(
+        message.starts_with("unit \"year\" not supported for type time"),
+        "{message}"
+    );
+    let (message, _) = bind_error("TIME '12:00' = TIME WITH TIME ZONE '12:00'", &b.schema());
+    assert!(
+        message.contains("TIME WITH TIME ZONE is not supported"),
+        "{message}"
+    );
+}
+
+/// DATE64 columns (milliseconds) are DATEs: compared with dates, timestamps and
+/// literals, in date arithmetic, fields and casts.
+#[test]
+fn date64_columns_are_dates() {
+    use arrow::array::Date64Array;
+    const DAY: i64 = 86_400_000;
+    let d64: ArrayRef = Arc::new(Date64Array::from(vec![
+        Some(8766 * DAY),
+        None,
+        Some(-DAY),
+        Some(19_782 * DAY),
+    ]));
+    let d: ArrayRef = Arc::new(Date32Array::from(vec![8766, 0, 0, 19_783]));
+    let full = batch(vec![("d64", d64), ("d", d)]);
+    let b = full.slice(1, 3);
+    assert_eq!(select("d64 = DATE '1969-12-31'", &b), Ok(vec![1]));
+    assert_eq!(select("d64 < d", &b), Ok(vec![1, 2]));
+    assert_eq!(select("d64 >= '2024-01-01'", &b), Ok(vec![2]));
+    assert_eq!(
+        select("d64 < TIMESTAMP '1970-01-01 00:00:00'", &b),
+        Ok(vec![1])
+    );
+    assert_eq!(select("d64 = d", &full), Ok(vec![0]));
+    let text = |sql: &str| texts(&project(sql, &full).unwrap());
+    assert_eq!(
+        text("CAST(d64 AS VARCHAR)"),
+        vec![
+            Some("1994-01-01".into()),
+            None,
+            Some("1969-12-31".into()),
+            Some("2024-02-29".into())
+        ]
+    );
+    assert_eq!(
+        text("year(d64)"),
+        vec![
+            Some("1994".into()),
+            None,
+            Some("1969".into()),
+            Some("2024".into())
+        ]
+    );
+    assert_eq!(
+        text("CAST(d64 + INTERVAL '1 month' AS VARCHAR)")[3],
+        Some("2024-03-29 00:00:00".into())
+    );
+    assert_eq!(text("d - d64")[3], Some("1".into()));
+    assert_eq!(text("d64 + 1")[2], Some("1970-01-01".into()));
+}
+
+/// `TIMESTAMP WITH TIME ZONE` literals and casts read offsets, `Z` and IANA zone
+/// names (the instant they denote, stored in UTC); without a time zone the zone is
+/// ignored, as in PostgreSQL.
+#[test]
+fn time_zone_literals_read_offsets_and_zone_names() {
+    use arrow::array::TimestampMicrosecondArray;
+    // 1994-01-01 05:00:00 UTC, and 1994-07-01 10:00:00 UTC.
+    let ts: ArrayRef = Arc::new(
+        TimestampMicrosecondArray::from(vec![
+            Some(757_400_400_000_000),
+            Some(773_056_800_000_000),
+            None,
+        ])
+        .with_timezone("UTC"),
+    );
+    let s: ArrayRef = Arc::new(StringArray::from(vec![
+        Some("1994-01-01 00:00:00 America/New_York"),
+        Some("1994-07-01 12:00:00 Europe/Paris"),
+        Some("1994-07-01 12:00:00 Mars/Olympus"),
+    ]));
+    let b = batch(vec![("ts", ts), ("s", s)]);
+    for sql in [
+        "ts = TIMESTAMP WITH TIME ZONE '1994-01-01 00:00:00 America/New_York'",
+        "ts = TIMESTAMPTZ '1994-01-01 05:00:00Z'",
+        "ts = TIMESTAMP WITH TIME ZONE '1994-01-01 07:00:00+02:00'",
+        "ts = '1994-01-01 00:00:00-05'",
+        "ts = TIMESTAMP WITH TIME ZONE '1994-01-01 05:00:00 UTC'",
+    ] {
+        assert_eq!(select(sql, &b), Ok(vec![0]), "{sql}");
+    }
+    // Summer time in Paris (UTC+2).
+    assert_eq!(
+        select(
+            "ts = TIMESTAMP WITH TIME ZONE '1994-07-01 12:00:00 Europe/Paris'",
+            &b
+        ),
+        Ok(vec![1])
+    );
+    assert_eq!(
+        select(
+            "TIMESTAMP '1994-01-01 05:00:00 America/New_York' = TIMESTAMP '1994-01-01 05:00:00'",
+            &b
+        ),
+        Ok(vec![0, 1, 2])
+    );
+    assert_eq!(
+        project("TRY_CAST(s AS TIMESTAMP WITH TIME ZONE) = ts", &b).map(|a| bools(&a)),
+        Ok(vec![Some(true), Some(true), None])
+    );
+    let (message, column) = bind_error(
+        "ts = TIMESTAMP WITH TIME ZONE '1994-01-01 00:00:00 Mars/Olympus'",
+        &b.schema(),
+    );
+    assert_eq!(
+        (message.as_str(), column),
+        ("invalid TIMESTAMP WITH TIME ZONE literal '1994-01-01 00:00:00 Mars/Olympus' at line 1, column 31", 31)
+    );
+}

@@ -22,6 +22,7 @@
 use arrow::array::timezone::Tz;
 use arrow::datatypes::{
     Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
     TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
@@ -48,6 +49,14 @@ fn castable_types() -> Vec<DataType> {
         TimeUnit::Nanosecond,
     ] {
         types.push(Timestamp(unit, None));
+    }
+    for unit in [
+        TimeUnit::Second,
+        TimeUnit::Millisecond,
+        TimeUnit::Microsecond,
+        TimeUnit::Nanosecond,
+    ] {
+        types.push(crate::types::time_type(unit));
     }
     types
 }
@@ -87,6 +96,7 @@ fn input_type_name(t: &DataType) -> String {
         DataType::Date32 => "date".into(),
         DataType::Timestamp(_, None) => "timestamp".into(),
         DataType::Timestamp(_, Some(_)) => "timestamp with time zone".into(),
+        t if crate::types::is_time(t) => "time".into(),
         other => sql_type_name(other).to_lowercase(),
     }
 }
@@ -157,6 +167,15 @@ fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
         DataType::Timestamp(TimeUnit::Nanosecond, _) => {
             parse!(TimestampNanosecondType, V::Timestamp(v, ..) => v)
         }
+        // A time of day fits a Time32 in seconds and milliseconds.
+        DataType::Time32(TimeUnit::Second) => parse!(Time32SecondType, V::Time(v, _) => v as i32),
+        DataType::Time32(TimeUnit::Millisecond) => {
+            parse!(Time32MillisecondType, V::Time(v, _) => v as i32)
+        }
+        DataType::Time64(TimeUnit::Microsecond) => {
+            parse!(Time64MicrosecondType, V::Time(v, _) => v)
+        }
+        DataType::Time64(TimeUnit::Nanosecond) => parse!(Time64NanosecondType, V::Time(v, _) => v),
         _ => return None,
     })
 }
@@ -216,6 +235,24 @@ fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
                     timestamp!(TimestampNanosecondType, TimeUnit::Nanosecond, tz)
                 }
             }
+        }
+        DataType::Time32(TimeUnit::Second) => map1::<Time32SecondType, Utf8, _>(|v: i32| {
+            Ok(Some(format_time(v.into(), TimeUnit::Second)))
+        }),
+        DataType::Time32(TimeUnit::Millisecond) => {
+            map1::<Time32MillisecondType, Utf8, _>(|v: i32| {
+                Ok(Some(format_time(v.into(), TimeUnit::Millisecond)))
+            })
+        }
+        DataType::Time64(TimeUnit::Microsecond) => {
+            map1::<Time64MicrosecondType, Utf8, _>(|v: i64| {
+                Ok(Some(format_time(v, TimeUnit::Microsecond)))
+            })
+        }
+        DataType::Time64(TimeUnit::Nanosecond) => {
+            map1::<Time64NanosecondType, Utf8, _>(|v: i64| {
+                Ok(Some(format_time(v, TimeUnit::Nanosecond)))
+            })
         }
         _ => return None,
     })
@@ -350,18 +387,7 @@ pub(crate) fn format_timestamp(value: i64, unit: TimeUnit, tz: Option<&Tz>) -> S
     let days = seconds.div_euclid(86_400) as i64;
     let of_day = seconds.rem_euclid(86_400) as i64;
     let (date, bc) = ymd(days);
-    let mut out = format!(
-        "{date} {:02}:{:02}:{:02}",
-        of_day / 3_600,
-        of_day / 60 % 60,
-        of_day % 60
-    );
-    if fraction != 0 {
-        let width = per_second.ilog10() as usize;
-        let digits = format!("{fraction:0width$}");
-        out.push('.');
-        out.push_str(digits.trim_end_matches('0'));
-    }
+    let mut out = format!("{date} {}", clock(of_day, fraction, per_second));
     if let Some(offset) = offset {
         let sign = if offset < 0 { '-' } else { '+' };
         let o = offset.unsigned_abs();
@@ -377,6 +403,33 @@ pub(crate) fn format_timestamp(value: i64, unit: TimeUnit, tz: Option<&Tz>) -> S
         out.push_str(" BC");
     }
     out
+}
+
+/// `HH:MM:SS` of `seconds` into the day, then `.fraction` (of `per_second` units)
+/// without trailing zeros if it is not zero.
+fn clock(seconds: i64, fraction: i64, per_second: i64) -> String {
+    let mut out = format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3_600,
+        seconds / 60 % 60,
+        seconds % 60
+    );
+    if fraction != 0 {
+        let width = per_second.ilog10() as usize;
+        let digits = format!("{fraction:0width$}");
+        out.push('.');
+        out.push_str(digits.trim_end_matches('0'));
+    }
+    out
+}
+
+/// A TIME's text form, as PostgreSQL prints it: `12:30:00`, with a fraction only
+/// when there is one, without trailing zeros (`12:30:00.5`). A value outside the
+/// day (a column holding one) prints as its count of units past midnight, wrapped.
+pub(crate) fn format_time(value: i64, unit: TimeUnit) -> String {
+    let per_second = units_per_second(unit);
+    let seconds = value.div_euclid(per_second).rem_euclid(86_400);
+    clock(seconds, value.rem_euclid(per_second), per_second)
 }
 
 /// The offset from UTC (seconds) of `tz` at `seconds` since the epoch; instants

@@ -19,8 +19,9 @@ use std::str::FromStr;
 
 use arrow::array::timezone::Tz;
 use arrow::datatypes::{
-    Date32Type, Float64Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, TimestampSecondType,
+    Date32Type, Float64Type, Int64Type, Time32MillisecondType, Time32SecondType,
+    Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
 };
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{
@@ -34,7 +35,7 @@ use crate::error::BindError;
 use crate::expr::Span;
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
-use crate::types::units_per_second;
+use crate::types::{is_time, time_type, units_per_second};
 
 const S: DataType = DataType::Utf8;
 const I: DataType = DataType::Int64;
@@ -44,11 +45,13 @@ const US: TimeUnit = TimeUnit::Microsecond;
 
 const OUT_OF_RANGE: &str = "timestamp out of range";
 
-/// The kind of a date/time argument: DATE, or a timestamp of a unit.
+/// The kind of a date/time argument: DATE, a timestamp of a unit, or a TIME of a
+/// unit (read as that time on 1970-01-01).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Date,
     Ts(TimeUnit),
+    Time(TimeUnit),
 }
 
 /// Every timestamp unit.
@@ -68,11 +71,21 @@ const KINDS: [Kind; 5] = [
     Kind::Ts(TimeUnit::Nanosecond),
 ];
 
+/// TIME of every unit: the kinds of the time-of-day fields (hour … microsecond,
+/// epoch) and `date_part`.
+const TIME_KINDS: [Kind; 4] = [
+    Kind::Time(TimeUnit::Second),
+    Kind::Time(TimeUnit::Millisecond),
+    Kind::Time(TimeUnit::Microsecond),
+    Kind::Time(TimeUnit::Nanosecond),
+];
+
 impl Kind {
     fn data_type(self) -> DataType {
         match self {
             Kind::Date => D,
             Kind::Ts(u) => DataType::Timestamp(u, None),
+            Kind::Time(u) => time_type(u),
         }
     }
 
@@ -81,7 +94,7 @@ impl Kind {
     fn timestamp_unit(self) -> TimeUnit {
         match self {
             Kind::Date => US,
-            Kind::Ts(u) => u,
+            Kind::Ts(u) | Kind::Time(u) => u,
         }
     }
 
@@ -89,7 +102,7 @@ impl Kind {
     fn read(self, v: i64) -> Result<NaiveDateTime, String> {
         match self {
             Kind::Date => date_of(v).map(|d| d.and_time(NaiveTime::MIN)),
-            Kind::Ts(u) => read_ts(v, u),
+            Kind::Ts(u) | Kind::Time(u) => read_ts(v, u),
         }
     }
 }
@@ -159,11 +172,41 @@ macro_rules! with_unit {
     };
 }
 
+/// Calls the closure with the TIME type of the unit as `$t` and a function that
+/// widens its native value to `i64` as `$wide`.
+macro_rules! with_time_unit {
+    ($unit:expr, $t:ident, $wide:ident => $body:expr) => {
+        match $unit {
+            TimeUnit::Second => {
+                type $t = Time32SecondType;
+                let $wide = i64::from;
+                $body
+            }
+            TimeUnit::Millisecond => {
+                type $t = Time32MillisecondType;
+                let $wide = i64::from;
+                $body
+            }
+            TimeUnit::Microsecond => {
+                type $t = Time64MicrosecondType;
+                let $wide = |v: i64| v;
+                $body
+            }
+            TimeUnit::Nanosecond => {
+                type $t = Time64NanosecondType;
+                let $wide = |v: i64| v;
+                $body
+            }
+        }
+    };
+}
+
 /// `f(x)` over a value of kind `k`, passed as an `i64`.
 fn on1<R: Ret>(k: Kind, g: impl Fn(i64) -> Outcome<R::Item> + Send + Sync + 'static) -> RowImpl {
     match k {
         Kind::Date => map1::<Date32Type, R, _>(move |d: i32| g(d.into())),
         Kind::Ts(u) => with_unit!(u, T => map1::<T, R, _>(g)),
+        Kind::Time(u) => with_time_unit!(u, T, wide => map1::<T, R, _>(move |v| g(wide(v)))),
     }
 }
 
@@ -175,6 +218,9 @@ fn on_s1<R: Ret>(
     match k {
         Kind::Date => map2::<Utf8, Date32Type, R, _>(move |s: &str, d: i32| g(s, d.into())),
         Kind::Ts(u) => with_unit!(u, T => map2::<Utf8, T, R, _>(g)),
+        Kind::Time(u) => {
+            with_time_unit!(u, T, wide => map2::<Utf8, T, R, _>(move |s: &str, v| g(s, wide(v))))
+        }
     }
 }
 
@@ -186,6 +232,9 @@ fn on1_s<R: Ret>(
     match k {
         Kind::Date => map2::<Date32Type, Utf8, R, _>(move |d: i32, s: &str| g(d.into(), s)),
         Kind::Ts(u) => with_unit!(u, T => map2::<T, Utf8, R, _>(g)),
+        Kind::Time(u) => {
+            with_time_unit!(u, T, wide => map2::<T, Utf8, R, _>(move |v, s: &str| g(wide(v), s)))
+        }
     }
 }
 
@@ -199,6 +248,9 @@ fn on_s2<R: Ret>(
             g(s, a.into(), b.into())
         }),
         Kind::Ts(u) => with_unit!(u, T => map3::<Utf8, T, T, R, _>(g)),
+        Kind::Time(u) => with_time_unit!(u, T, wide => map3::<Utf8, T, T, R, _>(
+            move |s: &str, a, b| g(s, wide(a), wide(b))
+        )),
     }
 }
 
@@ -284,6 +336,20 @@ impl Field {
             Second | Millisecond | Microsecond | Epoch => return None,
         })
     }
+
+    /// Whether a TIME has this field (PostgreSQL: hour … microsecond, epoch).
+    fn of_time(self) -> bool {
+        use Field::*;
+        matches!(
+            self,
+            Hour | Minute | Second | Millisecond | Microsecond | Epoch
+        )
+    }
+}
+
+/// PostgreSQL's message for a field a TIME does not have.
+fn not_of_time(name: &str) -> String {
+    format!("unit \"{name}\" not supported for type time")
 }
 
 /// `unit "x" not recognized`, PostgreSQL's message.
@@ -539,7 +605,7 @@ fn to_local(utc: NaiveDateTime, tz: Tz) -> Option<NaiveDateTime> {
 /// (an hour that happens twice) the earlier; in a forward jump (an hour that does
 /// not exist) the offset before the jump applies, so 02:30 on a spring-forward
 /// night in New York is 03:30 EDT.
-fn from_local(local: NaiveDateTime, tz: Tz) -> Option<NaiveDateTime> {
+pub(crate) fn from_local(local: NaiveDateTime, tz: Tz) -> Option<NaiveDateTime> {
     let offset = match tz.offset_from_local_datetime(&local) {
         LocalResult::Single(o) | LocalResult::Ambiguous(o, _) => o.fix(),
         LocalResult::None => tz
@@ -930,7 +996,8 @@ fn register_fields(r: &mut Registry) {
             f.alias(a);
         }
         f.example(sql, result);
-        for k in KINDS {
+        let times = TIME_KINDS.iter().filter(|_| field.of_time());
+        for k in KINDS.iter().chain(times).copied() {
             f.sig(
                 &[k.data_type()],
                 I,
@@ -941,8 +1008,9 @@ fn register_fields(r: &mut Registry) {
     }
     let f = r
         .function("epoch")
-        .example("epoch(TIMESTAMP '1969-12-31 23:59:59.5')", "-0.5");
-    for k in KINDS {
+        .example("epoch(TIMESTAMP '1969-12-31 23:59:59.5')", "-0.5")
+        .example("epoch(TIME '01:00:00.5')", "3600.5");
+    for k in KINDS.into_iter().chain(TIME_KINDS) {
         f.sig(
             &[k.data_type()],
             F,
@@ -958,13 +1026,16 @@ fn register_fields(r: &mut Registry) {
             "30.25",
         )
         .example("date_part('dow', DATE '2024-02-25')", "0");
-    for k in KINDS {
+    for k in KINDS.into_iter().chain(TIME_KINDS) {
         f.sig(
             &[S, k.data_type()],
             F,
-            "EXTRACT(field FROM x): the field (year, quarter, month, week, day, dow, isodow, doy, hour, minute, second, millisecond, microsecond, epoch, …); BIGINT for a literal integral field, DOUBLE otherwise",
+            "EXTRACT(field FROM x): the field (year, quarter, month, week, day, dow, isodow, doy, hour, minute, second, millisecond, microsecond, epoch, …; a TIME has hour … microsecond and epoch); BIGINT for a literal integral field, DOUBLE otherwise",
             on_s1::<Float64Type>(k, move |field: &str, v| {
                 let f = Field::named(field).ok_or_else(|| unknown_unit(field))?;
+                if matches!(k, Kind::Time(_)) && !f.of_time() {
+                    return Err(not_of_time(field));
+                }
                 Ok(Some(float_field(f, k.read(v)?)))
             })
             .fallible(),
@@ -1091,7 +1162,74 @@ const INTERVAL_STEPS: [(&str, (&str, &str), &str, Step); 3] = [
     ),
 ];
 
+/// `t` plus `n` nanoseconds, wrapped around midnight (PostgreSQL's `time +
+/// interval`); digits below `t`'s unit are dropped (rounded toward the past).
+fn add_time(t: i64, n: i64, unit: TimeUnit) -> i64 {
+    let per_day = 86_400 * i128::from(units_per_second(unit));
+    let step = i128::from(n).div_euclid(1_000_000_000 / i128::from(units_per_second(unit)));
+    // Less than a day of units: fits every unit's native type.
+    (i128::from(t) + step).rem_euclid(per_day) as i64
+}
+
 fn register_intervals(r: &mut Registry) {
+    let f = r.function("add_nanoseconds").example(
+        "add_nanoseconds(TIME '23:30:00', 3600000000000)",
+        "00:30:00",
+    );
+    for u in UNITS {
+        let doc = "t plus n nanoseconds, wrapped around midnight (the time part of t + INTERVAL; digits below t's unit are dropped)";
+        let imp =
+            match u {
+                TimeUnit::Second => map2::<Time32SecondType, Int64Type, Time32SecondType, _>(
+                    move |t: i32, n: i64| Ok(Some(add_time(t.into(), n, u) as i32)),
+                ),
+                TimeUnit::Millisecond => {
+                    map2::<Time32MillisecondType, Int64Type, Time32MillisecondType, _>(
+                        move |t: i32, n: i64| Ok(Some(add_time(t.into(), n, u) as i32)),
+                    )
+                }
+                TimeUnit::Microsecond => {
+                    map2::<Time64MicrosecondType, Int64Type, Time64MicrosecondType, _>(
+                        move |t: i64, n: i64| Ok(Some(add_time(t, n, u))),
+                    )
+                }
+                TimeUnit::Nanosecond => {
+                    map2::<Time64NanosecondType, Int64Type, Time64NanosecondType, _>(
+                        move |t: i64, n: i64| Ok(Some(add_time(t, n, u))),
+                    )
+                }
+            };
+        f.sig(&[time_type(u), I], time_type(u), doc, imp);
+    }
+    // date + time is the timestamp (PostgreSQL's), in the time's unit.
+    let f = r
+        .function("add")
+        .example("DATE '2024-02-29' + TIME '13:45:30'", "2024-02-29T13:45:30");
+    for u in UNITS {
+        let (t, ts) = (time_type(u), DataType::Timestamp(u, None));
+        let per_day = 86_400 * units_per_second(u);
+        let at = move |d: i32, t: i64| {
+            i64::from(d)
+                .checked_mul(per_day)
+                .and_then(|v| v.checked_add(t))
+                .map(Some)
+                .ok_or_else(|| OUT_OF_RANGE.to_string())
+        };
+        let doc = "date + time: the timestamp (in the time's unit)";
+        let (date_time, time_date) = with_time_unit!(u, T, wide => {
+            with_unit!(u, Ts => (
+                map2::<Date32Type, T, Ts, _>(move |d: i32, t| at(d, wide(t))).fallible(),
+                map2::<T, Date32Type, Ts, _>(move |t, d: i32| at(d, wide(t))).fallible(),
+            ))
+        });
+        f.sig(&[D, t.clone()], ts.clone(), doc, date_time);
+        f.sig(
+            &[t, D],
+            ts,
+            "time + date: the timestamp (in the time's unit)",
+            time_date,
+        );
+    }
     for (name, (sql, result), doc, step) in INTERVAL_STEPS {
         let f = r.function(name).example(sql, result);
         for u in UNITS {
@@ -1287,6 +1425,11 @@ pub(crate) fn rewrite_call(
                 }
                 _ => None,
             };
+            if let (Some(f), Some(ScalarValue::Utf8(name))) = (field, args[0].as_literal()) {
+                if is_time(&args[1].data_type) && !f.of_time() {
+                    return Err(error(not_of_time(name)));
+                }
+            }
             let Some(field) = field else {
                 if matches!(args[1].data_type, DataType::Timestamp(_, Some(_))) {
                     return Err(error(
@@ -1329,8 +1472,9 @@ fn interval_arithmetic(
         Some(ScalarValue::IntervalMonthDayNano(v)) => Some(*v),
         _ => None,
     };
-    let temporal =
-        |e: &TypedExpr| matches!(e.data_type, DataType::Date32 | DataType::Timestamp(..));
+    let temporal = |e: &TypedExpr| {
+        matches!(e.data_type, DataType::Date32 | DataType::Timestamp(..)) || is_time(&e.data_type)
+    };
     let (x, iv) = match (interval(&args[0]), interval(&args[1])) {
         (None, Some(iv)) if temporal(&args[0]) => (args.swap_remove(0), iv),
         (Some(iv), None) if name == "add" && temporal(&args[1]) => (args.swap_remove(1), iv),
@@ -1349,6 +1493,16 @@ fn interval_arithmetic(
     } else {
         (iv.months, iv.days, iv.nanoseconds)
     };
+    if is_time(&x.data_type) {
+        // A time of day ignores the months and days (PostgreSQL) and wraps around
+        // midnight: only the time part, reduced to less than a day, is added.
+        let nanos = nanos.rem_euclid(86_400 * 1_000_000_000);
+        if nanos == 0 {
+            return Ok(Rewritten::Done(x));
+        }
+        let n = TypedExpr::literal(ScalarValue::Int64(nanos), span);
+        return registry_call("add_nanoseconds", vec![x, n], span).map(Rewritten::Done);
+    }
     let mut x = match x.data_type {
         DataType::Date32 => TypedExpr::new(
             TypedKind::Cast(Box::new(x)),
@@ -1441,12 +1595,11 @@ pub(crate) fn localize(
     let mut result_zone = None;
     let args = args
         .into_iter()
-        .map(|a| match a.data_type.clone() {
-            DataType::Timestamp(unit, Some(z)) => {
+        .map(|a| {
+            if let DataType::Timestamp(_, Some(z)) = &a.data_type {
                 result_zone.get_or_insert(z.clone());
-                zone_call("timezone", &z, a, DataType::Timestamp(unit, None), span)
             }
-            _ => a,
+            wall_clock(a, span)
         })
         .collect();
     let call = TypedExpr::new(TypedKind::Call { sig, args }, ret.clone(), span);
@@ -1456,6 +1609,17 @@ pub(crate) fn localize(
             zone_call("from_local_time", &z, call, t, span)
         }
         _ => call,
+    }
+}
+
+/// A TIMESTAMP WITH TIME ZONE as the wall-clock TIMESTAMP in its zone
+/// (`timezone(zone, x)`); other values as they are.
+pub(crate) fn wall_clock(x: TypedExpr, span: Span) -> TypedExpr {
+    match x.data_type.clone() {
+        DataType::Timestamp(unit, Some(z)) => {
+            zone_call("timezone", &z, x, DataType::Timestamp(unit, None), span)
+        }
+        _ => x,
     }
 }
 

@@ -21,8 +21,8 @@ const NUMERIC: [DataType; 10] = [
     DataType::Float64,
 ];
 
-/// The types with an order: numbers, BOOLEAN, VARCHAR, BLOB (bytewise), DATE and
-/// TIMESTAMP of each unit.
+/// The types with an order: numbers, BOOLEAN, VARCHAR, BLOB (bytewise), DATE, and
+/// TIMESTAMP and TIME of each unit.
 pub(super) fn comparable_types() -> Vec<DataType> {
     let mut types = NUMERIC.to_vec();
     types.extend([
@@ -38,6 +38,7 @@ pub(super) fn comparable_types() -> Vec<DataType> {
         TimeUnit::Nanosecond,
     ] {
         types.push(DataType::Timestamp(unit, None));
+        types.push(crate::types::time_type(unit));
     }
     types
 }

@@ -20,8 +20,9 @@ use crate::types::sql_type_name;
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
 /// decimals become DOUBLE (the nearest double: exact decimals are a deviation from
 /// SQL, see `docs/cli.md`), `Utf8View` and `LargeUtf8` become VARCHAR, the other
-/// BLOB layouts BLOB, `Float16` becomes REAL; a dictionary of a type that is
-/// converted is decoded to the converted type (other dictionaries stay). `None`: read as it is.
+/// BLOB layouts BLOB, `Float16` becomes REAL, `Date64` becomes DATE (days); a
+/// dictionary of a type that is converted is decoded to the converted type (other
+/// dictionaries stay). `None`: read as it is.
 pub fn engine_type(t: &DataType) -> Option<DataType> {
     match t {
         DataType::Decimal32(..)
@@ -32,6 +33,7 @@ pub fn engine_type(t: &DataType) -> Option<DataType> {
         DataType::BinaryView | DataType::LargeBinary | DataType::FixedSizeBinary(_) => {
             Some(DataType::Binary)
         }
+        DataType::Date64 => Some(DataType::Date32),
         DataType::Float16 => Some(DataType::Float32),
         // Dictionaries of engine types stay dictionaries: filters evaluate them once
         // per dictionary value (`broadhead::dictionary`); others are decoded.
@@ -66,6 +68,8 @@ pub fn to_engine_batch(batch: RecordBatch, target: &SchemaRef) -> Result<RecordB
         .map(|(c, f)| {
             if c.data_type() == f.data_type() {
                 Ok(c.clone())
+            } else if c.data_type() == &DataType::Date64 {
+                date64_as_date(c)
             } else {
                 cast(c, f.data_type())
             }
@@ -76,6 +80,21 @@ pub fn to_engine_batch(batch: RecordBatch, target: &SchemaRef) -> Result<RecordB
         columns,
         &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
     )
+}
+
+/// A DATE64 column (milliseconds) as DATE (days), rounding toward the past (Arrow's
+/// DATE64 holds whole days, so that loses nothing); a value beyond DATE's range
+/// (±5.8 million years) is an error. Arrow's cast truncates toward zero and wraps.
+fn date64_as_date(a: &ArrayRef) -> Result<ArrayRef, ArrowError> {
+    use arrow::array::{AsArray, Date32Array};
+    use arrow::datatypes::Date64Type;
+    const MS_PER_DAY: i64 = 86_400_000;
+    let days: Date32Array = a.as_primitive::<Date64Type>().try_unary(|ms| {
+        i32::try_from(ms.div_euclid(MS_PER_DAY)).map_err(|_| {
+            ArrowError::ComputeError(format!("DATE64 value {ms} is out of the range of DATE"))
+        })
+    })?;
+    Ok(Arc::new(days))
 }
 
 /// Whether a path argument is a glob rather than a name.

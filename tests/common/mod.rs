@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array,
-    Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
-    TimestampMillisecondArray, UInt32Array, UInt64Array, UInt8Array,
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, Float32Array,
+    Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
+    Time32MillisecondArray, Time64MicrosecondArray, TimestampMillisecondArray, UInt32Array,
+    UInt64Array, UInt8Array,
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
@@ -34,6 +35,9 @@ pub const COLUMNS: &[Column] = &[
         DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
     }),
     ("bl", || DataType::Binary),
+    ("tm", || DataType::Time64(TimeUnit::Microsecond)),
+    ("tm32", || DataType::Time32(TimeUnit::Millisecond)),
+    ("d64", || DataType::Date64),
 ];
 
 pub fn schema() -> SchemaRef {
@@ -227,6 +231,27 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
     ));
     cols.push(Arc::new(BinaryArray::from_iter((0..n).map(|_| {
         let v = BLOBS[r.below(BLOBS.len() as u64) as usize];
+        valid(&mut r).then_some(v)
+    }))));
+    // Times on the minute or with a fraction, and the last microsecond of the day.
+    cols.push(Arc::new(Time64MicrosecondArray::from_iter((0..n).map(
+        |_| {
+            let v = match r.below(10) {
+                0 => 86_399_999_999,
+                1 => (r.below(86_400_000) as i64) * 1_000 + r.below(1_000) as i64,
+                _ => (r.below(1_440) as i64) * 60_000_000,
+            };
+            valid(&mut r).then_some(v)
+        },
+    ))));
+    cols.push(Arc::new(Time32MillisecondArray::from_iter((0..n).map(
+        |_| {
+            let v = (r.below(1_440) as i32) * 60_000 + (r.below(4) as i32) * 250;
+            valid(&mut r).then_some(v)
+        },
+    ))));
+    cols.push(Arc::new(Date64Array::from_iter((0..n).map(|_| {
+        let v = (8700 + r.below(800) as i64) * 86_400_000;
         valid(&mut r).then_some(v)
     }))));
     RecordBatch::try_new(schema(), cols).expect("batch matches schema")
