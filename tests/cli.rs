@@ -1226,3 +1226,83 @@ fn interrupted_runs_leave_no_temporary_files() {
         }
     }
 }
+
+/// A file with a BLOB column and a dictionary-encoded string column.
+fn blob_file() -> &'static Path {
+    static DIR: OnceLock<(TempDir, PathBuf)> = OnceLock::new();
+    &DIR.get_or_init(|| {
+        let dir = TempDir::new().unwrap();
+        let path = dir.path().join("blobs.parquet");
+        let blobs: Vec<Option<&[u8]>> = vec![Some(b"A\xff\x00"), None, Some(b"\\")];
+        let dictionary: arrow::array::DictionaryArray<arrow::datatypes::Int32Type> =
+            vec!["x", "y", "x"].into_iter().collect();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("b", DataType::Binary, true),
+            Field::new(
+                "d",
+                arrow::array::Array::data_type(&dictionary).clone(),
+                false,
+            ),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(arrow::array::BinaryArray::from(blobs)) as ArrayRef,
+                Arc::new(dictionary),
+            ],
+        )
+        .unwrap();
+        let mut w =
+            ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema, None).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        (dir, path)
+    })
+    .1
+}
+
+#[test]
+fn blobs_print_as_text_and_dictionaries_filter() {
+    let f = s(blob_file());
+    let csv = ok(&[
+        "filter",
+        f,
+        "--where",
+        "b > X'41'",
+        "--select",
+        "b, d",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(csv, "b,d\nA\\xFF\\x00,x\n\\x5C,x\n");
+    let json = ok(&[
+        "filter",
+        f,
+        "--where",
+        "b > X'41'",
+        "--select",
+        "b",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json, "{\"b\":\"A\\\\xFF\\\\x00\"}\n{\"b\":\"\\\\x5C\"}\n");
+    let table = ok(&["filter", f, "--where", "b IS NULL", "--format", "table"]);
+    assert!(table.contains("blob") && table.contains("NULL"), "{table}");
+    let table = ok(&[
+        "filter",
+        f,
+        "--where",
+        "octet_length(b) = 1",
+        "--format",
+        "table",
+    ]);
+    assert!(table.contains("\\x5C"), "{table}");
+    assert_eq!(
+        ok(&["filter", f, "--where", "d = 'x'", "--count"]).trim(),
+        "2"
+    );
+    assert_eq!(
+        ok(&["filter", f, "--where", "d LIKE 'y%'", "--count"]).trim(),
+        "1"
+    );
+}
