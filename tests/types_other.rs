@@ -1,5 +1,5 @@
 //! BLOBs (every Arrow binary layout), the NULL type and dictionary columns, against
-//! hand-computed expectations checked with DuckDB 1.x, on both back ends.
+//! hand-computed expectations checked with DuckDB 2.0, on both back ends.
 
 use std::sync::Arc;
 
