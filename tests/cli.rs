@@ -574,7 +574,7 @@ fn schema_explain_bench_and_demo() {
     assert!(schema.contains("rows:       119"), "{schema}");
     assert!(schema.contains("row groups: 12"), "{schema}");
     assert!(schema.contains("l_shipdate") && schema.contains("DATE"));
-    assert!(schema.contains("l_quantity       DOUBLE"), "{schema}");
+    assert!(schema.contains("l_quantity       DECIMAL(15,2)"), "{schema}");
 
     let parsed = ok(&["explain", "a < 2 AND b LIKE 'x%'"]);
     assert!(parsed.starts_with("parsed:"), "{parsed}");
@@ -584,6 +584,7 @@ fn schema_explain_bench_and_demo() {
         "parsed:",
         "typed:",
         "optimized:",
+        "type:      BOOLEAN\n",
         "== LLVM IR ==",
         "after O3",
     ] {

@@ -7,7 +7,7 @@ use broadhead::{Filter, Projector};
 use clap::Args;
 
 use super::bench::{report, time_filter, FilterTimes};
-use super::gen::{engine_batches, Table};
+use super::gen::{engine_batches, Decimals, Table};
 use super::{CliResult, Failure};
 
 const Q6: &str = "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
@@ -34,6 +34,7 @@ pub fn run(a: DemoArgs) -> CliResult {
         Table::Lineitem,
         a.scale,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Decimals::Double,
     );
     let keep: Vec<usize> = [
         "l_orderkey",

@@ -9,6 +9,7 @@ use broadhead::{Backend, Explanation, Filter, KernelCache, Projector};
 use clap::Args;
 
 use super::filter::open_dataset;
+use super::schema::sql_name;
 use super::{CliResult, Failure};
 
 /// Arguments of `broadhead explain`.
@@ -39,21 +40,24 @@ pub fn run(a: ExplainArgs) -> CliResult {
     let prepared = Prepared::new(&expr, schema, Purpose::Projection)
         .map_err(|e| Failure::expr(e, "the expression", text))?;
     let cache = KernelCache::global();
+    let result_type = sql_name(&prepared.typed().data_type);
     let explanation = if prepared.typed().data_type == DataType::Boolean {
         Filter::from_prepared(&prepared, cache)?.explain()?
     } else {
         Projector::from_prepared(schema, &[prepared], cache)?.explain()?
     };
-    out!("{}", render(&explanation, a.asm))
+    out!("{}", render(&explanation, &result_type, a.asm))
 }
 
-fn render(e: &Explanation, asm: bool) -> String {
+/// The explanation as printed; `result_type`: the SQL type of the expression's value.
+fn render(e: &Explanation, result_type: &str, asm: bool) -> String {
     let mut out = String::new();
     for s in &e.stages {
         out.push_str(&format!("parsed:    {}\n", s.parsed));
         out.push_str(&format!("typed:     {}\n", s.typed));
         out.push_str(&format!("optimized: {}\n", s.optimized));
     }
+    out.push_str(&format!("type:      {result_type}\n"));
     match &e.backend {
         Backend::Jit(c) => {
             out.push_str("backend:   JIT (LLVM)\n");

@@ -4,10 +4,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow::array::{AsArray, RecordBatch};
-use arrow::datatypes::Int64Type;
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef};
 use arrow::error::ArrowError;
-use broadhead::scan::{engine_schema, to_engine_batch};
+use broadhead::scan::{engine_type, to_engine_batch};
 use clap::{Args, Subcommand, ValueEnum};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -26,10 +25,11 @@ use super::{CliResult, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum GenCommand {
-    /// TPC-H data (decimal columns are written as DOUBLE, strings as VARCHAR, dates as DATE).
+    /// TPC-H data (decimal columns as DECIMAL(15,2), strings as VARCHAR, dates as DATE).
     #[command(
-        after_help = "Prices, quantities, discounts and taxes are DECIMAL(15,2) in TPC-H; \
-        Broadhead has no decimals yet, so they are written as DOUBLE.\n\n\
+        after_help = "Prices, quantities, discounts, taxes and balances are DECIMAL(15,2), as \
+        the TPC-H specification says; `--decimals double` writes them as DOUBLE instead (the \
+        nearest double), to compare the two.\n\n\
         Example:\n  broadhead gen tpch --scale 1 --table lineitem /tmp/lineitem.parquet"
     )]
     Tpch(TpchArgs),
@@ -49,6 +49,9 @@ pub struct TpchArgs {
     /// Rows per row group
     #[arg(long, default_value_t = 122_880, value_parser = clap::value_parser!(u64).range(1..))]
     row_group_size: u64,
+    /// How the decimal columns are written
+    #[arg(long, value_enum, default_value_t = Decimals::Decimal)]
+    decimals: Decimals,
     /// Threads generating the table's parts [default: all cores]
     #[arg(long)]
     threads: Option<usize>,
@@ -68,6 +71,42 @@ pub enum Table {
     Supplier,
     Nation,
     Region,
+}
+
+/// How `gen tpch` writes the TPC-H decimal columns.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decimals {
+    /// DECIMAL(15,2), as the TPC-H specification says
+    Decimal,
+    /// DOUBLE: the nearest double to each value (for comparisons with the DOUBLE path)
+    Double,
+}
+
+/// The type a generated column of type `t` is written as: decimals as `decimals`
+/// says, other types the engine lacks (string views) converted by [`engine_type`].
+fn written_type(t: &DataType, decimals: Decimals) -> DataType {
+    match (t, decimals) {
+        (DataType::Decimal128(..), Decimals::Decimal) => t.clone(),
+        (DataType::Decimal128(..), Decimals::Double) => DataType::Float64,
+        _ => engine_type(t).unwrap_or_else(|| t.clone()),
+    }
+}
+
+/// The schema a generated table is written with ([`written_type`] of each column).
+fn written_schema(schema: &Schema, decimals: Decimals) -> Schema {
+    Schema::new(
+        schema
+            .fields()
+            .iter()
+            .map(|f| {
+                Field::new(
+                    f.name(),
+                    written_type(f.data_type(), decimals),
+                    f.is_nullable(),
+                )
+            })
+            .collect::<Vec<_>>(),
+    )
 }
 
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>> + Send>;
@@ -130,17 +169,19 @@ fn part_count(table: Table, scale: f64) -> i32 {
     i32::try_from(units.div_ceil(per_part).clamp(1, 100_000)).unwrap_or(1)
 }
 
-/// A table's batches with the engine's types (DOUBLE for decimals, VARCHAR for string
-/// views; dates stay DATE), in order, generated in parts on `threads` threads.
+/// A table's batches with the types it is written with (decimals as `decimals` says,
+/// VARCHAR for string views; dates stay DATE), in order, generated in parts on
+/// `threads` threads.
 pub fn engine_batches(
     table: Table,
     scale: f64,
     threads: usize,
+    decimals: Decimals,
 ) -> (
     SchemaRef,
     std::sync::mpsc::Receiver<Result<RecordBatch, ArrowError>>,
 ) {
-    batches_in_parts(table, scale, threads, part_count(table, scale))
+    batches_in_parts(table, scale, threads, part_count(table, scale), decimals)
 }
 
 /// [`engine_batches`] in `parts` parts.
@@ -149,12 +190,13 @@ fn batches_in_parts(
     scale: f64,
     threads: usize,
     parts: i32,
+    decimals: Decimals,
 ) -> (
     SchemaRef,
     std::sync::mpsc::Receiver<Result<RecordBatch, ArrowError>>,
 ) {
     let (schema, _) = generator(table, scale, 1, 1);
-    let target: SchemaRef = Arc::new(engine_schema(&schema));
+    let target: SchemaRef = Arc::new(written_schema(&schema, decimals));
     let (tx, rx) = std::sync::mpsc::sync_channel(8);
     let t = target.clone();
     std::thread::spawn(move || {
@@ -213,7 +255,7 @@ pub fn run(cmd: GenCommand) -> CliResult {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let (schema, batches) = engine_batches(a.table, a.scale, threads);
+    let (schema, batches) = engine_batches(a.table, a.scale, threads, a.decimals);
     let fail = |e: &dyn std::fmt::Display| Failure::runtime(format!("{}: {e}", a.output.display()));
     let (file, rename) = super::output::open_target(&a.output)?;
     let props = WriterProperties::builder()
@@ -265,7 +307,11 @@ mod tests {
 
     /// The rows of a table generated in `parts` parts, in one batch.
     fn generated(table: Table, scale: f64, parts: i32) -> RecordBatch {
-        let (schema, rx) = batches_in_parts(table, scale, 2, parts);
+        generated_with(table, scale, parts, Decimals::Decimal)
+    }
+
+    fn generated_with(table: Table, scale: f64, parts: i32, decimals: Decimals) -> RecordBatch {
+        let (schema, rx) = batches_in_parts(table, scale, 2, parts, decimals);
         let batches: Vec<RecordBatch> = rx.into_iter().map(|b| b.unwrap()).collect();
         arrow::compute::concat_batches(&schema, &batches).unwrap()
     }
@@ -286,6 +332,29 @@ mod tests {
                 orders_through(OrderGenerator::make_order_key(index)),
                 index as u64
             );
+        }
+    }
+
+    #[test]
+    fn decimal_columns_are_decimal_15_2_or_the_nearest_doubles() {
+        use arrow::datatypes::{Decimal128Type, DecimalType, Float64Type};
+        let exact = generated_with(Table::Lineitem, 0.001, 1, Decimals::Decimal);
+        let double = generated_with(Table::Lineitem, 0.001, 1, Decimals::Double);
+        assert_eq!(exact.num_rows(), double.num_rows());
+        for name in ["l_quantity", "l_extendedprice", "l_discount", "l_tax"] {
+            let d = exact.column_by_name(name).unwrap();
+            assert_eq!(d.data_type(), &DataType::Decimal128(15, 2), "{name}");
+            let f = double.column_by_name(name).unwrap();
+            assert_eq!(f.data_type(), &DataType::Float64, "{name}");
+            let (d, f) = (
+                d.as_primitive::<Decimal128Type>(),
+                f.as_primitive::<Float64Type>(),
+            );
+            for i in 0..d.len() {
+                // The double nearest to the decimal: what its text reads as.
+                let text = Decimal128Type::format_decimal(d.value(i), 15, 2);
+                assert_eq!(f.value(i), text.parse::<f64>().unwrap(), "{name} row {i}");
+            }
         }
     }
 }

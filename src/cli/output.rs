@@ -563,3 +563,68 @@ pub fn write_all(args: &OutputArgs, schema: &SchemaRef, batches: &[RecordBatch])
     }
     out.finish(schema)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Decimal128Array, Decimal256Array};
+    use arrow::datatypes::i256;
+
+    /// DECIMAL(15,2) and DECIMAL(40,0) columns with a NULL.
+    fn decimals() -> (SchemaRef, RecordBatch) {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("price", DataType::Decimal128(15, 2), true),
+            Field::new("big", DataType::Decimal256(40, 0), true),
+        ]));
+        let price = Decimal128Array::from(vec![Some(201492), Some(2900), Some(-5), None])
+            .with_precision_and_scale(15, 2)
+            .unwrap();
+        let big = Decimal256Array::from(vec![
+            Some(i256::from_string("12345678901234567890123").unwrap()),
+            Some(i256::ZERO),
+            None,
+            Some(i256::from_i128(-1)),
+        ])
+        .with_precision_and_scale(40, 0)
+        .unwrap();
+        let batch =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(price), Arc::new(big)]).unwrap();
+        (schema, batch)
+    }
+
+    fn written(format: Format) -> String {
+        let (schema, batch) = decimals();
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("out");
+        let args = OutputArgs {
+            format: Some(format),
+            output: Some(path.clone()),
+        };
+        write_all(&args, &schema, &[batch]).unwrap();
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    /// Exact values with the column's scale, as DuckDB prints them (`29.00`, not
+    /// `29.0`); JSON numbers carry the same digits.
+    #[test]
+    fn decimals_print_exactly_with_their_scale() {
+        assert_eq!(
+            written(Format::Csv),
+            "price,big\n2014.92,12345678901234567890123\n29.00,0\n-0.05,\n,-1\n"
+        );
+        assert_eq!(
+            written(Format::Json),
+            "{\"price\":2014.92,\"big\":12345678901234567890123}\n\
+             {\"price\":29.00,\"big\":0}\n\
+             {\"price\":-0.05,\"big\":null}\n\
+             {\"price\":null,\"big\":-1}\n"
+        );
+        let table = written(Format::Table);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines[2], "│ decimal(15,2) │      decimal(40,0)      │");
+        assert_eq!(lines[4], "│       2014.92 │ 12345678901234567890123 │");
+        assert_eq!(lines[5], "│         29.00 │                       0 │");
+        assert_eq!(lines[6], "│         -0.05 │                    NULL │");
+        assert_eq!(lines[7], "│          NULL │                      -1 │");
+    }
+}
