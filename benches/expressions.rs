@@ -6,8 +6,10 @@
 //!
 //! Plus a memory-bandwidth probe per expression (summing the columns it reads),
 //! compile cost by phase, and the cost of a cache hit. The string-function rows
-//! (S1–S4) and the dictionary rows (D1–D3, against the same strings as plain VARCHAR,
-//! U1–U3) also run what a Rust user would write with arrow-rs (`arrow`). Regenerate
+//! (S1–S4), the dictionary rows (D1–D3, against the same strings as plain VARCHAR,
+//! U1–U3) and the decimal rows (Q6-decimal, Q6-double, Q6-bigint: TPC-H Q6 with the
+//! DECIMAL(15,2) columns as they are, as DOUBLE and as BIGINT cents) also run what a
+//! Rust user would write with arrow-rs (`arrow`). Regenerate
 //! the report with `scripts/bench.sh`; a criterion filter skips the data of the rows
 //! it leaves out (`cargo bench --bench expressions -- '/S[0-9]/'`: the string rows).
 
@@ -16,12 +18,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch,
-    StringArray,
+    Array, ArrayRef, AsArray, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int32Array,
+    Int64Array, RecordBatch, Scalar, StringArray,
 };
 use arrow::compute::{cast, concat_batches};
 use arrow::datatypes::{
-    DataType, Date32Type, Field, Float64Type, Int32Type, Int64Type, Schema, SchemaRef,
+    DataType, Date32Type, Decimal128Type, Field, Float64Type, Int32Type, Int64Type, Schema,
+    SchemaRef,
 };
 use broadhead::interpret::interpret;
 use broadhead::prepare::{Prepared, Purpose};
@@ -143,9 +146,35 @@ fn dictionary_words() -> ArrayRef {
 /// The value of the `dict` column that D1 and U1 look for.
 const DICT_WORD: &str = "kqzxwvut";
 
-/// TPC-H lineitem from tpchgen-arrow, with decimals as DOUBLE and strings as VARCHAR
-/// (the types Broadhead supports), re-batched to 8,192 rows, `ROWS` rows at most.
-fn lineitem() -> (SchemaRef, Vec<RecordBatch>) {
+/// How the benchmarks hold TPC-H's DECIMAL(15,2) columns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Numbers {
+    /// DOUBLE: the nearest double (F3, F8, P4 and Q6-double).
+    Double,
+    /// DECIMAL(15,2), as tpchgen-arrow makes them (Q6-decimal).
+    Decimal,
+    /// BIGINT: the same unscaled values, in cents (Q6-bigint: the speed DECIMAL(15,2) aims at).
+    Cents,
+}
+
+/// A DECIMAL(15,2) column held as `numbers` says.
+fn convert_decimal(c: &ArrayRef, numbers: Numbers) -> ArrayRef {
+    match numbers {
+        Numbers::Double => cast(c, &DataType::Float64).unwrap(),
+        Numbers::Decimal => c.clone(),
+        Numbers::Cents => Arc::new(Int64Array::from_iter_values(
+            c.as_primitive::<Decimal128Type>()
+                .values()
+                .iter()
+                .map(|&v| i64::try_from(v).unwrap()),
+        )),
+    }
+}
+
+/// TPC-H lineitem from tpchgen-arrow, with decimals held as `numbers` says and strings
+/// as VARCHAR (the types Broadhead supports), re-batched to 8,192 rows, `ROWS` rows at
+/// most.
+fn lineitem(numbers: Numbers) -> (SchemaRef, Vec<RecordBatch>) {
     use tpchgen::generators::LineItemGenerator;
     use tpchgen_arrow::LineItemArrow;
     let scale = (ROWS as f64 / 6_000_000.0).ceil();
@@ -159,7 +188,7 @@ fn lineitem() -> (SchemaRef, Vec<RecordBatch>) {
             .columns()
             .iter()
             .map(|c| match c.data_type() {
-                DataType::Decimal128(_, _) => cast(c, &DataType::Float64).unwrap(),
+                DataType::Decimal128(_, _) => convert_decimal(c, numbers),
                 DataType::Utf8View | DataType::LargeUtf8 => cast(c, &DataType::Utf8).unwrap(),
                 _ => c.clone(),
             })
@@ -827,6 +856,12 @@ fn probe(batch: &RecordBatch, columns: &[&str]) -> f64 {
         let c = batch.column_by_name(name).unwrap();
         sum += match c.data_type() {
             DataType::Float64 => c.as_primitive::<Float64Type>().values().iter().sum::<f64>(),
+            DataType::Decimal128(..) => c
+                .as_primitive::<Decimal128Type>()
+                .values()
+                .iter()
+                .map(|&v| v as f64)
+                .sum(),
             DataType::Int64 => c
                 .as_primitive::<Int64Type>()
                 .values()
@@ -921,83 +956,214 @@ fn bench_expressions(c: &mut Criterion) {
         .filter(|case| wanted(case.id))
         .collect();
     let synthetic = all.iter().any(|c| !c.tpch).then(synthetic);
-    let tpch = all.iter().any(|c| c.tpch).then(lineitem);
+    let tpch = all
+        .iter()
+        .any(|c| c.tpch)
+        .then(|| lineitem(Numbers::Double));
     for case in all {
         let data = if case.tpch { &tpch } else { &synthetic };
         let (schema, batches) = data.as_ref().map(|(s, b)| (s, b)).expect("generated above");
-        let runner = Runner::new(&case, schema);
-        check_agreement(&case, &runner, &batches[0]);
-        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        bench_case(c, &case, schema, batches);
+    }
+}
 
-        let mut g = c.benchmark_group(format!("streaming/{}", case.id));
-        g.throughput(Throughput::Elements(rows as u64));
-        g.sample_size(10)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(3));
-        let mut sel = SelectionVector::new(SelectionMode::UInt32);
-        let mut v = Vec::new();
-        g.bench_function("jit", |bch| {
+/// The streaming and in-cache groups of one case over its data.
+fn bench_case(c: &mut Criterion, case: &Case, schema: &SchemaRef, batches: &[RecordBatch]) {
+    let runner = Runner::new(case, schema);
+    check_agreement(case, &runner, &batches[0]);
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+
+    let mut g = c.benchmark_group(format!("streaming/{}", case.id));
+    g.throughput(Throughput::Elements(rows as u64));
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    let mut sel = SelectionVector::new(SelectionMode::UInt32);
+    let mut v = Vec::new();
+    g.bench_function("jit", |bch| {
+        bch.iter(|| {
+            batches
+                .iter()
+                .map(|b| runner.jit(b, &mut sel))
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("interpreted", |bch| {
+        bch.iter(|| {
+            batches
+                .iter()
+                .map(|b| runner.interpreted(b, &mut v))
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("hand", |bch| {
+        bch.iter(|| batches.iter().map(|b| hand(case, b, &mut v)).sum::<usize>())
+    });
+    if let Some(arrow) = &case.arrow {
+        g.bench_function("arrow", |bch| {
             bch.iter(|| {
                 batches
                     .iter()
-                    .map(|b| runner.jit(b, &mut sel))
+                    .map(|b| run_hand(arrow, b, &mut v))
                     .sum::<usize>()
             })
         });
-        g.bench_function("interpreted", |bch| {
-            bch.iter(|| {
-                batches
-                    .iter()
-                    .map(|b| runner.interpreted(b, &mut v))
-                    .sum::<usize>()
-            })
+    }
+    g.bench_function("bandwidth", |bch| {
+        bch.iter(|| batches.iter().map(|b| probe(b, case.reads)).sum::<f64>())
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group(format!("in-cache/{}", case.id));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for n in IN_CACHE {
+        let batch = first_rows(schema, batches, n);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("jit", n), &batch, |bch, b| {
+            bch.iter(|| runner.jit(b, &mut sel))
         });
-        g.bench_function("hand", |bch| {
-            bch.iter(|| {
-                batches
-                    .iter()
-                    .map(|b| hand(&case, b, &mut v))
-                    .sum::<usize>()
-            })
+        g.bench_with_input(BenchmarkId::new("interpreted", n), &batch, |bch, b| {
+            bch.iter(|| runner.interpreted(b, &mut v))
+        });
+        g.bench_with_input(BenchmarkId::new("hand", n), &batch, |bch, b| {
+            bch.iter(|| hand(case, b, &mut v))
         });
         if let Some(arrow) = &case.arrow {
-            g.bench_function("arrow", |bch| {
-                bch.iter(|| {
-                    batches
-                        .iter()
-                        .map(|b| run_hand(arrow, b, &mut v))
-                        .sum::<usize>()
-                })
+            g.bench_with_input(BenchmarkId::new("arrow", n), &batch, |bch, b| {
+                bch.iter(|| run_hand(arrow, b, &mut v))
             });
         }
-        g.bench_function("bandwidth", |bch| {
-            bch.iter(|| batches.iter().map(|b| probe(b, case.reads)).sum::<f64>())
-        });
-        g.finish();
+    }
+    g.finish();
+}
 
-        let mut g = c.benchmark_group(format!("in-cache/{}", case.id));
-        g.sample_size(20)
-            .warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(2));
-        for n in IN_CACHE {
-            let batch = first_rows(schema, batches, n);
-            g.throughput(Throughput::Elements(n as u64));
-            g.bench_with_input(BenchmarkId::new("jit", n), &batch, |bch, b| {
-                bch.iter(|| runner.jit(b, &mut sel))
-            });
-            g.bench_with_input(BenchmarkId::new("interpreted", n), &batch, |bch, b| {
-                bch.iter(|| runner.interpreted(b, &mut v))
-            });
-            g.bench_with_input(BenchmarkId::new("hand", n), &batch, |bch, b| {
-                bch.iter(|| hand(&case, b, &mut v))
-            });
-            if let Some(arrow) = &case.arrow {
-                g.bench_with_input(BenchmarkId::new("arrow", n), &batch, |bch, b| {
-                    bch.iter(|| run_hand(arrow, b, &mut v))
-                });
-            }
+// ---------------------------------------------------------------- decimals
+//
+// TPC-H Q6 over lineitem three ways, on the same rows: the DECIMAL(15,2) columns as
+// they are (Q6-decimal), as DOUBLE (Q6-double, F3's data) and as BIGINT cents
+// (Q6-bigint, the speed the decimals aim at). Each also against arrow-rs's comparison
+// kernels on the columns' own type (`cmp::gt_eq`/`lt_eq`/`lt` with scalars, `and`,
+// then the selection). `cargo bench --bench expressions -- '/Q6-'` runs them alone.
+
+/// Q6 with the discount and quantity bounds in cents (on BIGINT cents columns).
+const Q6_CENTS: &str = "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+                        AND l_discount BETWEEN 5 AND 7 AND l_quantity < 2400";
+
+fn dates(b: &RecordBatch) -> &[i32] {
+    b.column_by_name("l_shipdate")
+        .unwrap()
+        .as_primitive::<Date32Type>()
+        .values()
+}
+fn decimals<'a>(b: &'a RecordBatch, name: &str) -> &'a [i128] {
+    b.column_by_name(name)
+        .unwrap()
+        .as_primitive::<Decimal128Type>()
+        .values()
+}
+fn hand_q6_decimal(b: &RecordBatch, out: &mut Vec<u32>) {
+    let d = dates(b);
+    let (disc, qty) = (decimals(b, "l_discount"), decimals(b, "l_quantity"));
+    let (lo, hi) = (8766, 9131); // 1994-01-01, 1995-01-01
+    select(out, d.len(), |i| {
+        (d[i] >= lo) & (d[i] < hi) & (disc[i] >= 5) & (disc[i] <= 7) & (qty[i] < 2400)
+    });
+}
+fn hand_q6_cents(b: &RecordBatch, out: &mut Vec<u32>) {
+    let d = dates(b);
+    let (disc, qty) = (i64s(b, "l_discount"), i64s(b, "l_quantity"));
+    let (lo, hi) = (8766, 9131);
+    select(out, d.len(), |i| {
+        (d[i] >= lo) & (d[i] < hi) & (disc[i] >= 5) & (disc[i] <= 7) & (qty[i] < 2400)
+    });
+}
+
+/// Q6 with arrow-rs kernels: `bounds` are the discount's low and high and the
+/// quantity's bound, one-element arrays of the columns' type.
+fn arrow_q6(b: &RecordBatch, sel: &mut Vec<u32>, bounds: [ArrayRef; 3]) {
+    use arrow::compute::kernels::{boolean::and, cmp};
+    let date = b.column_by_name("l_shipdate").unwrap();
+    let disc = b.column_by_name("l_discount").unwrap();
+    let qty = b.column_by_name("l_quantity").unwrap();
+    let day = |v: i32| Scalar::new(Date32Array::from(vec![v]));
+    let [lo, hi, q] = bounds.map(Scalar::new);
+    let mask = [
+        cmp::lt(date, &day(9131)),
+        cmp::gt_eq(disc, &lo),
+        cmp::lt_eq(disc, &hi),
+        cmp::lt(qty, &q),
+    ]
+    .into_iter()
+    .fold(cmp::gt_eq(date, &day(8766)).unwrap(), |m, x| {
+        and(&m, &x.unwrap()).unwrap()
+    });
+    mask_to_selection(&mask, sel);
+}
+fn arrow_q6_decimal(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let d = |v: i128| -> ArrayRef {
+        Arc::new(
+            Decimal128Array::from(vec![v])
+                .with_precision_and_scale(15, 2)
+                .unwrap(),
+        )
+    };
+    arrow_q6(b, sel, [d(5), d(7), d(2400)]);
+}
+fn arrow_q6_double(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let f = |v: f64| -> ArrayRef { Arc::new(Float64Array::from(vec![v])) };
+    arrow_q6(b, sel, [f(0.05), f(0.07), f(24.0)]);
+}
+fn arrow_q6_cents(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let i = |v: i64| -> ArrayRef { Arc::new(Int64Array::from(vec![v])) };
+    arrow_q6(b, sel, [i(5), i(7), i(2400)]);
+}
+
+/// The decimal cases, with how each holds the decimal columns.
+fn decimal_cases() -> Vec<(Case, Numbers)> {
+    use Hand::Filter as F;
+    let reads: &[&str] = &["l_shipdate", "l_discount", "l_quantity"];
+    let case = |id, sql, hand, arrow| Case {
+        id,
+        sql,
+        tpch: true,
+        hand: F(hand),
+        arrow: Some(F(arrow)),
+        reads,
+    };
+    vec![
+        (
+            case("Q6-decimal", Q6, hand_q6_decimal, arrow_q6_decimal),
+            Numbers::Decimal,
+        ),
+        (
+            case("Q6-double", Q6, hand_f3, arrow_q6_double),
+            Numbers::Double,
+        ),
+        (
+            case("Q6-bigint", Q6_CENTS, hand_q6_cents, arrow_q6_cents),
+            Numbers::Cents,
+        ),
+    ]
+}
+
+/// The decimal cases, each on its own copy of lineitem (generated one at a time:
+/// only the columns Q6 reads are kept).
+fn bench_decimals(c: &mut Criterion) {
+    for (case, numbers) in decimal_cases() {
+        if !wanted(case.id) {
+            continue;
         }
-        g.finish();
+        let (schema, batches) = lineitem(numbers);
+        let keep: Vec<usize> = case
+            .reads
+            .iter()
+            .map(|n| schema.index_of(n).unwrap())
+            .collect();
+        let schema = Arc::new(schema.project(&keep).unwrap());
+        let batches: Vec<RecordBatch> = batches.iter().map(|b| b.project(&keep).unwrap()).collect();
+        bench_case(c, &case, &schema, &batches);
     }
 }
 
@@ -1116,5 +1282,5 @@ fn lineitem_schema_only() -> Schema {
     ])
 }
 
-criterion_group!(benches, bench_compile, bench_expressions);
+criterion_group!(benches, bench_compile, bench_expressions, bench_decimals);
 criterion_main!(benches);

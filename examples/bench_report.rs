@@ -5,9 +5,10 @@
 //! scripts/bench.sh      # runs the benchmarks, then this
 //! ```
 //!
-//! When only the string-function rows were measured
-//! (`cargo bench --bench expressions -- '/S[0-9]/'`), only their section of the
-//! existing `docs/benchmarks.md` is replaced.
+//! When only the string-function rows or the decimal rows were measured
+//! (`cargo bench --bench expressions -- '/S[0-9]/'`, `… -- '/Q6-'`), only their
+//! sections of the existing `docs/benchmarks.md` are replaced. Results are read from
+//! `$CRITERION_HOME` when it is set (as criterion writes them), else `target/criterion`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -50,6 +51,16 @@ const STRING_ARROW: [&str; 4] = [
 const STRINGS_BEGIN: &str = "<!-- string functions: begin -->";
 const STRINGS_END: &str = "<!-- string functions: end -->";
 
+const DECIMAL_IDS: [&str; 3] = ["Q6-decimal", "Q6-double", "Q6-bigint"];
+const DECIMAL_TYPES: [&str; 3] = ["DECIMAL(15,2)", "DOUBLE", "BIGINT (cents)"];
+const DECIMAL_EXPRESSIONS: [&str; 3] = [
+    "TPC-H Q6",
+    "TPC-H Q6",
+    "Q6 with l_discount BETWEEN 5 AND 7 AND l_quantity < 2400",
+];
+const DECIMALS_BEGIN: &str = "<!-- decimals: begin -->";
+const DECIMALS_END: &str = "<!-- decimals: end -->";
+
 /// Mean time per iteration, in nanoseconds, of one criterion benchmark.
 fn mean_ns(root: &Path, parts: &[&str]) -> Option<f64> {
     let mut p = root.to_path_buf();
@@ -88,10 +99,15 @@ struct StringRow {
     hand: f64,
 }
 
-/// The string rows of one regime (`streaming`, or `in-cache` with its batch size).
-fn string_rows(root: &Path, in_cache: Option<usize>) -> BTreeMap<&'static str, StringRow> {
+/// The rows `ids` (measured with an arrow-rs column) of one regime (`streaming`, or
+/// `in-cache` with its batch size).
+fn string_rows(
+    root: &Path,
+    ids: &[&'static str],
+    in_cache: Option<usize>,
+) -> BTreeMap<&'static str, StringRow> {
     let mut rows = BTreeMap::new();
-    for id in STRING_IDS {
+    for &id in ids {
         let get = |f: &str| match in_cache {
             None => mean_ns(root, &[&format!("streaming_{id}"), f]).map(|t| t / STREAMING_ROWS),
             Some(n) => {
@@ -117,7 +133,7 @@ fn string_rows(root: &Path, in_cache: Option<usize>) -> BTreeMap<&'static str, S
 
 /// The string-function section (between its markers), if its rows were measured.
 fn string_section(root: &Path) -> Option<String> {
-    let streaming = string_rows(root, None);
+    let streaming = string_rows(root, &STRING_IDS, None);
     if streaming.is_empty() {
         return None;
     }
@@ -156,7 +172,7 @@ fn string_section(root: &Path) -> Option<String> {
         let rows = if n.is_none() {
             &streaming
         } else {
-            &string_rows(root, n)
+            &string_rows(root, &STRING_IDS, n)
         };
         let _ = writeln!(md, "\n### {title}, ns per row\n");
         let _ = writeln!(
@@ -184,12 +200,81 @@ fn string_section(root: &Path) -> Option<String> {
     Some(md)
 }
 
-/// `md` with its string-function section replaced by `section` (inserted before the
-/// compile-cost section when it has none).
-fn splice(md: &str, section: &str) -> String {
-    if let (Some(b), Some(e)) = (md.find(STRINGS_BEGIN), md.find(STRINGS_END)) {
+/// The decimal section (between its markers), if its rows were measured.
+fn decimal_section(root: &Path) -> Option<String> {
+    let streaming = string_rows(root, &DECIMAL_IDS, None);
+    if streaming.is_empty() {
+        return None;
+    }
+    let in_cache = string_rows(root, &DECIMAL_IDS, Some(8_192));
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "{DECIMALS_BEGIN}\n## Decimals: TPC-H Q6 on DECIMAL(15,2), DOUBLE and BIGINT\n"
+    );
+    let _ = writeln!(
+        md,
+        "Q6's predicate over the same 10,000,000 lineitem rows (tpchgen-arrow) with \
+         `l_discount` and `l_quantity` held three ways: Q6-decimal the DECIMAL(15,2) columns \
+         as tpchgen-arrow makes them (Arrow `Decimal128(15, 2)`, 16 bytes a value), \
+         Q6-double the nearest DOUBLEs (F3's data), Q6-bigint the same unscaled values as \
+         BIGINT cents \
+         (`l_discount BETWEEN 5 AND 7 AND l_quantity < 2400`): the speed the issue \
+         asks DECIMAL(15,2) predicates to reach. **arrow-rs**: arrow's `cmp` kernels \
+         on the columns' own type against scalars, `and`, then the selection; **hand**: \
+         a fused loop on the raw values (`i128` for Q6-decimal). Only the three columns Q6 \
+         reads are kept. Measured alone with `cargo bench --bench expressions -- \
+         '/Q6-'`, then `cargo run --release --example bench_report`.\n"
+    );
+    let _ = writeln!(md, "| id | columns | expression |\n|---|---|---|");
+    for (i, id) in DECIMAL_IDS.iter().enumerate() {
+        let _ = writeln!(
+            md,
+            "| {id} | {} | `{}` |",
+            DECIMAL_TYPES[i], DECIMAL_EXPRESSIONS[i]
+        );
+    }
+    for (title, rows) in [
+        (
+            "Streaming (10,000,000 rows in 8,192-row batches)",
+            &streaming,
+        ),
+        ("In-cache, 8192-row batch", &in_cache),
+    ] {
+        let _ = writeln!(md, "\n### {title}, ns per row\n");
+        let _ = writeln!(
+            md,
+            "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand | jit vs Q6-bigint |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|");
+        let bigint = rows.get("Q6-bigint").map(|r| r.jit);
+        for id in DECIMAL_IDS {
+            if let Some(r) = rows.get(id) {
+                let _ = writeln!(
+                    md,
+                    "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} | {} |",
+                    fmt(r.jit),
+                    fmt(r.interpreted),
+                    fmt(r.arrow),
+                    fmt(r.hand),
+                    r.interpreted / r.jit,
+                    r.arrow / r.jit,
+                    r.jit / r.hand,
+                    bigint.map_or("".into(), |b| format!("{:.2}", r.jit / b))
+                );
+            }
+        }
+    }
+    let _ = writeln!(md, "{DECIMALS_END}");
+    Some(md)
+}
+
+/// `md` with the section between `begin` and `end` replaced by `section` (inserted
+/// before the compile-cost section when it has none).
+fn splice(md: &str, section: &str, begin: &str, end: &str) -> String {
+    if let (Some(b), Some(e)) = (md.find(begin), md.find(end)) {
         if b < e {
-            let end = e + STRINGS_END.len();
+            let end = e + end.len();
             let rest = md[end..].strip_prefix('\n').unwrap_or(&md[end..]);
             return format!("{}{section}{rest}", &md[..b]);
         }
@@ -212,7 +297,9 @@ fn fmt(v: f64) -> String {
 
 fn main() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest.join("target/criterion");
+    let root = std::env::var_os("CRITERION_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("target/criterion"));
     let mut streaming = BTreeMap::new();
     let mut in_cache: BTreeMap<(usize, &str), Row> = BTreeMap::new();
     for id in IDS {
@@ -250,12 +337,25 @@ fn main() {
         }
     }
     let strings = string_section(&root);
+    let decimals = decimal_section(&root);
     if streaming.is_empty() {
+        let path = manifest.join("docs/benchmarks.md");
+        let mut md = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut replaced = Vec::new();
         if let Some(section) = &strings {
-            let path = manifest.join("docs/benchmarks.md");
-            let md = std::fs::read_to_string(&path).unwrap_or_default();
-            std::fs::write(&path, splice(&md, section)).expect("write docs/benchmarks.md");
-            println!("replaced the string-function section of docs/benchmarks.md");
+            md = splice(&md, section, STRINGS_BEGIN, STRINGS_END);
+            replaced.push("string-function");
+        }
+        if let Some(section) = &decimals {
+            md = splice(&md, section, DECIMALS_BEGIN, DECIMALS_END);
+            replaced.push("decimal");
+        }
+        if !replaced.is_empty() {
+            std::fs::write(&path, md).expect("write docs/benchmarks.md");
+            println!(
+                "replaced the {} section(s) of docs/benchmarks.md",
+                replaced.join(" and ")
+            );
             return;
         }
         eprintln!(
@@ -345,6 +445,9 @@ fn main() {
     }
 
     if let Some(section) = &strings {
+        let _ = writeln!(md, "\n{section}");
+    }
+    if let Some(section) = &decimals {
         let _ = writeln!(md, "\n{section}");
     }
 
