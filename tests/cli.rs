@@ -574,7 +574,10 @@ fn schema_explain_bench_and_demo() {
     assert!(schema.contains("rows:       119"), "{schema}");
     assert!(schema.contains("row groups: 12"), "{schema}");
     assert!(schema.contains("l_shipdate") && schema.contains("DATE"));
-    assert!(schema.contains("l_quantity       DECIMAL(15,2)"), "{schema}");
+    assert!(
+        schema.contains("l_quantity       DECIMAL(15,2)"),
+        "{schema}"
+    );
 
     let parsed = ok(&["explain", "a < 2 AND b LIKE 'x%'"]);
     assert!(parsed.starts_with("parsed:"), "{parsed}");
