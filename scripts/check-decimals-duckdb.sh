@@ -55,9 +55,12 @@ EOF
 
 for predicate in "$Q6" \
     "l_discount BETWEEN 0.05 AND 0.07" \
+    "l_discount = 0.05" \
     "l_extendedprice > 100000" \
+    "l_extendedprice > 50000" \
     "l_extendedprice * (1 - l_discount) > 50000.005" \
-    "l_quantity * 100 = l_extendedprice / 10" \
+    "l_extendedprice * (1 - l_discount) * (1 + l_tax) > 50000" \
+    "l_quantity + l_tax > 50.07" \
     "l_tax + l_discount = 0.1"; do
     ours=$("$BROADHEAD" filter "$FILE" --count --where "$predicate")
     theirs=$(duck "SELECT count(*) FROM lineitem WHERE $predicate")
@@ -77,7 +80,7 @@ if cmp -s "$WORK/broadhead.csv" "$WORK/duckdb.csv"; then
     echo "ok    Q1-style projections of the $rows rows Q6 selects print as DuckDB prints them"
 else
     echo "FAIL  Q1-style projections differ from DuckDB's (first differences):"
-    diff "$WORK/broadhead.csv" "$WORK/duckdb.csv" | head -10
+    diff "$WORK/broadhead.csv" "$WORK/duckdb.csv" | head -10 || true
     failed=1
 fi
 exit $failed
