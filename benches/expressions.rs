@@ -1282,5 +1282,133 @@ fn lineitem_schema_only() -> Schema {
     ])
 }
 
-criterion_group!(benches, bench_compile, bench_expressions, bench_decimals);
+// ---------------------------------------------------------------- string layouts
+
+/// The predicates measured on the same strings in each layout (`V1`…`V4`).
+const LAYOUT_CASES: [(&str, &str); 4] = [
+    ("V1", "s = 'abc'"),
+    ("V2", "s LIKE 'ab%'"),
+    ("V3", "s < 'm'"),
+    ("V4", "s LIKE '%ab%'"),
+];
+
+/// `ROWS` strings in 8,192-row batches of one column `s` in each layout: lengths
+/// uniform in 3..=24 bytes (so about half are longer than the 12 bytes a view holds
+/// inline), letters `a`…`p`, one row in 64 exactly `abc` (seed 44). The same values
+/// in every layout.
+fn layout_data() -> Vec<(DataType, Vec<RecordBatch>)> {
+    let mut r = Rng(44);
+    let mut utf8 = Vec::new();
+    let mut start = 0;
+    while start < ROWS {
+        let n = BATCH.min(ROWS - start);
+        let values = StringArray::from_iter_values((0..n).map(|_| {
+            if r.next() % 64 == 0 {
+                return "abc".to_string();
+            }
+            let len = 3 + (r.next() % 22) as usize;
+            (0..len)
+                .map(|_| (b'a' + (r.next() % 16) as u8) as char)
+                .collect::<String>()
+        }));
+        utf8.push(Arc::new(values) as ArrayRef);
+        start += n;
+    }
+    [DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View]
+        .into_iter()
+        .map(|t| {
+            let schema = Arc::new(Schema::new(vec![Field::new("s", t.clone(), false)]));
+            let batches = utf8
+                .iter()
+                .map(|a| RecordBatch::try_new(schema.clone(), vec![cast(a, &t).unwrap()]).unwrap())
+                .collect();
+            (t, batches)
+        })
+        .collect()
+}
+
+/// What a Rust user writes with arrow-rs for a `LAYOUT_CASES` predicate on `s` (of
+/// any layout): the kernel with a scalar of the column's type, a mask.
+fn arrow_layout(id: &str, s: &ArrayRef) -> BooleanArray {
+    use arrow::compute::kernels::{cmp, comparison};
+    let scalar = |v: &str| {
+        let one: ArrayRef = Arc::new(StringArray::from(vec![v]));
+        arrow::array::Scalar::new(cast(&one, s.data_type()).unwrap())
+    };
+    match id {
+        "V1" => cmp::eq(s, &scalar("abc")),
+        "V2" => comparison::like(s, &scalar("ab%")),
+        "V3" => cmp::lt(s, &scalar("m")),
+        _ => comparison::like(s, &scalar("%ab%")),
+    }
+    .unwrap()
+}
+
+/// The string predicates on `Utf8`, `LargeUtf8` and `Utf8View` columns holding the
+/// same strings: the JIT's mask and its count against arrow-rs's kernel's on the
+/// same array (`cargo bench --bench expressions -- layouts/`).
+fn bench_layouts(c: &mut Criterion) {
+    let wanted = |id: &str, layout: &str| {
+        let Some(filter) = std::env::args().skip(1).find(|a| !a.starts_with('-')) else {
+            return true;
+        };
+        let Ok(re) = regex::Regex::new(&filter) else {
+            return true;
+        };
+        ["jit", "arrow"]
+            .iter()
+            .any(|f| re.is_match(&format!("layouts/{id}/{layout}/{f}")))
+    };
+    let name = |t: &DataType| match t {
+        DataType::Utf8 => "utf8",
+        DataType::LargeUtf8 => "large",
+        _ => "view",
+    };
+    let any = LAYOUT_CASES.iter().any(|(id, _)| {
+        [DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View]
+            .iter()
+            .any(|t| wanted(id, name(t)))
+    });
+    if !any {
+        return;
+    }
+    let data = layout_data();
+    for (id, sql) in LAYOUT_CASES {
+        for (t, batches) in &data {
+            let layout = name(t);
+            if !wanted(id, layout) {
+                continue;
+            }
+            let filter = Filter::new(&batches[0].schema(), sql).unwrap();
+            let jit_count = |b: &RecordBatch| filter.evaluate_mask(b).unwrap().true_count();
+            let arrow_count = |b: &RecordBatch| arrow_layout(id, b.column(0)).true_count();
+            let total: usize = batches.iter().map(jit_count).sum();
+            assert_eq!(
+                total,
+                batches.iter().map(arrow_count).sum::<usize>(),
+                "{id} on {layout}: the JIT and arrow-rs disagree"
+            );
+            let mut g = c.benchmark_group(format!("layouts/{id}/{layout}"));
+            g.throughput(Throughput::Elements(ROWS as u64));
+            g.sample_size(10)
+                .warm_up_time(Duration::from_secs(1))
+                .measurement_time(Duration::from_secs(3));
+            g.bench_function("jit", |bch| {
+                bch.iter(|| batches.iter().map(jit_count).sum::<usize>())
+            });
+            g.bench_function("arrow", |bch| {
+                bch.iter(|| batches.iter().map(arrow_count).sum::<usize>())
+            });
+            g.finish();
+        }
+    }
+}
+
+criterion_group!(
+    benches,
+    bench_compile,
+    bench_expressions,
+    bench_decimals,
+    bench_layouts
+);
 criterion_main!(benches);

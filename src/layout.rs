@@ -11,7 +11,7 @@
 
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::DataType;
-use broadhead_codegen::{ByteLayout, Slot};
+use broadhead_codegen::{ByteLayout, QuickTest, Slot};
 
 /// The layout of a variable-length type, if it is one.
 pub(crate) fn byte_layout(t: &DataType) -> Option<ByteLayout> {
@@ -177,6 +177,25 @@ impl Quick {
     /// Needs at least `literal.len()` bytes.
     pub(crate) fn min_len(literal: &[u8]) -> Quick {
         u32::try_from(literal.len()).map_or(Quick::None, Quick::MinLen)
+    }
+}
+
+/// The parameters of a kernel's [`QuickTest`] against `literal` (see its variants).
+pub(crate) fn quick_params(test: QuickTest, literal: &[u8]) -> [u64; 2] {
+    let prefix = u64::from(prefix_of(literal).0);
+    match test {
+        QuickTest::Equal { .. } => {
+            let mut high = [0u8; 8];
+            if literal.len() <= 12 && literal.len() > 4 {
+                high[..literal.len() - 4].copy_from_slice(&literal[4..]);
+            }
+            [
+                literal.len() as u64 | prefix << 32,
+                u64::from_le_bytes(high),
+            ]
+        }
+        QuickTest::Order(_) => [u64::from((prefix as u32).swap_bytes()), 0],
+        QuickTest::Prefix => [literal.len() as u64, prefix],
     }
 }
 
@@ -401,5 +420,21 @@ mod tests {
         assert_eq!(decide(2, p), None);
         assert_eq!(decide(1, p), Some(Decided::Is(false)));
         assert_eq!(decide(0, Quick::min_len(b"abcd")), Some(Decided::Is(false)));
+    }
+
+    #[test]
+    fn quick_parameters_are_the_literal_as_a_view_holds_it() {
+        let view = |s: &str| StringViewArray::from_iter_values([s]).views()[0];
+        for s in ["", "ab", "abcd", "abcdefghijkl"] {
+            let [lo, hi] = quick_params(QuickTest::Equal { negated: false }, s.as_bytes());
+            assert_eq!(u128::from(lo) | u128::from(hi) << 64, view(s), "{s:?}");
+        }
+        let [lo, _] = quick_params(QuickTest::Equal { negated: false }, b"abcdefghijklm");
+        assert_eq!(u128::from(lo), view("abcdefghijklm") & u128::from(u64::MAX));
+        assert_eq!(
+            quick_params(QuickTest::Order(broadhead_codegen::CmpOp::Lt), b"m"),
+            [0x6d00_0000, 0]
+        );
+        assert_eq!(quick_params(QuickTest::Prefix, b"ab"), [2, 0x6261]);
     }
 }

@@ -15,12 +15,12 @@ use std::collections::{HashMap, HashSet};
 use arrow_schema::{DataType, Schema, TimeUnit};
 use broadhead_codegen::{
     ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType,
-    Program, TruthTest,
+    Program, QuickCheck, QuickTest, TruthTest,
 };
 
 use crate::functions::row::{self, CallState};
 use crate::functions::{cast, string, FuncId, Lowering, RowImpl, Signature};
-use crate::layout::byte_layout;
+use crate::layout::{byte_layout, quick_params};
 use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
@@ -204,6 +204,15 @@ fn cmp_op(f: FuncId) -> CmpOp {
     }
 }
 
+/// What a view's first bytes decide of `column <op> literal`.
+fn quick_test(op: CmpOp) -> QuickTest {
+    match op {
+        CmpOp::Eq => QuickTest::Equal { negated: false },
+        CmpOp::Ne => QuickTest::Equal { negated: true },
+        ordering => QuickTest::Order(ordering),
+    }
+}
+
 fn flipped(op: CmpOp) -> CmpOp {
     match op {
         CmpOp::Lt => CmpOp::Gt,
@@ -345,7 +354,13 @@ impl Lowerer {
     }
 
     fn param(&mut self, ty: PType, bits: u64) -> NodeId {
-        let slot = match self.param_slots.get(&(ty, bits)) {
+        let slot = self.param_slot(ty, bits);
+        self.add(Node::Param(slot))
+    }
+
+    /// The parameter slot of a value (equal values share one).
+    fn param_slot(&mut self, ty: PType, bits: u64) -> usize {
+        match self.param_slots.get(&(ty, bits)) {
             Some(&slot) => slot,
             None => {
                 self.params.push(ty);
@@ -354,8 +369,7 @@ impl Lowerer {
                 self.param_slots.insert((ty, bits), slot);
                 slot
             }
-        };
-        self.add(Node::Param(slot))
+        }
     }
 
     fn state<T: Any + Send + Sync>(&mut self, state: T) -> usize {
@@ -377,6 +391,41 @@ impl Lowerer {
         args: Vec<usize>,
         out: PType,
     ) -> NodeId {
+        self.helper_deciding(helper, key, state, args, out, None)
+    }
+
+    /// A predicate helper on one string column with what a view's length and prefix
+    /// decide of it (`test` against `literal`) checked in the kernel first when the
+    /// column holds views; a plain [`Self::helper`] call otherwise.
+    fn view_helper<T: Any + Send + Sync>(
+        &mut self,
+        helper: Helper,
+        key: String,
+        state: T,
+        slot: usize,
+        test: QuickTest,
+        literal: &[u8],
+    ) -> NodeId {
+        let quick = (self.inputs[slot].layout == ByteLayout::Views).then(|| {
+            let [a, b] = quick_params(test, literal);
+            let params = [
+                self.param_slot(PType::I64, a),
+                self.param_slot(PType::I64, b),
+            ];
+            QuickCheck { test, params }
+        });
+        self.helper_deciding(helper, key, state, vec![slot], PType::Bool, quick)
+    }
+
+    fn helper_deciding<T: Any + Send + Sync>(
+        &mut self,
+        helper: Helper,
+        key: String,
+        state: T,
+        args: Vec<usize>,
+        out: PType,
+        quick: Option<QuickCheck>,
+    ) -> NodeId {
         let state = match self.state_slots.get(&(helper.name, key.clone())) {
             Some(&slot) => slot,
             None => {
@@ -390,6 +439,7 @@ impl Lowerer {
             state,
             args,
             out,
+            quick,
         })
     }
 
@@ -820,13 +870,21 @@ impl Lowerer {
                 let node = if func == Like {
                     let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
                     let helper = helpers::for_pattern(&pattern, layout);
-                    self.helper(
-                        helper,
-                        format!("like:{p}"),
-                        strings::LikeColumn::new(pattern),
-                        vec![slot],
-                        PType::Bool,
-                    )
+                    let key = format!("like:{p}");
+                    let quick = match &pattern {
+                        strings::Pattern::Equal(s) => {
+                            Some((QuickTest::Equal { negated: false }, s.clone()))
+                        }
+                        strings::Pattern::Prefix(s) => Some((QuickTest::Prefix, s.clone())),
+                        _ => None,
+                    };
+                    let state = strings::LikeColumn::new(pattern);
+                    match quick {
+                        Some((test, literal)) => {
+                            self.view_helper(helper, key, state, slot, test, &literal)
+                        }
+                        None => self.helper(helper, key, state, vec![slot], PType::Bool),
+                    }
                 } else {
                     match strings::ilike_pattern(&p).map_err(Unsupported)? {
                         Ok(ascii) => self.helper(
@@ -904,7 +962,7 @@ impl Lowerer {
         let key = format!("{op:?}:{literal:?}");
         let state = strings::CompareLiteral::new(op, literal);
         let helper = helpers::cmp_literal(self.inputs[x].layout);
-        self.helper(helper, key, state, vec![x], PType::Bool)
+        self.view_helper(helper, key, state, x, quick_test(op), literal)
     }
 
     fn cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {

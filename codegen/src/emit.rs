@@ -38,7 +38,7 @@ use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
 use crate::program::{
     in_set_lookup, ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, Mode, Node, NodeId, PType,
-    Program, TruthTest,
+    Program, QuickCheck, QuickTest, TruthTest,
 };
 
 /// The symbol kernels call [`in_set_lookup`] by.
@@ -1090,7 +1090,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 state,
                 args,
                 out,
-            } => self.helper(helper, state, &args, out, block)?,
+                quick,
+            } => self.helper(helper, state, &args, out, quick, block)?,
             Node::Call {
                 callee,
                 args,
@@ -1853,8 +1854,180 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         state: usize,
         args: &[usize],
         out: PType,
+        quick: Option<QuickCheck>,
         block: &Block<'ctx>,
     ) -> R<V<'ctx>> {
+        let mut valid = None;
+        for s in args {
+            if self.prog.inputs[*s].nullable {
+                let words = self.slot_field(*s, 1)?.into_pointer_value();
+                valid = self.and_opt(valid, Some(self.word(words, block)?))?;
+            }
+        }
+        let m = match quick {
+            Some(q) if out == PType::Bool => {
+                // Decide what the views decide; call the helper only for a block with
+                // valid rows left, and take its answer for those rows only.
+                let (t, f) = self.quick_masks(q, args[0], block)?;
+                let undecided = self.and(self.not(self.or(t, f)?)?, block.active)?;
+                let undecided = match valid {
+                    Some(v) => self.and(undecided, v)?,
+                    None => undecided,
+                };
+                let here = self
+                    .b
+                    .get_insert_block()
+                    .ok_or_else(|| EmitError("no insertion block".into()))?;
+                let call_bb = self.ctx.append_basic_block(self.func, "undecided");
+                let join = self.ctx.append_basic_block(self.func, "decided");
+                let any =
+                    self.b
+                        .build_int_compare(IntPredicate::NE, undecided, self.mzero(), "")?;
+                self.b.build_conditional_branch(any, call_bb, join)?;
+                self.b.position_at_end(call_bb);
+                let called = self.call_string_helper(helper, state, args, block)?;
+                let from_call = self
+                    .b
+                    .get_insert_block()
+                    .ok_or_else(|| EmitError("no insertion block".into()))?;
+                self.b.build_unconditional_branch(join)?;
+                self.b.position_at_end(join);
+                let phi = self.b.build_phi(self.mt, "helper_mask")?;
+                phi.add_incoming(&[(&self.mzero(), here), (&called, from_call)]);
+                let helped = self.and(phi.as_basic_value().into_int_value(), undecided)?;
+                self.or(t, helped)?
+            }
+            _ => self.call_string_helper(helper, state, args, block)?,
+        };
+        if out == PType::Bool {
+            let valid = valid.unwrap_or(self.ones());
+            return Ok(V::Bool {
+                t: self.and(m, valid)?,
+                f: self.and(self.not(m)?, valid)?,
+                err: None,
+            });
+        }
+        let vt = self.vec_ty(out);
+        let p =
+            self.b
+                .build_pointer_cast(self.helper_buf, vt.ptr_type(AddressSpace::default()), "")?;
+        let load = self.b.build_load(p, "")?;
+        if let Some(inst) = load.as_instruction_value() {
+            inst.set_alignment(8)
+                .map_err(|e| EmitError(e.to_string()))?;
+        }
+        Ok(V::Vals {
+            v: load.into_vector_value(),
+            valid,
+            err: None,
+        })
+    }
+
+    /// The masks of the rows a [`QuickCheck`] decides TRUE and FALSE from the views
+    /// of column `slot` (rows it leaves undecided are in neither).
+    fn quick_masks(
+        &self,
+        q: QuickCheck,
+        slot: usize,
+        block: &Block<'ctx>,
+    ) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let (lo, hi) = self.view_halves(slot, block)?;
+        let param = |i: usize| -> R<IntValue<'ctx>> {
+            self.params[q.params[i]]
+                .map(|v| v.into_int_value())
+                .ok_or_else(|| EmitError("quick check parameter not loaded".into()))
+        };
+        let splat = |x: IntValue<'ctx>| self.splat(x.into());
+        let cmp =
+            |p: IntPredicate, a: VectorValue<'ctx>, b: VectorValue<'ctx>| -> R<IntValue<'ctx>> {
+                self.to_mask(self.b.build_int_compare(p, a, b, "")?)
+            };
+        let flag = |b: IntValue<'ctx>| -> R<IntValue<'ctx>> {
+            Ok(self
+                .b
+                .build_select(b, self.ones(), self.mzero(), "")?
+                .into_int_value())
+        };
+        let low32 = self.c64(u32::MAX as u64);
+        Ok(match q.test {
+            QuickTest::Equal { negated } => {
+                let (p_lo, p_hi) = (param(0)?, param(1)?);
+                let lo_eq = cmp(IntPredicate::EQ, lo, splat(p_lo)?)?;
+                let hi_eq = cmp(IntPredicate::EQ, hi, splat(p_hi)?)?;
+                let lit_len = self.b.build_and(p_lo, low32, "")?;
+                let inline =
+                    self.b
+                        .build_int_compare(IntPredicate::ULE, lit_len, self.c64(12), "")?;
+                let inline = flag(inline)?;
+                let t = self.and(self.and(lo_eq, hi_eq)?, inline)?;
+                let f = self.or(self.not(lo_eq)?, self.and(inline, self.not(hi_eq)?)?)?;
+                if negated {
+                    (f, t)
+                } else {
+                    (t, f)
+                }
+            }
+            QuickTest::Order(op) => {
+                let i32v = self.ctx.i32_type().vec_type(LANES);
+                let prefix = self
+                    .b
+                    .build_right_shift(lo, splat(self.c64(32))?, false, "")?;
+                let prefix = self.b.build_int_truncate(prefix, i32v, "")?;
+                let bswap = self.intrinsic("llvm.bswap", &[i32v.into()])?;
+                let own = self.call(bswap, &[prefix.into()])?.into_vector_value();
+                let key = self
+                    .b
+                    .build_int_truncate(param(0)?, self.ctx.i32_type(), "")?;
+                let key = self.splat(key.into())?;
+                let differ = cmp(IntPredicate::NE, own, key)?;
+                let pred = match op {
+                    CmpOp::Eq => IntPredicate::EQ,
+                    CmpOp::Ne => IntPredicate::NE,
+                    CmpOp::Lt => IntPredicate::ULT,
+                    CmpOp::Le => IntPredicate::ULE,
+                    CmpOp::Gt => IntPredicate::UGT,
+                    CmpOp::Ge => IntPredicate::UGE,
+                };
+                let holds = cmp(pred, own, key)?;
+                (
+                    self.and(differ, holds)?,
+                    self.and(differ, self.not(holds)?)?,
+                )
+            }
+            QuickTest::Prefix => {
+                let (k, want) = (param(0)?, param(1)?);
+                let len = self.b.build_and(lo, splat(low32)?, "")?;
+                let longer = cmp(IntPredicate::UGE, len, splat(k)?)?;
+                // The pattern's first min(k, 4) bytes: a mask of that many low bytes.
+                let short = self
+                    .b
+                    .build_int_compare(IntPredicate::ULE, k, self.c64(4), "")?;
+                let kk = self
+                    .b
+                    .build_select(short, k, self.c64(4), "")?
+                    .into_int_value();
+                let bits = self.b.build_int_mul(kk, self.c64(8), "")?;
+                let shift = self.b.build_int_sub(self.c64(32), bits, "")?;
+                let mask = self.b.build_right_shift(low32, shift, false, "")?;
+                let prefix = self
+                    .b
+                    .build_right_shift(lo, splat(self.c64(32))?, false, "")?;
+                let prefix = self.b.build_and(prefix, splat(mask)?, "")?;
+                let same = cmp(IntPredicate::EQ, prefix, splat(want)?)?;
+                let ok = self.and(longer, same)?;
+                (self.and(ok, flag(short)?)?, self.not(ok)?)
+            }
+        })
+    }
+
+    /// Calls a string helper over the block's rows; its mask of `LANES` bits.
+    fn call_string_helper(
+        &mut self,
+        helper: Helper,
+        state: usize,
+        args: &[usize],
+        block: &Block<'ctx>,
+    ) -> R<IntValue<'ctx>> {
         let f = match self.module.get_function(helper.name) {
             Some(f) => f,
             None => {
@@ -1903,36 +2076,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 ],
             )?
             .into_int_value();
-        let m = self.b.build_int_truncate_or_bit_cast(m, self.mt, "")?;
-        let mut valid = None;
-        for s in args {
-            if self.prog.inputs[*s].nullable {
-                let words = self.slot_field(*s, 1)?.into_pointer_value();
-                valid = self.and_opt(valid, Some(self.word(words, block)?))?;
-            }
-        }
-        if out == PType::Bool {
-            let valid = valid.unwrap_or(self.ones());
-            return Ok(V::Bool {
-                t: self.and(m, valid)?,
-                f: self.and(self.not(m)?, valid)?,
-                err: None,
-            });
-        }
-        let vt = self.vec_ty(out);
-        let p =
-            self.b
-                .build_pointer_cast(self.helper_buf, vt.ptr_type(AddressSpace::default()), "")?;
-        let load = self.b.build_load(p, "")?;
-        if let Some(inst) = load.as_instruction_value() {
-            inst.set_alignment(8)
-                .map_err(|e| EmitError(e.to_string()))?;
-        }
-        Ok(V::Vals {
-            v: load.into_vector_value(),
-            valid,
-            err: None,
-        })
+        Ok(self.b.build_int_truncate_or_bit_cast(m, self.mt, "")?)
     }
 }
 

@@ -18,5 +18,5 @@ pub use jit::{
 };
 pub use program::{
     ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn, InSet,
-    InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, Slot, TruthTest,
+    InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, QuickCheck, QuickTest, Slot, TruthTest,
 };

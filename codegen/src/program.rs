@@ -249,6 +249,10 @@ pub enum Node {
         args: Vec<usize>,
         /// `Bool` for a predicate, else the type of the values it writes.
         out: PType,
+        /// For a predicate on one column of views: what the kernel decides itself
+        /// from each view's length and prefix; the helper is called only for blocks
+        /// with rows left undecided, and only those rows take its answer.
+        quick: Option<QuickCheck>,
     },
     /// A function call: an LLVM intrinsic or a runtime helper over whole blocks.
     Call {
@@ -262,6 +266,40 @@ pub enum Node {
         /// otherwise the callee decides validity from its arguments'.
         strict: bool,
     },
+}
+
+/// A predicate on a column of views that a view's first 8 bytes (its length and its
+/// first four bytes, zero-padded) or its whole 16 bytes often decide, vectorized in
+/// the kernel ([`Node::Helper`]'s `quick`). Literals are parameters (`I64`), so the
+/// program does not depend on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QuickTest {
+    /// `= literal` (`negated`: `<>`). Parameters: the literal's view as it would be
+    /// stored, low half (length | first four bytes << 32) and high half (bytes 4..12
+    /// when the literal is at most 12 bytes, else anything). Decided for every row
+    /// when the literal is at most 12 bytes (the whole view is compared), else for
+    /// rows of another length or prefix.
+    Equal {
+        /// `<>` rather than `=`.
+        negated: bool,
+    },
+    /// `<op> literal` for an ordering. Parameter: the literal's first four bytes,
+    /// zero-padded, as a big-endian number (and nothing). Decided for rows whose first
+    /// four bytes differ from the literal's.
+    Order(CmpOp),
+    /// Starts with the literal. Parameters: its length in bytes, and its first
+    /// `min(length, 4)` bytes (little-endian, zero-padded). Decided for rows shorter
+    /// than it or with another prefix, and for all rows when it is at most 4 bytes.
+    Prefix,
+}
+
+/// A [`QuickTest`] with its two parameter slots (see [`Node::Helper`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct QuickCheck {
+    /// The test.
+    pub test: QuickTest,
+    /// The parameter slots (`I64`) it reads.
+    pub params: [usize; 2],
 }
 
 /// What the kernel produces.
@@ -479,8 +517,28 @@ impl Program {
                     }
                 }
                 Node::Helper {
-                    state, args, out, ..
+                    state,
+                    args,
+                    out,
+                    quick,
+                    ..
                 } => {
+                    if let Some(q) = quick {
+                        let views = args.len() == 1
+                            && args[0] < self.inputs.len()
+                            && self.inputs[args[0]].layout == ByteLayout::Views;
+                        if !views || *out != PType::Bool {
+                            return Err(format!(
+                                "node {id}: quick checks are for predicates on one column of views"
+                            ));
+                        }
+                        if q.params
+                            .iter()
+                            .any(|&p| p >= self.params.len() || self.params[p] != PType::I64)
+                        {
+                            return Err(format!("node {id}: quick check parameters must be I64"));
+                        }
+                    }
                     if *state >= self.params.len() || self.params[*state] != PType::Ptr {
                         return Err(format!("node {id}: helper state must be a Ptr parameter"));
                     }
