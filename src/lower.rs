@@ -394,10 +394,9 @@ impl Lowerer {
         self.helper_deciding(helper, key, state, args, out, None)
     }
 
-    /// A predicate helper on one string column with what a view's length and prefix
-    /// decide of it (`test` against `literal`) checked in the kernel first when the
-    /// column holds views; a plain [`Self::helper`] call otherwise.
-    fn view_helper<T: Any + Send + Sync>(
+    /// A predicate helper on one string column, with what a row's length and first
+    /// bytes decide of it (`test` against `literal`) checked in the kernel first.
+    fn deciding_helper<T: Any + Send + Sync>(
         &mut self,
         helper: Helper,
         key: String,
@@ -406,14 +405,12 @@ impl Lowerer {
         test: QuickTest,
         literal: &[u8],
     ) -> NodeId {
-        let quick = (self.inputs[slot].layout == ByteLayout::Views).then(|| {
-            let [a, b] = quick_params(test, literal);
-            let params = [
-                self.param_slot(PType::I64, a),
-                self.param_slot(PType::I64, b),
-            ];
-            QuickCheck { test, params }
-        });
+        let [a, b] = quick_params(test, literal);
+        let params = [
+            self.param_slot(PType::I64, a),
+            self.param_slot(PType::I64, b),
+        ];
+        let quick = Some(QuickCheck { test, params });
         self.helper_deciding(helper, key, state, vec![slot], PType::Bool, quick)
     }
 
@@ -881,7 +878,7 @@ impl Lowerer {
                     let state = strings::LikeColumn::new(pattern);
                     match quick {
                         Some((test, literal)) => {
-                            self.view_helper(helper, key, state, slot, test, &literal)
+                            self.deciding_helper(helper, key, state, slot, test, &literal)
                         }
                         None => self.helper(helper, key, state, vec![slot], PType::Bool),
                     }
@@ -962,7 +959,7 @@ impl Lowerer {
         let key = format!("{op:?}:{literal:?}");
         let state = strings::CompareLiteral::new(op, literal);
         let helper = helpers::cmp_literal(self.inputs[x].layout);
-        self.view_helper(helper, key, state, x, quick_test(op), literal)
+        self.deciding_helper(helper, key, state, x, quick_test(op), literal)
     }
 
     fn cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {

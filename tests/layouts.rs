@@ -348,3 +348,45 @@ fn views_over_many_buffers_and_slices() {
         }
     }
 }
+
+/// The kernel reads the first four bytes at a row's offset only where they are
+/// inside the data buffer: short values at the end of the buffer (and of a slice)
+/// are decided by the helper, and every layout agrees with the interpreter.
+#[test]
+fn short_values_at_the_end_of_the_data() {
+    let values: Vec<Option<&str>> = ["abcd", "ab", "x", "abc", "a", "", "ab", "b"]
+        .iter()
+        .cycle()
+        .take(37)
+        .map(|&v| (v != "x").then_some(v))
+        .collect();
+    let utf8: ArrayRef = Arc::new(StringArray::from(values));
+    for layout in common::STRING_LAYOUTS {
+        let schema = Arc::new(Schema::new(vec![Field::new("s", layout.clone(), true)]));
+        let column = common::in_layout(utf8.as_ref(), layout);
+        let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+        for (offset, len) in [(0, 37), (0, 33), (5, 17), (31, 6), (36, 1), (30, 2)] {
+            let part = batch.slice(offset, len);
+            for text in [
+                "s LIKE 'a%'",
+                "s LIKE 'ab%'",
+                "s LIKE 'abcd%'",
+                "s = 'ab'",
+                "s = ''",
+                "s <> 'abc'",
+                "s < 'ab'",
+                "s >= 'b'",
+            ] {
+                let filter = Filter::new(&schema, text).unwrap();
+                let typed = bind_predicate(&parse_expr(text).unwrap(), &schema).unwrap();
+                let b = interpret(&typed, &part).unwrap();
+                let b = b.as_boolean();
+                let want: Vec<usize> = (0..b.len())
+                    .filter(|&i| b.is_valid(i) && b.value(i))
+                    .collect();
+                let got: Vec<usize> = filter.evaluate(&part).unwrap().iter().collect();
+                assert_eq!(got, want, "{text} on {layout} at {offset}+{len}");
+            }
+        }
+    }
+}

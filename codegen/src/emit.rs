@@ -1923,7 +1923,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         })
     }
 
-    /// The masks of the rows a [`QuickCheck`] decides TRUE and FALSE from the views
+    /// The masks of the rows a [`QuickCheck`] decides TRUE and FALSE from the rows
     /// of column `slot` (rows it leaves undecided are in neither).
     fn quick_masks(
         &self,
@@ -1931,7 +1931,118 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         slot: usize,
         block: &Block<'ctx>,
     ) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
-        let (lo, hi) = self.view_halves(slot, block)?;
+        // Views hold their first 16 bytes; other layouts give the first half (the
+        // length and the first four bytes) for the rows whose four bytes could be read.
+        let (lo, hi, known) = match self.prog.inputs[slot].layout {
+            ByteLayout::Views => {
+                let (lo, hi) = self.view_halves(slot, block)?;
+                (lo, Some(hi), None)
+            }
+            _ => {
+                let (lo, known) = self.offset_heads(slot, block)?;
+                (lo, None, Some(known))
+            }
+        };
+        let (t, f) = self.quick_decisions(q, lo, hi)?;
+        Ok(match known {
+            Some(k) => (self.and(t, k)?, self.and(f, k)?),
+            None => (t, f),
+        })
+    }
+
+    /// For a column with offsets: each row's length | its first four bytes << 32
+    /// (zero-padded past its length), as a view's first half, and the rows for which
+    /// that was read: the four bytes at a row's start are read only when they are
+    /// before the end of the column's last value (so inside the data buffer), and
+    /// rows of 2^32 bytes or more are left out.
+    fn offset_heads(
+        &self,
+        slot: usize,
+        block: &Block<'ctx>,
+    ) -> R<(VectorValue<'ctx>, IntValue<'ctx>)> {
+        let off = match self.prog.inputs[slot].layout {
+            ByteLayout::Offsets64 => PType::I64,
+            _ => PType::I32,
+        };
+        let (ptr, len) = self.offset_views(slot, off, block)?;
+        let rows = self
+            .total_rows
+            .ok_or_else(|| EmitError("rows not set".into()))?;
+        let offsets = self.slot_field(slot, 0)?.into_pointer_value();
+        let offp = self.scalar_ty(off).ptr_type(AddressSpace::default());
+        let offsets = self.b.build_pointer_cast(offsets, offp, "")?;
+        // SAFETY (of the generated code): offsets hold rows + 1 entries.
+        let last = unsafe { self.b.build_in_bounds_gep(offsets, &[rows], "")? };
+        let last = self.b.build_load(last, "last_offset")?.into_int_value();
+        let last = self.b.build_int_z_extend_or_bit_cast(last, self.i64t, "")?;
+        let data = self.slot_field(slot, 2)?.into_pointer_value();
+        let data = self.b.build_ptr_to_int(data, self.i64t, "")?;
+        let end = self.b.build_int_add(data, last, "data_end")?;
+        let splat = |x: IntValue<'ctx>| self.splat(x.into());
+        let four = self.b.build_int_add(ptr, splat(self.c64(4))?, "")?;
+        let inside = self
+            .b
+            .build_int_compare(IntPredicate::ULE, four, splat(end)?, "")?;
+        let small = self.b.build_int_compare(
+            IntPredicate::ULE,
+            len,
+            splat(self.c64(u32::MAX as u64))?,
+            "",
+        )?;
+        let known = self.and(self.to_mask(inside)?, self.to_mask(small)?)?;
+        let known = self.and(known, block.active)?;
+        let i32t = self.ctx.i32_type();
+        let i32p = i32t.ptr_type(AddressSpace::default());
+        let addrs = self
+            .b
+            .build_cast(InstructionOpcode::IntToPtr, ptr, i32p.vec_type(LANES), "")?
+            .into_vector_value();
+        let gather = self.intrinsic(
+            "llvm.masked.gather",
+            &[i32t.vec_type(LANES).into(), addrs.get_type().into()],
+        )?;
+        // The gather reads four bytes only where `known`: inside the data buffer.
+        let bytes = self
+            .call(
+                gather,
+                &[
+                    addrs.into(),
+                    i32t.const_int(1, false).into(),
+                    self.to_lanes(known)?.into(),
+                    i32t.vec_type(LANES).const_zero().into(),
+                ],
+            )?
+            .into_vector_value();
+        let bytes = self
+            .b
+            .build_int_z_extend(bytes, self.i64t.vec_type(LANES), "")?;
+        // Keep the first min(len, 4) bytes.
+        let four_v = splat(self.c64(4))?;
+        let shorter = self
+            .b
+            .build_int_compare(IntPredicate::ULT, len, four_v, "")?;
+        let kept = self
+            .b
+            .build_select(shorter, len, four_v, "")?
+            .into_vector_value();
+        let bits = self.b.build_left_shift(kept, splat(self.c64(3))?, "")?;
+        let one = splat(self.c64(1))?;
+        let mask = self.b.build_left_shift(one, bits, "")?;
+        let mask = self.b.build_int_sub(mask, one, "")?;
+        let prefix = self.b.build_and(bytes, mask, "")?;
+        let prefix = self.b.build_left_shift(prefix, splat(self.c64(32))?, "")?;
+        let lo = self.b.build_or(prefix, len, "head")?;
+        Ok((lo, known))
+    }
+
+    /// The TRUE and FALSE decisions of `q` from rows' first halves `lo` and (views)
+    /// second halves `hi`.
+    fn quick_decisions(
+        &self,
+        q: QuickCheck,
+        lo: VectorValue<'ctx>,
+        hi: Option<VectorValue<'ctx>>,
+    ) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
         let param = |i: usize| -> R<IntValue<'ctx>> {
             self.params[q.params[i]]
                 .map(|v| v.into_int_value())
@@ -1953,11 +2064,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             QuickTest::Equal { negated } => {
                 let (p_lo, p_hi) = (param(0)?, param(1)?);
                 let lo_eq = cmp(IntPredicate::EQ, lo, splat(p_lo)?)?;
-                let hi_eq = cmp(IntPredicate::EQ, hi, splat(p_hi)?)?;
+                // A literal decided by what is compared: 12 bytes with a view's
+                // second half, else the 4 bytes of the first.
+                let (hi_eq, whole) = match hi {
+                    Some(hi) => (cmp(IntPredicate::EQ, hi, splat(p_hi)?)?, 12),
+                    None => (self.ones(), 4),
+                };
                 let lit_len = self.b.build_and(p_lo, low32, "")?;
                 let inline =
                     self.b
-                        .build_int_compare(IntPredicate::ULE, lit_len, self.c64(12), "")?;
+                        .build_int_compare(IntPredicate::ULE, lit_len, self.c64(whole), "")?;
                 let inline = flag(inline)?;
                 let t = self.and(self.and(lo_eq, hi_eq)?, inline)?;
                 let f = self.or(self.not(lo_eq)?, self.and(inline, self.not(hi_eq)?)?)?;

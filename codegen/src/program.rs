@@ -249,9 +249,10 @@ pub enum Node {
         args: Vec<usize>,
         /// `Bool` for a predicate, else the type of the values it writes.
         out: PType,
-        /// For a predicate on one column of views: what the kernel decides itself
-        /// from each view's length and prefix; the helper is called only for blocks
-        /// with rows left undecided, and only those rows take its answer.
+        /// For a predicate on one string column: what the kernel decides itself from
+        /// each row's length and first bytes (a view's, or read at the row's offset);
+        /// the helper is called only for blocks with rows left undecided, and only
+        /// those rows take its answer.
         quick: Option<QuickCheck>,
     },
     /// A function call: an LLVM intrinsic or a runtime helper over whole blocks.
@@ -268,10 +269,12 @@ pub enum Node {
     },
 }
 
-/// A predicate on a column of views that a view's first 8 bytes (its length and its
-/// first four bytes, zero-padded) or its whole 16 bytes often decide, vectorized in
-/// the kernel ([`Node::Helper`]'s `quick`). Literals are parameters (`I64`), so the
-/// program does not depend on them.
+/// A predicate on a string column that a row's length and first four bytes
+/// (zero-padded), or for views the whole 16-byte view, often decide, vectorized in
+/// the kernel ([`Node::Helper`]'s `quick`). For a column with offsets the kernel
+/// reads the four bytes at each row's start (where they are inside the data
+/// buffer), so an equality decides TRUE only for literals of up to 4 bytes.
+/// Literals are parameters (`I64`), so the program does not depend on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum QuickTest {
     /// `= literal` (`negated`: `<>`). Parameters: the literal's view as it would be
@@ -524,12 +527,9 @@ impl Program {
                     ..
                 } => {
                     if let Some(q) = quick {
-                        let views = args.len() == 1
-                            && args[0] < self.inputs.len()
-                            && self.inputs[args[0]].layout == ByteLayout::Views;
-                        if !views || *out != PType::Bool {
+                        if args.len() != 1 || *out != PType::Bool {
                             return Err(format!(
-                                "node {id}: quick checks are for predicates on one column of views"
+                                "node {id}: quick checks are for predicates on one column"
                             ));
                         }
                         if q.params
