@@ -453,16 +453,11 @@ impl Binder<'_> {
             }
         };
         let field = &fields[index];
-        if field.data_type() == &DataType::Date64 {
-            // DATE64 (milliseconds) is read as DATE, the one date type of PostgreSQL
-            // and DuckDB: its days, rounded toward the past (Arrow's DATE64 holds
-            // whole days).
-            let column = TypedExpr::new(TypedKind::Column(index), DataType::Date64, span);
-            return Ok(TypedExpr::new(
-                TypedKind::Cast(Box::new(column)),
-                DataType::Date32,
-                span,
-            ));
+        if let Some(to) = crate::types::read_as(field.data_type()) {
+            // DATE64 is read as DATE (its days, rounded toward the past: Arrow's DATE64
+            // holds whole days), intervals and durations as INTERVAL.
+            let column = TypedExpr::new(TypedKind::Column(index), field.data_type().clone(), span);
+            return Ok(TypedExpr::new(TypedKind::Cast(Box::new(column)), to, span));
         }
         // VARCHAR and BLOB are one type each whatever their layout: the back ends
         // read `LargeUtf8`, `Utf8View`, `LargeBinary` and `BinaryView` columns in
@@ -647,11 +642,7 @@ impl Binder<'_> {
 
     fn cast(&self, x: TypedExpr, to: &DataType, span: Span) -> Result<TypedExpr> {
         let span = if span.is_known() { span } else { x.span };
-        // An INTERVAL is a literal's type only (`CAST('1 day' AS INTERVAL)`): date
-        // arithmetic with one is rewritten to registry calls (functions::datetime).
-        let literal_interval = matches!(to, DataType::Interval(IntervalUnit::MonthDayNano))
-            && matches!(x.as_literal(), Some(ScalarValue::Utf8(_)));
-        if (!is_supported(to) || to == &DataType::Null) && !literal_interval {
+        if !is_supported(to) || to == &DataType::Null {
             return err(
                 span,
                 format!(
@@ -1048,7 +1039,8 @@ impl Binder<'_> {
         if items.is_empty() {
             return err(span, "IN needs at least one value");
         }
-        if items.iter().all(|i| i.as_literal().is_some()) {
+        let interval = matches!(probe.data_type, DataType::Interval(_));
+        if items.iter().all(|i| i.as_literal().is_some()) && !interval {
             let mut all: Vec<&TypedExpr> = vec![&probe];
             all.extend(items.iter());
             if self.unify(&all).is_none() {

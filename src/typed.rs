@@ -160,7 +160,7 @@ impl TypedExpr {
     pub fn can_error(&self) -> bool {
         let here = match &self.kind {
             TypedKind::Call { sig, .. } => sig.can_error,
-            TypedKind::Cast(_) => true,
+            TypedKind::Cast(x) => !crate::types::cast_never_fails(&x.data_type, &self.data_type),
             // The shared value it stands for may fail, and this use may be the one
             // that raises its errors: folding the use away must not drop them.
             TypedKind::Ref(_) => true,

@@ -20,8 +20,37 @@ pub fn is_supported(t: &DataType) -> bool {
                 | DataType::Date32
                 | DataType::Null
         )
-        || matches!(t, DataType::Timestamp(_, _))
+        || matches!(
+            t,
+            DataType::Timestamp(_, _) | DataType::Interval(IntervalUnit::MonthDayNano)
+        )
         || is_time(t)
+}
+
+/// The type a column of type `t` is read as when Broadhead computes on another
+/// (`None` for the types it reads as they are): `DATE64` (milliseconds) as DATE,
+/// the one date type of PostgreSQL and DuckDB; the other Arrow intervals
+/// (`YearMonth`, `DayTime`) and `DURATION`s (as DuckDB reads them) as INTERVAL
+/// (`MonthDayNano`). The binder reads such a column as a cast to that type.
+pub fn read_as(t: &DataType) -> Option<DataType> {
+    match t {
+        DataType::Date64 => Some(DataType::Date32),
+        DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime)
+        | DataType::Duration(_) => Some(DataType::Interval(IntervalUnit::MonthDayNano)),
+        _ => None,
+    }
+}
+
+/// Whether `CAST(x AS to)` for `x` of type `from` succeeds for every value (so the
+/// cast raises no error): Arrow's narrower intervals widened to `MonthDayNano`.
+pub fn cast_never_fails(from: &DataType, to: &DataType) -> bool {
+    matches!(
+        (from, to),
+        (
+            DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime),
+            DataType::Interval(IntervalUnit::MonthDayNano)
+        )
+    )
 }
 
 /// `TIME` of each unit: Arrow's `Time32(s|ms)` and `Time64(us|ns)`, a time of day

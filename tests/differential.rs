@@ -135,6 +135,9 @@ fn boolean(r: &mut Rng, depth: u32) -> Expr {
             ))),
             6 => col("tm32").lt_eq(col("tm")),
             7 if r.chance(0.3) => col("d64").lt(col("ts")),
+            7 if r.chance(0.3) => col("iv").gt(lit(ScalarValue::IntervalMonthDayNano(
+                arrow::datatypes::IntervalMonthDayNano::new(0, r.below(40) as i32 - 10, 0),
+            ))),
             _ => {
                 let c = col(*pick(r, NUMERIC));
                 c.gt(num_literal(r))
@@ -744,6 +747,39 @@ proptest! {
         let (len, offset, null_p, layout) = shape(&mut r);
         let batch = sliced_batch_in(seed ^ 1, len, offset, null_p, &layout);
         check_projection(&exprs, &batch, true)?;
+    }
+
+    /// INTERVAL values (the interpreter computes them; the kernel reads their
+    /// comparisons as inputs): filters and projections agree with the interpreter.
+    #[test]
+    fn interval_expressions_match_the_interpreter(seed in any::<u64>()) {
+        let mut r = Rng::new(seed);
+        let interval = |r: &mut Rng| -> Expr {
+            match r.below(6) {
+                0 => col("dur"),
+                1 => col("iv").add(col("dur")),
+                2 => col("iv").mul(lit(r.below(5) as f64 / 2.0 - 1.0)),
+                3 => col("ts").sub(col("d")),
+                4 => col("iv").neg(),
+                _ => col("iv"),
+            }
+        };
+        let (x, y) = (interval(&mut r), interval(&mut r));
+        let expr = match r.below(3) {
+            0 => x.lt(y),
+            1 => x.eq(y).or(boolean(&mut r, 1)),
+            _ => col("ts").add(x).gt_eq(col("d").sub(y)),
+        };
+        let exprs = vec![
+            col("ts").add(interval(&mut r)),
+            col("d").sub(interval(&mut r)),
+            call("date_part", vec![lit("epoch"), interval(&mut r)]),
+            interval(&mut r).cast(DataType::Utf8),
+        ];
+        let (len, offset, null_p, layout) = shape(&mut r);
+        let batch = sliced_batch_in(seed ^ 3, len, offset, null_p, &layout);
+        check_filter(&expr, &batch, false)?;
+        check_projection(&exprs, &batch, false)?;
     }
 
     /// Whatever the binder accepts, `Filter` and `Projector` accept too (compiled or

@@ -83,6 +83,23 @@ fn random_array(t: &DataType, len: usize, r: &mut Rng, null_p: f64) -> ArrayRef 
             let v = -1000 + r.below(30_000) as i32;
             valid(r).then_some(v)
         }))),
+        DataType::Interval(arrow::datatypes::IntervalUnit::MonthDayNano) => {
+            use arrow::datatypes::IntervalMonthDayNano;
+            let extremes = [IntervalMonthDayNano::MIN, IntervalMonthDayNano::MAX];
+            Arc::new(arrow::array::IntervalMonthDayNanoArray::from_iter(
+                (0..len).map(|_| {
+                    let v = match r.below(20) {
+                        0 | 1 => extremes[r.below(2) as usize],
+                        _ => IntervalMonthDayNano::new(
+                            r.below(25) as i32 - 12,
+                            r.below(61) as i32 - 30,
+                            (r.below(97) as i64 - 48) * 1_800_000_000_000,
+                        ),
+                    };
+                    valid(r).then_some(v)
+                }),
+            ))
+        }
         t if broadhead::types::is_time(t) => {
             // Times of day: midnight, the last unit of the day, and random ones.
             let unit = broadhead::types::time_unit(t).expect("a TIME type");

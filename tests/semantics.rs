@@ -28,9 +28,19 @@ fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
 
 /// The selected rows, checked to be the same from the JIT and the interpreter.
 fn select(sql: &str, batch: &RecordBatch) -> Result<Vec<usize>, String> {
+    select_compiled_or_not(sql, batch, true)
+}
+
+/// The selected rows of `Filter` (compiled if `compiled`, else compiled or not),
+/// checked to be the same as the interpreter's.
+fn select_compiled_or_not(
+    sql: &str,
+    batch: &RecordBatch,
+    compiled: bool,
+) -> Result<Vec<usize>, String> {
     let schema = batch.schema();
     let filter = Filter::new(&schema, sql).map_err(|e| e.to_string())?;
-    assert!(filter.is_jit(), "{sql} should compile");
+    assert!(filter.is_jit() || !compiled, "{sql} should compile");
     let jit = filter
         .evaluate(batch)
         .map(|s| s.iter().collect::<Vec<_>>())
@@ -50,9 +60,19 @@ fn select(sql: &str, batch: &RecordBatch) -> Result<Vec<usize>, String> {
 
 /// One projected column, checked to be the same from the JIT and the interpreter.
 fn project(sql: &str, batch: &RecordBatch) -> Result<ArrayRef, String> {
+    project_compiled_or_not(sql, batch, true)
+}
+
+/// One column of `Projector` (compiled if `compiled`, else compiled or not),
+/// checked to be the same as the interpreter's.
+fn project_compiled_or_not(
+    sql: &str,
+    batch: &RecordBatch,
+    compiled: bool,
+) -> Result<ArrayRef, String> {
     let schema = batch.schema();
     let projector = Projector::new(&schema, &[sql]).map_err(|e| e.to_string())?;
-    assert!(projector.is_jit(0), "{sql} should compile");
+    assert!(projector.is_jit(0) || !compiled, "{sql} should compile");
     let jit = projector
         .evaluate(batch)
         .map(|mut v| v.remove(0))
@@ -1314,5 +1334,222 @@ fn time_zone_literals_read_offsets_and_zone_names() {
     assert_eq!(
         (message.as_str(), column),
         ("invalid TIMESTAMP WITH TIME ZONE literal '1994-01-01 00:00:00 Mars/Olympus' at line 1, column 31", 31)
+    );
+}
+
+/// INTERVAL values: `Interval(MonthDayNano)` columns (and `DayTime`, `YearMonth`
+/// and `DURATION` columns read as INTERVAL), compared as PostgreSQL (a month is 30
+/// days), in arithmetic, fields, casts and added to timestamps; `timestamp -
+/// timestamp` is an interval. Computed by the interpreter (the kernel reads the
+/// BOOLEAN results of interval comparisons as inputs). Checked against DuckDB and
+/// PostgreSQL's documentation.
+#[test]
+fn intervals_compare_compute_and_move_timestamps() {
+    use arrow::array::{
+        DurationMicrosecondArray, IntervalDayTimeArray, IntervalMonthDayNanoArray,
+        IntervalYearMonthArray, TimestampMicrosecondArray,
+    };
+    use arrow::datatypes::{IntervalDayTime, IntervalMonthDayNano as Iv};
+    const HOUR: i64 = 3_600_000_000_000;
+    let iv: ArrayRef = Arc::new(IntervalMonthDayNanoArray::from(vec![
+        Some(Iv::new(1, 0, 0)),
+        Some(Iv::new(0, 30, 0)),
+        None,
+        Some(Iv::new(0, 1, 2 * HOUR)),
+        Some(Iv::new(0, 0, -HOUR)),
+    ]));
+    let dt: ArrayRef = Arc::new(IntervalDayTimeArray::from(vec![
+        Some(IntervalDayTime::new(1, 500)),
+        None,
+        Some(IntervalDayTime::new(0, 0)),
+        Some(IntervalDayTime::new(-2, 0)),
+        Some(IntervalDayTime::new(0, 3_600_000)),
+    ]));
+    let ym: ArrayRef = Arc::new(IntervalYearMonthArray::from(vec![
+        Some(14),
+        Some(-1),
+        None,
+        Some(0),
+        Some(12),
+    ]));
+    let dur: ArrayRef = Arc::new(DurationMicrosecondArray::from(vec![
+        Some(1_000_000),
+        Some(-5),
+        None,
+        Some(86_400_000_000),
+        Some(0),
+    ]));
+    // 2024-01-31 10:00:00 UTC
+    let ts: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![
+        Some(
+            1_706_695_200_000_000
+        );
+        5
+    ]));
+    let b = batch(vec![
+        ("iv", iv),
+        ("dt", dt),
+        ("ym", ym),
+        ("dur", dur),
+        ("ts", ts),
+    ]);
+    assert_eq!(select("iv = INTERVAL '30 days'", &b), Ok(vec![0, 1]));
+    assert_eq!(select("iv = '720 hours'", &b), Ok(vec![0, 1]));
+    assert_eq!(select("iv > INTERVAL '1 day'", &b), Ok(vec![0, 1, 3]));
+    assert_eq!(
+        select("iv IN (INTERVAL '1 month', INTERVAL '-60 minutes')", &b),
+        Ok(vec![0, 1, 4])
+    );
+    assert_eq!(
+        select_compiled_or_not("dur >= INTERVAL '1 second'", &b, false),
+        Ok(vec![0, 3])
+    );
+    assert_eq!(select("dt < ym", &b), Ok(vec![0, 3, 4]));
+    let text = |sql: &str| {
+        texts(&project_compiled_or_not(&format!("CAST({sql} AS VARCHAR)"), &b, false).unwrap())
+    };
+    let of = |v: &[Option<&str>]| v.iter().map(|s| s.map(str::to_string)).collect::<Vec<_>>();
+    assert_eq!(
+        text("iv"),
+        of(&[
+            Some("1 mon"),
+            Some("30 days"),
+            None,
+            Some("1 day 02:00:00"),
+            Some("-01:00:00")
+        ])
+    );
+    assert_eq!(
+        text("dt"),
+        of(&[
+            Some("1 day 00:00:00.5"),
+            None,
+            Some("00:00:00"),
+            Some("-2 days"),
+            Some("01:00:00")
+        ])
+    );
+    assert_eq!(
+        text("ym"),
+        of(&[
+            Some("1 year 2 mons"),
+            Some("-1 mons"),
+            None,
+            Some("00:00:00"),
+            Some("1 year")
+        ])
+    );
+    assert_eq!(
+        text("dur"),
+        of(&[
+            Some("00:00:01"),
+            Some("-00:00:00.000005"),
+            None,
+            Some("24:00:00"),
+            Some("00:00:00")
+        ])
+    );
+    assert_eq!(
+        text("iv * 1.5"),
+        of(&[
+            Some("1 mon 15 days"),
+            Some("45 days"),
+            None,
+            Some("1 day 15:00:00"),
+            Some("-01:30:00")
+        ])
+    );
+    assert_eq!(text("iv / 2")[..2], of(&[Some("15 days"), Some("15 days")]));
+    assert_eq!(
+        text("-iv")[3..],
+        of(&[Some("-1 days -02:00:00"), Some("01:00:00")])
+    );
+    assert_eq!(
+        text("iv + INTERVAL '1 hour' - ym")[..2],
+        of(&[
+            Some("-1 years -1 mons +01:00:00"),
+            Some("1 mon 30 days 01:00:00")
+        ])
+    );
+    assert_eq!(
+        text("EXTRACT(epoch FROM iv)"),
+        of(&[
+            Some("2592000"),
+            Some("2592000"),
+            None,
+            Some("93600"),
+            Some("-3600")
+        ])
+    );
+    assert_eq!(
+        text("EXTRACT(day FROM iv)")[..2],
+        of(&[Some("0"), Some("30")])
+    );
+    assert_eq!(
+        text("EXTRACT(hour FROM iv)")[3..],
+        of(&[Some("2"), Some("-1")])
+    );
+    assert_eq!(
+        text("EXTRACT(year FROM ym)")[..2],
+        of(&[Some("1"), Some("0")])
+    );
+    // PostgreSQL: months clamped to the month's end, then days, then the time.
+    assert_eq!(
+        text("ts + iv"),
+        of(&[
+            Some("2024-02-29 10:00:00"),
+            Some("2024-03-01 10:00:00"),
+            None,
+            Some("2024-02-01 12:00:00"),
+            Some("2024-01-31 09:00:00")
+        ])
+    );
+    assert_eq!(
+        text("iv + DATE '2024-01-31'")[0],
+        Some("2024-02-29 00:00:00".into())
+    );
+    assert_eq!(text("ts - dur")[3], Some("2024-01-30 10:00:00".into()));
+    assert_eq!(
+        text("TIMESTAMP '2024-03-01 12:00:00' - ts")[0],
+        Some("30 days 02:00:00".into())
+    );
+    assert_eq!(
+        text("ts - TIMESTAMP '2024-02-01 12:00:00'")[0],
+        Some("-1 days -02:00:00".into())
+    );
+    let (message, _) = bind_error("EXTRACT(dow FROM iv) = 1", &b.schema());
+    assert!(
+        message.starts_with("unit \"dow\" not supported for type interval"),
+        "{message}"
+    );
+    assert_eq!(
+        project_compiled_or_not("iv / 0", &b, false).unwrap_err(),
+        "division by zero at row 0"
+    );
+}
+
+/// `timestamp + interval` with a zone reads the months and days on the zone's wall
+/// clock and adds the time part as a duration (PostgreSQL's rule): one day after
+/// noon the day before the spring change in New York is noon again (23 hours later).
+#[test]
+fn intervals_move_zoned_timestamps_on_the_wall_clock() {
+    use arrow::array::{IntervalMonthDayNanoArray, TimestampMicrosecondArray};
+    use arrow::datatypes::IntervalMonthDayNano as Iv;
+    // 2024-03-09 12:00 EST = 17:00 UTC.
+    let ts: ArrayRef = Arc::new(
+        TimestampMicrosecondArray::from(vec![Some(1_710_003_600_000_000); 2])
+            .with_timezone("America/New_York"),
+    );
+    let iv: ArrayRef = Arc::new(IntervalMonthDayNanoArray::from(vec![
+        Some(Iv::new(0, 1, 0)),
+        Some(Iv::new(0, 0, 24 * 3_600_000_000_000)),
+    ]));
+    let b = batch(vec![("ts", ts), ("iv", iv)]);
+    assert_eq!(
+        texts(&project_compiled_or_not("CAST(ts + iv AS VARCHAR)", &b, false).unwrap()),
+        vec![
+            Some("2024-03-10 12:00:00-04".to_string()),
+            Some("2024-03-10 13:00:00-04".to_string())
+        ]
     );
 }

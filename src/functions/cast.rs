@@ -22,15 +22,15 @@
 use arrow::array::timezone::Tz;
 use arrow::datatypes::{
     Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
-    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    IntervalMonthDayNanoType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{Offset, TimeZone};
 
 use super::row::{map1, Blob, Bool, Utf8};
-use super::{Registry, RowImpl};
+use super::{Lowering, Registry, RowImpl};
 use crate::scalar::{format_blob, LiteralError, ScalarValue};
 use crate::types::{sql_type_name, units_per_second};
 
@@ -58,6 +58,7 @@ fn castable_types() -> Vec<DataType> {
     ] {
         types.push(crate::types::time_type(unit));
     }
+    types.push(Interval(arrow_schema::IntervalUnit::MonthDayNano));
     types
 }
 
@@ -176,6 +177,9 @@ fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
             parse!(Time64MicrosecondType, V::Time(v, _) => v)
         }
         DataType::Time64(TimeUnit::Nanosecond) => parse!(Time64NanosecondType, V::Time(v, _) => v),
+        DataType::Interval(arrow_schema::IntervalUnit::MonthDayNano) => {
+            parse!(IntervalMonthDayNanoType, V::IntervalMonthDayNano(v) => v)
+        }
         _ => return None,
     })
 }
@@ -253,6 +257,9 @@ fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
             map1::<Time64NanosecondType, Utf8, _>(|v: i64| {
                 Ok(Some(format_time(v, TimeUnit::Nanosecond)))
             })
+        }
+        DataType::Interval(arrow_schema::IntervalUnit::MonthDayNano) => {
+            map1::<IntervalMonthDayNanoType, Utf8, _>(|v| Ok(Some(format_interval(v))))
         }
         _ => return None,
     })
@@ -432,6 +439,48 @@ pub(crate) fn format_time(value: i64, unit: TimeUnit) -> String {
     clock(seconds, value.rem_euclid(per_second), per_second)
 }
 
+/// An INTERVAL's text form, as PostgreSQL prints it (`IntervalStyle` `postgres`):
+/// `1 year 2 mons 3 days 04:05:06.5`, `-1 days -02:00:00`, `00:00:00` for zero;
+/// years and months from the months, the time part from the nanoseconds (hours
+/// beyond 24 stay hours), with up to nine fractional digits; a positive part after
+/// a negative one has a `+` (`-1 years +01:00:00`).
+pub(crate) fn format_interval(v: arrow::datatypes::IntervalMonthDayNano) -> String {
+    let mut parts = Vec::new();
+    let mut negative_before = false;
+    let mut sign_of = |n: i64| {
+        let sign = if n > 0 && negative_before {
+            "+"
+        } else if n < 0 {
+            "-"
+        } else {
+            ""
+        };
+        negative_before |= n < 0;
+        sign
+    };
+    let (years, months) = (v.months / 12, v.months % 12);
+    for (n, one, many) in [
+        (i64::from(years), "year", "years"),
+        (i64::from(months), "mon", "mons"),
+        (i64::from(v.days), "day", "days"),
+    ] {
+        if n != 0 {
+            let sign = sign_of(n);
+            let name = if n == 1 { one } else { many };
+            parts.push(format!("{sign}{} {name}", n.unsigned_abs()));
+        }
+    }
+    if v.nanoseconds != 0 || parts.is_empty() {
+        let sign = sign_of(v.nanoseconds);
+        let nanos = v.nanoseconds.unsigned_abs();
+        // |nanoseconds| < 2^63: the seconds and the fraction fit an i64.
+        let (seconds, fraction) = (nanos / 1_000_000_000, nanos % 1_000_000_000);
+        let time = clock(seconds as i64, fraction as i64, 1_000_000_000);
+        parts.push(format!("{sign}{time}"));
+    }
+    parts.join(" ")
+}
+
 /// The offset from UTC (seconds) of `tz` at `seconds` since the epoch; instants
 /// beyond chrono's range (±262,000 years) take the offset at the end of its range.
 fn offset_at(tz: &Tz, seconds: i128) -> i32 {
@@ -456,28 +505,37 @@ pub(super) fn register(r: &mut Registry) {
             "1994-01-01 12:00:00.5",
         )
         .example("CAST(x = 1 AS VARCHAR)", "true");
+    // The JIT has no INTERVAL values: the interpreter converts them.
+    let lowering = |t: &DataType| match t {
+        DataType::Interval(_) => {
+            Lowering::Interpreted("INTERVAL values are computed by the interpreter")
+        }
+        _ => Lowering::Helper,
+    };
     for t in castable_types() {
         let Some(imp) = to_text(&t, false) else {
             continue;
         };
-        f.sig(
+        f.lowered_sig(
             std::slice::from_ref(&t),
             DataType::Utf8,
             "CAST(x AS VARCHAR): PostgreSQL's text form of x (`0.1`, `1e+20`, `true`, \
-             `1994-01-01`, `1994-01-01 12:00:00+00`)",
+             `1994-01-01`, `1994-01-01 12:00:00+00`, `1 year 2 mons 03:00:00`)",
             imp,
+            lowering(&t),
         );
     }
     for t in castable_types() {
         let Some(imp) = from_text(&t, false) else {
             continue;
         };
-        f.sig(
+        f.lowered_sig(
             &[DataType::Utf8],
-            t,
+            t.clone(),
             "CAST(s AS type): s read as a literal of the type (surrounding spaces allowed); \
              an invalid string is an error, NULL with TRY_CAST",
             imp,
+            lowering(&t),
         );
     }
 }

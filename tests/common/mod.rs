@@ -5,12 +5,14 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, Float32Array,
-    Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
-    Time32MillisecondArray, Time64MicrosecondArray, TimestampMillisecondArray, UInt32Array,
-    UInt64Array, UInt8Array,
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array,
+    DurationMillisecondArray, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array,
+    Int8Array, IntervalMonthDayNanoArray, RecordBatch, StringArray, Time32MillisecondArray,
+    Time64MicrosecondArray, TimestampMillisecondArray, UInt32Array, UInt64Array, UInt8Array,
 };
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow::datatypes::{
+    DataType, Field, IntervalMonthDayNano, IntervalUnit, Schema, SchemaRef, TimeUnit,
+};
 
 /// Columns: name and type.
 /// A column's name and a constructor of its type.
@@ -38,6 +40,8 @@ pub const COLUMNS: &[Column] = &[
     ("tm", || DataType::Time64(TimeUnit::Microsecond)),
     ("tm32", || DataType::Time32(TimeUnit::Millisecond)),
     ("d64", || DataType::Date64),
+    ("iv", || DataType::Interval(IntervalUnit::MonthDayNano)),
+    ("dur", || DataType::Duration(TimeUnit::Millisecond)),
 ];
 
 pub fn schema() -> SchemaRef {
@@ -254,6 +258,23 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
         let v = (8700 + r.below(800) as i64) * 86_400_000;
         valid(&mut r).then_some(v)
     }))));
+    // Intervals whose months, days and time compare across fields (1 month = 30
+    // days), of both signs.
+    cols.push(Arc::new(IntervalMonthDayNanoArray::from_iter((0..n).map(
+        |_| {
+            let months = r.below(3) as i32 - 1;
+            let days = [0, 1, 30, -30][r.below(4) as usize];
+            let hours = r.below(49) as i64 - 24;
+            let v = IntervalMonthDayNano::new(months, days, hours * 3_600_000_000_000);
+            valid(&mut r).then_some(v)
+        },
+    ))));
+    cols.push(Arc::new(DurationMillisecondArray::from_iter((0..n).map(
+        |_| {
+            let v = (r.below(200) as i64 - 100) * 3_600_000;
+            valid(&mut r).then_some(v)
+        },
+    ))));
     RecordBatch::try_new(schema(), cols).expect("batch matches schema")
 }
 
