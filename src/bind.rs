@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 
-use arrow_schema::{DataType, IntervalUnit, Schema};
+use arrow_schema::{DataType, Schema};
 
 use crate::decode::bound_type;
 use crate::error::BindError;

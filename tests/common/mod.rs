@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array,
-    DurationMillisecondArray, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array,
-    Int8Array, IntervalMonthDayNanoArray, RecordBatch, StringArray, Time32MillisecondArray,
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, DurationMillisecondArray,
+    Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
+    IntervalMonthDayNanoArray, RecordBatch, StringArray, Time32MillisecondArray,
     Time64MicrosecondArray, TimestampMillisecondArray, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::datatypes::{
