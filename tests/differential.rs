@@ -674,7 +674,10 @@ fn check_projection(
             && !sql[i].contains("interpreted(")
             && !matches!(
                 typed[i].data_type,
-                arrow::datatypes::DataType::Utf8 | arrow::datatypes::DataType::Null
+                arrow::datatypes::DataType::Utf8
+                    | arrow::datatypes::DataType::Null
+                    // INTERVAL values are the interpreter's.
+                    | arrow::datatypes::DataType::Interval(_)
             )
         {
             prop_assert!(projector.is_jit(i), "{} is not compiled", sql[i]);

@@ -1628,7 +1628,7 @@ fn register_interval_values(r: &mut Registry) {
         .function("add_interval")
         .example(
             "add_interval('America/New_York', TIMESTAMP WITH TIME ZONE '2024-03-09 12:00:00-05', INTERVAL '1 day 1 hour')",
-            "2024-03-10T17:00:00Z",
+            "2024-03-10T17:00:00",
         );
     for u in UNITS {
         let ts = DataType::Timestamp(u, None);
