@@ -521,15 +521,44 @@ impl Binder<'_> {
                 Some(t) => common_type(&t, &a.data_type)?,
             });
         }
+        // Whether the type so far is that of integer literals only, and the narrowest
+        // integer type holding them: they meet a decimal as DuckDB's integer literals,
+        // `INTEGER` when they fit one (`CASE … THEN 1 ELSE 2.5 END` is DECIMAL(11,1)).
+        let mut literal_ints: Option<DataType> = None;
         for a in args {
             match a.as_literal() {
                 None | Some(ScalarValue::Utf8(_)) => {}
                 Some(v) => {
+                    let literal_int = v.as_i128().map(|i| {
+                        if i32::try_from(i).is_ok() {
+                            DataType::Int32
+                        } else {
+                            v.data_type()
+                        }
+                    });
+                    let first = target.is_none();
                     target = Some(match target {
                         None => v.data_type(),
+                        Some(_)
+                            if crate::types::is_decimal(&v.data_type())
+                                && literal_ints.is_some() =>
+                        {
+                            common_type(literal_ints.as_ref()?, &v.data_type())?
+                        }
                         Some(t) if v.convert_exact(&t).is_some() => t,
                         Some(t) => common_type(&t, &v.data_type())?,
                     });
+                    literal_ints = match (first, literal_int, literal_ints) {
+                        (true, Some(i), _) => Some(i),
+                        (false, Some(i), Some(prev)) => common_type(&prev, &i),
+                        _ => None,
+                    };
+                    if target
+                        .as_ref()
+                        .is_some_and(|t| !crate::types::is_integer(t))
+                    {
+                        literal_ints = None;
+                    }
                 }
             }
         }
@@ -700,6 +729,7 @@ impl Binder<'_> {
         if let Some(decided) = self.out_of_range_comparison(name, &mut args, span) {
             return decided;
         }
+        let decimal_ret = self.decimal_operands(name, &mut args, span)?;
         let candidates: Vec<&'static Signature> = functions::lookup(name).collect();
         if candidates.is_empty() {
             let mut names = functions::names();
@@ -747,6 +777,14 @@ impl Binder<'_> {
                 (DataType::Timestamp(unit, None), Some(z)) if a.as_literal().is_some() => {
                     self.coerce(a, &DataType::Timestamp(*unit, Some(z.clone())))
                 }
+                // A decimal parameter takes any precision and scale: the operands
+                // have their exact types already (`decimal_operands`).
+                (p, _)
+                    if functions::param_accepts(p, &a.data_type)
+                        && crate::types::is_decimal(&a.data_type) =>
+                {
+                    Ok(a)
+                }
                 (p, _) => self.coerce(a, p),
             })
             .collect::<Result<Vec<_>>>()?;
@@ -762,9 +800,157 @@ impl Binder<'_> {
             {
                 a.data_type.clone()
             }
+            // A decimal result: the type the decimal rules give, else the first
+            // argument's (`-x`, `abs(x)`).
+            (t, Some(a)) if crate::types::is_decimal(t) => {
+                decimal_ret.clone().unwrap_or_else(|| a.data_type.clone())
+            }
             (t, _) => t.clone(),
         };
         Ok(functions::datetime::localize(sig, args, ret, span))
+    }
+
+    /// Gives the operands of an operator that meets a decimal their exact types, and
+    /// returns the result type, following DuckDB (docs/semantics.md, "Decimals"):
+    ///
+    /// - comparisons and `%`: both in the type they meet in (the larger scale and the
+    ///   larger number of integral digits), which `%` returns;
+    /// - `+`, `-`: both in `DECIMAL(p, s)` with `s` the larger scale and `p` the larger
+    ///   number of integral digits + `s` + 1, capped at 38 (76 for wide operands);
+    /// - `*`: each keeps its type; the result is `DECIMAL(p1 + p2, s1 + s2)`, capped,
+    ///   and `DECIMAL(18, s1 + s2)` when both have at most 18 digits and `s1 + s2 < 18`
+    ///   (DuckDB computes those in 64 bits with an overflow check);
+    /// - `/`: both as `DOUBLE` (DuckDB; PostgreSQL divides in `NUMERIC`).
+    ///
+    /// An integer operand is `DECIMAL(w, 0)` with its type's width, an integer literal
+    /// `DECIMAL(10,0)` when it fits an `INTEGER` (`a * 100` on `DECIMAL(15,2)` is
+    /// `DECIMAL(18,2)`, `a + 1` `DECIMAL(16,2)`), as in DuckDB. With a float
+    /// operand, or no decimal operand, nothing changes (`None`).
+    fn decimal_operands(
+        &self,
+        name: &str,
+        args: &mut [TypedExpr],
+        span: Span,
+    ) -> Result<Option<DataType>> {
+        use crate::types::{as_decimal, common_decimal, decimal_parts, decimal_type};
+        let comparison = matches!(
+            name,
+            "equal"
+                | "not_equal"
+                | "less_than"
+                | "less_than_or_equal_to"
+                | "greater_than"
+                | "greater_than_or_equal_to"
+                | "is_distinct_from"
+                | "is_not_distinct_from"
+        );
+        let arithmetic = matches!(name, "add" | "subtract" | "multiply" | "divide" | "modulo");
+        if !(comparison || arithmetic)
+            || args.len() != 2
+            || !args.iter().any(|a| decimal_parts(&a.data_type).is_some())
+        {
+            return Ok(None);
+        }
+        // A NULL operand takes the other's type.
+        if let Some(i) = args.iter().position(|a| a.data_type == DataType::Null) {
+            let other = args[1 - i].data_type.clone();
+            args[i] = self.coerce(args[i].clone(), &other)?;
+            return Ok(None);
+        }
+        // Each operand as a decimal: an integer literal as DuckDB's integer literals,
+        // `INTEGER` when it fits one (`DECIMAL(10,0)`), else `BIGINT`, `UBIGINT`.
+        let parts = |a: &TypedExpr| -> Option<(u8, i8)> {
+            match a.as_literal().and_then(ScalarValue::as_i128) {
+                Some(v) if i32::try_from(v).is_ok() => as_decimal(&DataType::Int32),
+                Some(v) if i64::try_from(v).is_ok() => as_decimal(&DataType::Int64),
+                Some(_) => as_decimal(&DataType::UInt64),
+                None => as_decimal(&a.data_type),
+            }
+        };
+        let (Some(l), Some(r)) = (parts(&args[0]), parts(&args[1])) else {
+            return Ok(None);
+        };
+        if name == "divide" {
+            for a in args.iter_mut() {
+                *a = self.coerce(a.clone(), &DataType::Float64)?;
+            }
+            return Ok(None);
+        }
+        let wide = l.0.max(r.0) > crate::types::DECIMAL128_MAX_PRECISION;
+        let cap = if wide {
+            crate::types::DECIMAL256_MAX_PRECISION
+        } else {
+            crate::types::DECIMAL128_MAX_PRECISION
+        };
+        let too_wide = || -> Result<Option<DataType>> {
+            err(
+                span,
+                format!(
+                    "the result of this decimal operation needs more than {cap} digits of scale"
+                ),
+            )
+        };
+        let target = match name {
+            "add" | "subtract" => {
+                let s = l.1.max(r.1);
+                let integral = (l.0 as i32 - l.1 as i32).max(r.0 as i32 - r.1 as i32);
+                let p = (integral + s as i32 + 1).min(cap as i32) as u8;
+                match decimal_type(p.max(s as u8), s) {
+                    Some(t) => t,
+                    None => return too_wide(),
+                }
+            }
+            "multiply" => {
+                for (i, (p, s)) in [l, r].into_iter().enumerate() {
+                    if let Some(t) = decimal_type(p, s) {
+                        args[i] = self.coerce(args[i].clone(), &t)?;
+                    }
+                }
+                // Both operands in one width class: the wider one's.
+                if wide {
+                    for a in args.iter_mut() {
+                        if let Some((p, s)) = decimal_parts(&a.data_type) {
+                            let t = DataType::Decimal256(p.max(39), s);
+                            *a = self.coerce(a.clone(), &t)?;
+                        }
+                    }
+                }
+                let s = l.1 as i32 + r.1 as i32;
+                let mut p = (l.0 as i32 + r.0 as i32).min(cap as i32);
+                // DuckDB: two operands of at most 18 digits multiply in 64 bits with
+                // an overflow check, so the result is DECIMAL(18, s) when s < 18.
+                const INT64_DIGITS: i32 = 18;
+                if p > INT64_DIGITS
+                    && l.0 as i32 <= INT64_DIGITS
+                    && r.0 as i32 <= INT64_DIGITS
+                    && s < INT64_DIGITS
+                {
+                    p = INT64_DIGITS;
+                }
+                if s > p {
+                    return too_wide();
+                }
+                let ret = decimal_type(p as u8, s as i8);
+                return match ret {
+                    Some(t) => Ok(Some(t)),
+                    None => too_wide(),
+                };
+            }
+            _ => {
+                // Comparisons and %: where both meet; a literal that fits the other
+                // operand's type exactly keeps it (`price = 5`).
+                let refs: Vec<&TypedExpr> = args.iter().collect();
+                let adopted = self.unify(&refs).filter(|t| decimal_parts(t).is_some());
+                match adopted.or_else(|| common_decimal(l, r)) {
+                    Some(t) => t,
+                    None => return too_wide(),
+                }
+            }
+        };
+        for a in args.iter_mut() {
+            *a = self.coerce(a.clone(), &target)?;
+        }
+        Ok((!comparison).then_some(target))
     }
 
     /// A comparison of an integer value with an integer literal outside its type's

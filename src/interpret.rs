@@ -628,6 +628,10 @@ impl Interpreter<'_> {
 
     fn arithmetic(&self, func: FuncId, t: &DataType, l: &Value, r: &Value) -> Result<Value> {
         let n = self.len();
+        if crate::types::is_decimal(t) {
+            let (la, ra) = (l.to_array(n), r.to_array(n));
+            return decimal_binary(func, t, &la, &ra);
+        }
         let float = is_float(t);
         // Fast path: arrow's checked kernels; floats only need a zero-divisor check.
         let fast = if float && matches!(func, FuncId::Divide | FuncId::Modulo) {
@@ -711,6 +715,14 @@ impl Interpreter<'_> {
             DataType::Float64 => float!(t::Float64Type),
             // abs of an unsigned integer is the value itself
             other if is_integer(other) => Ok(Value::array(a.clone())),
+            DataType::Decimal128(..) => {
+                let p = a.as_primitive::<t::Decimal128Type>();
+                decimal_unary(func, p)
+            }
+            DataType::Decimal256(..) => {
+                let p = a.as_primitive::<t::Decimal256Type>();
+                decimal_unary(func, p)
+            }
             other => Err(EvalError::Other(format!("no {func:?} for {other}")).into()),
         }
     }
@@ -1079,6 +1091,97 @@ fn checked_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Res
             "no arithmetic for {other}"
         )))),
     }
+}
+
+/// `-x` or `abs(x)` of decimals (exact: a decimal's range is symmetric; a value
+/// outside its precision, which Arrow allows, may overflow).
+fn decimal_unary<T>(func: FuncId, p: &PrimitiveArray<T>) -> Result<Value>
+where
+    T: ArrowPrimitiveType,
+    T::Native: crate::decimal::DecimalInt,
+{
+    use arrow::datatypes::ArrowNativeTypeOp;
+    let what = if func == FuncId::Negate {
+        "negation"
+    } else {
+        "abs"
+    };
+    checked_map(
+        p,
+        move |v: T::Native| {
+            if func == FuncId::Negate || v < T::Native::ZERO {
+                v.neg_checked().ok()
+            } else {
+                Some(v)
+            }
+        },
+        what,
+    )
+}
+
+/// Decimal `+ - * %` row by row, in the result type `t` (the binder gave `+ - %`
+/// operands of type `t`; `*` multiplies the unscaled values, whose scales add up):
+/// a result beyond `t`'s precision is an overflow error, `%` by zero a division by zero.
+fn decimal_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Result<Value> {
+    fn run<T>(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Result<Value>
+    where
+        T: ArrowPrimitiveType,
+        T::Native: crate::decimal::DecimalInt,
+    {
+        use arrow::datatypes::ArrowNativeTypeOp;
+        let precision = crate::types::decimal_parts(t).map_or(0, |(p, _)| p);
+        let (l, r) = (l.as_primitive::<T>(), r.as_primitive::<T>());
+        let n = l.len();
+        let mut zero = vec![false; n];
+        let mut over = vec![false; n];
+        let out: PrimitiveArray<T> = (0..n)
+            .map(|i| {
+                if l.is_null(i) || r.is_null(i) {
+                    return None;
+                }
+                let (a, b) = (l.value(i), r.value(i));
+                let v = match func {
+                    FuncId::Add => a.add_checked(b).ok(),
+                    FuncId::Subtract => a.sub_checked(b).ok(),
+                    FuncId::Multiply => a.mul_checked(b).ok(),
+                    _ if b.is_zero() => {
+                        zero[i] = true;
+                        return None;
+                    }
+                    _ => Some(a.mod_wrapping(b)),
+                };
+                let v = v.filter(|v| crate::decimal::fits(*v, precision));
+                over[i] = v.is_none();
+                v
+            })
+            .collect();
+        let what = match func {
+            FuncId::Add => "addition",
+            FuncId::Subtract => "subtraction",
+            FuncId::Multiply => "multiplication",
+            _ => "modulo",
+        };
+        let errors = Errors::of(ErrorKind::DivisionByZero, BooleanBuffer::from(zero))
+            .union(Errors::of(overflow(what, t), BooleanBuffer::from(over)));
+        Ok(Value::array(Arc::new(out.with_data_type(t.clone()))).with_errors(errors))
+    }
+    match l.data_type() {
+        DataType::Decimal256(..) => run::<t::Decimal256Type>(func, t, l, r),
+        _ if matches!(t, DataType::Decimal256(..)) => {
+            // Decimal128 operands of a Decimal256 result: widened first.
+            let (l, r) = (decimal_as_256(l)?, decimal_as_256(r)?);
+            run::<t::Decimal256Type>(func, t, &l, &r)
+        }
+        _ => run::<t::Decimal128Type>(func, t, l, r),
+    }
+}
+
+/// A `Decimal128` array's unscaled values as a `Decimal256` array (same scale).
+fn decimal_as_256(a: &ArrayRef) -> Result<ArrayRef> {
+    let p = a.as_primitive::<t::Decimal128Type>();
+    let wide: PrimitiveArray<t::Decimal256Type> = p.unary(arrow::datatypes::i256::from_i128);
+    let s = crate::types::decimal_parts(a.data_type()).map_or(0, |(_, s)| s);
+    Ok(Arc::new(wide.with_data_type(DataType::Decimal256(76, s))))
 }
 
 /// One checked arithmetic operation (the divisor is known to be non-zero).

@@ -266,6 +266,8 @@ impl Jit {
         if columns.len() != self.lowered.columns.len() || columns.iter().any(|c| c.len() != rows) {
             return Err(EvalError::SchemaMismatch("column count or length differs".into()).into());
         }
+        let narrowed = narrow_decimals(&self.lowered.program.inputs, columns)?;
+        let columns = narrowed.as_deref().unwrap_or(columns);
         let has_nulls: Vec<bool> = columns.iter().map(|c| c.null_count() > 0).collect();
         let (kernel, pattern) = self.kernel(&has_nulls)?;
         let bound = self.bind(columns, rows, &pattern)?;
@@ -314,6 +316,54 @@ impl Jit {
         }
         EvalError::Other(format!("evaluation failed at row {reported_row}")).into()
     }
+}
+
+/// The `Decimal128` columns the kernel reads as `i64` (precision up to 18) as
+/// `Int64` arrays of their unscaled values (`None` when there are none). Arrow
+/// does not enforce a decimal's precision: a value beyond it is an error naming the
+/// row, not a silent truncation.
+fn narrow_decimals(
+    inputs: &[broadhead_codegen::InputSpec],
+    columns: &[ArrayRef],
+) -> Result<Option<Vec<ArrayRef>>> {
+    use arrow::datatypes::Decimal128Type;
+    if !columns
+        .iter()
+        .any(|c| matches!(c.data_type(), DataType::Decimal128(..)))
+    {
+        return Ok(None);
+    }
+    let narrowed = inputs
+        .iter()
+        .zip(columns)
+        .map(|(spec, c)| match c.data_type() {
+            DataType::Decimal128(p, _) if spec.ty == PType::I64 => {
+                let wide = c.as_primitive::<Decimal128Type>();
+                let limit = crate::decimal::pow10::<i128>(u32::from(*p)).unwrap_or(i128::MAX);
+                let outside = wide
+                    .iter()
+                    .position(|v| v.is_some_and(|v| v.unsigned_abs() >= limit.unsigned_abs()));
+                if let Some(row) = outside {
+                    return Err(EvalError::Function {
+                        message: format!(
+                            "the value {} of a {} column does not fit its precision",
+                            crate::decimal::format(
+                                wide.value(row),
+                                crate::types::decimal_parts(c.data_type()).map_or(0, |(_, s)| s)
+                            ),
+                            crate::types::sql_type_name(c.data_type())
+                        ),
+                        row,
+                    }
+                    .into());
+                }
+                let narrow: arrow::array::Int64Array = wide.unary(|v| v as i64);
+                Ok(Arc::new(narrow) as ArrayRef)
+            }
+            _ => Ok(c.clone()),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(narrowed))
 }
 
 fn mismatch(t: &DataType) -> Error {

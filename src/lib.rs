@@ -36,6 +36,7 @@ pub struct ReadmeDoctests;
 
 pub mod bind;
 pub mod cache;
+pub mod decimal;
 mod decode;
 mod dictionary;
 pub mod error;

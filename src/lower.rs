@@ -100,9 +100,15 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
         DataType::Float32 => PType::F32,
         DataType::Float64 => PType::F64,
         DataType::Utf8 | DataType::Binary => PType::Str,
+        // A decimal of up to 18 digits is its unscaled value in 64 bits (the scale is
+        // in the bound tree); wider ones are not compiled yet.
+        DataType::Decimal128(p, _) if *p <= DECIMAL_I64_DIGITS => PType::I64,
         _ => return None,
     })
 }
+
+/// The largest precision of a decimal the kernel computes as an `i64`.
+pub(crate) const DECIMAL_I64_DIGITS: u8 = 18;
 
 /// Lowers the expressions (bound to a schema whose string columns are `Utf8`) into
 /// one kernel with one output each; `schema` is the schema of the batches the kernel
@@ -320,6 +326,7 @@ fn literal_bits(v: &ScalarValue) -> Option<u64> {
         UInt64(x) => *x,
         Float32(x) => x.to_bits() as u64,
         Float64(x) => x.to_bits(),
+        Decimal128(x, p, _) if *p <= DECIMAL_I64_DIGITS => i64::try_from(*x).ok()? as u64,
         _ => return None,
     })
 }
@@ -596,7 +603,13 @@ impl Lowerer {
     }
 
     fn typ_of(t: &DataType) -> Result<PType, Unsupported> {
-        physical(t).ok_or_else(|| Unsupported(format!("type {t}")))
+        physical(t).ok_or_else(|| match t {
+            DataType::Decimal128(..) | DataType::Decimal256(..) => Unsupported(format!(
+                "{} values (the JIT computes decimals of up to {DECIMAL_I64_DIGITS} digits)",
+                sql_type_name(t)
+            )),
+            _ => Unsupported(format!("type {t}")),
+        })
     }
 
     /// Lowers `e`. A subtree the JIT does not compile, that cannot raise an error and
@@ -634,11 +647,14 @@ impl Lowerer {
                 ScalarValue::Binary(bytes) => self.string_literal(bytes),
                 other => match literal_bits(other) {
                     Some(bits) => self.param(ty?, bits),
-                    None => return unsupported(format!("a literal of type {}", e.data_type)),
+                    None => {
+                        ty?;
+                        return unsupported(format!("a literal of type {}", e.data_type));
+                    }
                 },
             },
             TypedKind::Call { sig, args } if sig.func == FuncId::Row => self.row_call(sig, args)?,
-            TypedKind::Call { sig, args } => self.call(sig.func, args)?,
+            TypedKind::Call { sig, args } => self.call(sig.func, args, &e.data_type)?,
             TypedKind::And(c) | TypedKind::Or(c) => {
                 let ids = c
                     .iter()
@@ -794,12 +810,23 @@ impl Lowerer {
         }))
     }
 
-    fn call(&mut self, func: FuncId, args: &[TypedExpr]) -> Result<NodeId, Unsupported> {
+    fn call(
+        &mut self,
+        func: FuncId,
+        args: &[TypedExpr],
+        ret: &DataType,
+    ) -> Result<NodeId, Unsupported> {
         use FuncId::*;
         let arith = |op| {
             move |l: &mut Self| -> Result<NodeId, Unsupported> {
                 let (a, b) = (l.expr(&args[0])?, l.expr(&args[1])?);
-                Ok(l.add(Node::Arith(op, a, b)))
+                let v = l.add(Node::Arith(op, a, b));
+                // A decimal result must fit its precision (the i64 operation is
+                // checked already).
+                Ok(match crate::types::decimal_parts(ret) {
+                    Some((p, _)) if op != ArithOp::Rem => l.precision_check(v, p)?,
+                    _ => v,
+                })
             }
         };
         match func {
@@ -972,6 +999,13 @@ impl Lowerer {
     /// holds, else NULL. The errors of `x` itself stay.
     fn try_cast(&mut self, x: &TypedExpr, to: &DataType) -> Result<NodeId, Unsupported> {
         let from = &x.data_type;
+        if crate::types::is_decimal(from) || crate::types::is_decimal(to) {
+            return unsupported(format!(
+                "TRY_CAST from {} to {}",
+                sql_type_name(from),
+                sql_type_name(to)
+            ));
+        }
         let xi = self.expr(x)?;
         if let Some(imp) = cast::try_cast_impl(from, to) {
             let key = format!("TRY_CAST({from:?} AS {to:?})");
@@ -1111,6 +1145,119 @@ impl Lowerer {
         })
     }
 
+    /// `xi` (an `i64` decimal), with lanes beyond `precision` digits as errors.
+    fn precision_check(&mut self, xi: NodeId, precision: u8) -> Result<NodeId, Unsupported> {
+        let max = crate::decimal::pow10::<i128>(precision as u32)
+            .and_then(|m| i64::try_from(m - 1).ok())
+            .ok_or_else(|| {
+                Unsupported(format!(
+                    "a decimal of {precision} digits (the JIT computes decimals of up to {DECIMAL_I64_DIGITS} digits)"
+                ))
+            })?;
+        Ok(self.add(Node::RangeCheck(xi, -max, max)))
+    }
+
+    /// `xi / d` for a positive constant `d`, rounded half away from zero
+    /// (`(xi ± d/2) / d`, the sign of `xi`): the decimal rounding of casts.
+    fn div_round(&mut self, xi: NodeId, d: i64) -> NodeId {
+        let c = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
+        let (zero, up, down, divisor) = (c(self, 0), c(self, d / 2), c(self, -(d / 2)), c(self, d));
+        let negative = self.add(Node::Cmp(CmpOp::Lt, xi, zero));
+        let half = self.add(Node::Case(vec![(negative, down)], up));
+        let shifted = self.add(Node::Arith(ArithOp::Add, xi, half));
+        self.add(Node::Arith(ArithOp::Div, shifted, divisor))
+    }
+
+    /// Casts to and from 64-bit decimals (`DECIMAL(p ≤ 18, s)`), as
+    /// `functions::cast` computes them: rescaling multiplies (checked) or divides
+    /// rounding half away from zero, then the precision is checked; a decimal becomes
+    /// a double as `decimal::to_f64_cast` says (its unscaled value over `10^s`).
+    /// Other decimal casts (from floats, to and from VARCHAR, wider decimals) are not
+    /// compiled.
+    fn decimal_convert(
+        &mut self,
+        from: &DataType,
+        xi: NodeId,
+        to: &DataType,
+    ) -> Result<NodeId, Unsupported> {
+        use crate::types::decimal_parts;
+        let not_compiled = || {
+            unsupported(format!(
+                "CAST from {} to {}",
+                sql_type_name(from),
+                sql_type_name(to)
+            ))
+        };
+        let (pf, pt) = (physical(from), physical(to));
+        let pow10 =
+            |n: i8| -> Option<i64> { crate::decimal::pow10::<i128>(n as u32)?.try_into().ok() };
+        let int_like = |p: Option<PType>| p.is_some_and(|p| p.is_int());
+        match (decimal_parts(from), decimal_parts(to)) {
+            (Some((p1, s1)), Some((p2, s2))) if pf.is_some() && pt.is_some() => {
+                if s1 == s2 && p2 >= p1 {
+                    return Ok(xi);
+                }
+                let scaled = if s2 >= s1 {
+                    let Some(k) = pow10(s2 - s1) else {
+                        return not_compiled();
+                    };
+                    let k = self.add(Node::Const(PType::I64, k as u64));
+                    self.add(Node::Arith(ArithOp::Mul, xi, k))
+                } else {
+                    let Some(d) = pow10(s1 - s2) else {
+                        return not_compiled();
+                    };
+                    self.div_round(xi, d)
+                };
+                self.precision_check(scaled, p2)
+            }
+            (None, Some((p, s))) if int_like(pf) && pt.is_some() => {
+                let wide = if pf == Some(PType::I64) {
+                    xi
+                } else {
+                    self.add(Node::Cast(xi, PType::I64))
+                };
+                let Some(k) = pow10(s) else {
+                    return not_compiled();
+                };
+                let scaled = if k == 1 {
+                    wide
+                } else {
+                    let k = self.add(Node::Const(PType::I64, k as u64));
+                    self.add(Node::Arith(ArithOp::Mul, wide, k))
+                };
+                self.precision_check(scaled, p)
+            }
+            (Some((_, s)), None) if pf.is_some() && int_like(pt) => {
+                let Some(d) = pow10(s) else {
+                    return not_compiled();
+                };
+                let whole = if d == 1 { xi } else { self.div_round(xi, d) };
+                let pt = pt.unwrap_or(PType::I64);
+                Ok(if pt == PType::I64 {
+                    whole
+                } else {
+                    self.add(Node::Cast(whole, pt))
+                })
+            }
+            (Some((_, s)), None) if pf.is_some() && pt.is_some_and(|t| t.is_float()) => {
+                // decimal::to_f64_cast: the unscaled value as a double over 10^s.
+                let Some(d) = pow10(s) else {
+                    return not_compiled();
+                };
+                let f = self.add(Node::Cast(xi, PType::F64));
+                let d = self.add(Node::Const(PType::F64, (d as f64).to_bits()));
+                let double = self.add(Node::Arith(ArithOp::Div, f, d));
+                Ok(if pt == Some(PType::F32) {
+                    self.add(Node::Cast(double, PType::F32))
+                } else {
+                    double
+                })
+            }
+            _ => not_compiled(),
+        }
+    }
+
     /// `xi`, of type `from`, as a value of type `to`.
     fn convert(
         &mut self,
@@ -1118,6 +1265,9 @@ impl Lowerer {
         xi: NodeId,
         to: &DataType,
     ) -> Result<NodeId, Unsupported> {
+        if crate::types::is_decimal(from) || crate::types::is_decimal(to) {
+            return self.decimal_convert(from, xi, to);
+        }
         // To and from VARCHAR: the row functions the interpreter calls too.
         if let Some(imp) = cast::cast_impl(from, to) {
             let ret = Self::typ_of(to)?;

@@ -434,6 +434,14 @@ impl Projector {
                         BooleanBuffer::new(Buffer::from(v), 0, rows),
                         nulls,
                     ))
+                } else if let DataType::Decimal128(..) = t {
+                    // The kernel computes decimals of up to 18 digits as i64.
+                    let narrow = arrow::array::Int64Array::new(
+                        arrow::buffer::ScalarBuffer::from(Buffer::from(v)),
+                        nulls,
+                    );
+                    let wide: arrow::array::Decimal128Array = narrow.unary(i128::from);
+                    Arc::new(wide.with_data_type(t.clone()))
                 } else {
                     let data = ArrayData::builder(t.clone())
                         .len(rows)

@@ -315,6 +315,8 @@ fn order(a: &ScalarValue, b: &ScalarValue) -> Option<Ordering> {
         (Date32(x), Date32(y)) => x.cmp(y),
         (Timestamp(x, u, _), Timestamp(y, v, _)) if u == v => x.cmp(y),
         (Time(x, u), Time(y, v)) if u == v => x.cmp(y),
+        (Decimal128(x, p, s), Decimal128(y, q, t)) if (p, s) == (q, t) => x.cmp(y),
+        (Decimal256(x, p, s), Decimal256(y, q, t)) if (p, s) == (q, t) => x.cmp(y),
         _ => return None,
     })
 }
@@ -336,6 +338,15 @@ fn non_decreasing(from: &DataType, to: &DataType) -> bool {
             UInt64 => (false, 64),
             _ => return None,
         })
+    }
+    // Exact casts into a decimal (the binder makes them only where values fit), and
+    // decimals to floats (rounding to nearest keeps the order).
+    let decimal = crate::types::is_decimal;
+    if decimal(to) && (int(from).is_some() || decimal(from)) {
+        return true;
+    }
+    if decimal(from) {
+        return matches!(to, Float32 | Float64);
     }
     match (int(from), int(to)) {
         // Every value of `from` fits `to`.

@@ -4,17 +4,19 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow::array::{
-    new_null_array, Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array,
-    Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, IntervalMonthDayNanoArray,
-    StringArray, Time32MillisecondArray, Time32SecondArray, Time64MicrosecondArray,
-    Time64NanosecondArray, TimestampMicrosecondArray, TimestampMillisecondArray,
-    TimestampNanosecondArray, TimestampSecondArray, UInt16Array, UInt32Array, UInt64Array,
-    UInt8Array,
+    new_null_array, Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array,
+    Decimal256Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
+    IntervalMonthDayNanoArray, StringArray, Time32MillisecondArray, Time32SecondArray,
+    Time64MicrosecondArray, Time64NanosecondArray, TimestampMicrosecondArray,
+    TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray, UInt16Array,
+    UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::compute::kernels::cast_utils::{
     parse_interval_month_day_nano_config, IntervalParseConfig, IntervalUnit as ParseUnit,
 };
-use arrow::datatypes::{DataType, IntervalMonthDayNano, IntervalUnit, TimeUnit};
+use arrow::datatypes::{i256, DataType, IntervalMonthDayNano, IntervalUnit, TimeUnit};
+
+use crate::decimal;
 
 use crate::expr::timestamp_precision;
 use crate::types::sql_type_name;
@@ -44,8 +46,13 @@ pub enum ScalarValue {
     UInt64(u64),
     /// REAL
     Float32(f32),
-    /// DOUBLE (the type of a literal with a decimal point or exponent)
+    /// DOUBLE (the type of a literal with an exponent, or of more than 38 digits)
     Float64(f64),
+    /// DECIMAL(p, s) with p <= 38: the unscaled value, the precision and the scale
+    /// (`1.25` is `Decimal128(125, 3, 2)`, the type of a literal with a point)
+    Decimal128(i128, u8, i8),
+    /// DECIMAL(p, s) with 38 < p <= 76: the unscaled value, the precision and the scale
+    Decimal256(i256, u8, i8),
     /// VARCHAR
     Utf8(String),
     /// BLOB (`X'4142'`)
@@ -80,6 +87,8 @@ impl PartialEq for ScalarValue {
             (UInt64(a), UInt64(b)) => a == b,
             (Float32(a), Float32(b)) => (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits(),
             (Float64(a), Float64(b)) => (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits(),
+            (Decimal128(a, pa, sa), Decimal128(b, pb, sb)) => (a, pa, sa) == (b, pb, sb),
+            (Decimal256(a, pa, sa), Decimal256(b, pb, sb)) => (a, pa, sa) == (b, pb, sb),
             (Utf8(a), Utf8(b)) => a == b,
             (Binary(a), Binary(b)) => a == b,
             (Date32(a), Date32(b)) => a == b,
@@ -108,6 +117,8 @@ impl ScalarValue {
             UInt64(_) => DataType::UInt64,
             Float32(_) => DataType::Float32,
             Float64(_) => DataType::Float64,
+            Decimal128(_, p, s) => DataType::Decimal128(*p, *s),
+            Decimal256(_, p, s) => DataType::Decimal256(*p, *s),
             Utf8(_) => DataType::Utf8,
             Binary(_) => DataType::Binary,
             Date32(_) => DataType::Date32,
@@ -138,6 +149,12 @@ impl ScalarValue {
             UInt64(v) => Arc::new(UInt64Array::from_value(*v, len)),
             Float32(v) => Arc::new(Float32Array::from_value(*v, len)),
             Float64(v) => Arc::new(Float64Array::from_value(*v, len)),
+            Decimal128(v, p, s) => Arc::new(
+                Decimal128Array::from_value(*v, len).with_data_type(DataType::Decimal128(*p, *s)),
+            ),
+            Decimal256(v, p, s) => Arc::new(
+                Decimal256Array::from_value(*v, len).with_data_type(DataType::Decimal256(*p, *s)),
+            ),
             Utf8(v) => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(v, len))),
             Binary(v) => Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(v, len))),
             Date32(v) => Arc::new(Date32Array::from_value(*v, len)),
@@ -205,6 +222,16 @@ impl ScalarValue {
             DataType::Float64 => {
                 ScalarValue::Float64(array.as_primitive::<t::Float64Type>().value(index))
             }
+            DataType::Decimal128(p, s) => ScalarValue::Decimal128(
+                array.as_primitive::<t::Decimal128Type>().value(index),
+                *p,
+                *s,
+            ),
+            DataType::Decimal256(p, s) => ScalarValue::Decimal256(
+                array.as_primitive::<t::Decimal256Type>().value(index),
+                *p,
+                *s,
+            ),
             DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(index).to_string()),
             DataType::Binary => ScalarValue::Binary(array.as_binary::<i32>().value(index).to_vec()),
             DataType::Date32 => {
@@ -312,10 +339,16 @@ fn write_float(f: &mut fmt::Formatter<'_>, v: f64, type_name: &str, debug: Strin
         };
         write!(f, "{type_name} '{text}'")
     } else if type_name == "DOUBLE" {
-        if v.is_sign_negative() {
-            write!(f, "({debug})")
+        // With an exponent, so it reads back as a DOUBLE, not a DECIMAL.
+        let text = if debug.contains(['e', 'E']) {
+            debug
         } else {
-            f.write_str(&debug)
+            format!("{debug}e0")
+        };
+        if v.is_sign_negative() {
+            write!(f, "({text})")
+        } else {
+            f.write_str(&text)
         }
     } else {
         write!(f, "{type_name} '{debug}'")
@@ -354,6 +387,21 @@ impl fmt::Display for ScalarValue {
             }
             Float32(v) => write_float(f, *v as f64, "REAL", format!("{v:?}")),
             Float64(v) => write_float(f, *v, "DOUBLE", format!("{v:?}")),
+            Decimal128(..) | Decimal256(..) => {
+                let text = self.decimal_text().unwrap_or_default();
+                let t = self.data_type();
+                // A literal written with a point reads back as DECIMAL(digits, scale);
+                // another precision is spelled out.
+                let natural = crate::types::decimal_parts(&t).is_some_and(|(p, s)| {
+                    decimal::literal_type(text.trim_start_matches('-'))
+                        == Some((p as usize, s as usize))
+                });
+                match (natural, text.starts_with('-')) {
+                    (true, true) => write!(f, "({text})"),
+                    (true, false) => f.write_str(&text),
+                    (false, _) => write!(f, "{} '{text}'", sql_type_name(&t)),
+                }
+            }
             Utf8(s) => write_string_literal(f, s),
             Binary(bytes) => {
                 f.write_str("X'")?;
@@ -672,6 +720,8 @@ impl ScalarValue {
             DataType::UInt64 => UInt64(parse_int(t)?),
             DataType::Float32 => Float32(parse_float(t, f32::is_infinite)?),
             DataType::Float64 => Float64(parse_float(t, f64::is_infinite)?),
+            DataType::Decimal128(p, s) => Decimal128(decimal::parse(t, *p, *s)?, *p, *s),
+            DataType::Decimal256(p, s) => Decimal256(decimal::parse(t, *p, *s)?, *p, *s),
             DataType::Utf8 => Utf8(text.to_string()),
             DataType::Binary => Binary(parse_blob(text)?),
             DataType::Date32 => {
@@ -736,6 +786,38 @@ impl ScalarValue {
         })
     }
 
+    /// The exact text of a decimal value (`1.25`), `None` for other variants.
+    pub fn decimal_text(&self) -> Option<String> {
+        match self {
+            ScalarValue::Decimal128(v, _, s) => Some(decimal::format(*v, *s)),
+            ScalarValue::Decimal256(v, _, s) => Some(decimal::format(*v, *s)),
+            _ => None,
+        }
+    }
+
+    /// A decimal value as (unscaled value widened to `i256`, precision, scale).
+    pub(crate) fn as_decimal(&self) -> Option<(i256, u8, i8)> {
+        match self {
+            ScalarValue::Decimal128(v, p, s) => Some((i256::from_i128(*v), *p, *s)),
+            ScalarValue::Decimal256(v, p, s) => Some((*v, *p, *s)),
+            _ => None,
+        }
+    }
+
+    /// The decimal `v / 10^from_scale` as a value of the decimal type `to`, exactly
+    /// (`None` if digits would be lost or it does not fit the precision).
+    fn decimal_exact(v: i256, from_scale: i8, to: &DataType) -> Option<ScalarValue> {
+        let (p, s) = crate::types::decimal_parts(to)?;
+        let scaled = decimal::rescale(v, from_scale, s)?;
+        if decimal::rescale(scaled, s, from_scale)? != v || !decimal::fits(scaled, p) {
+            return None;
+        }
+        Some(match to {
+            DataType::Decimal128(..) => ScalarValue::Decimal128(scaled.to_i128()?, p, s),
+            _ => ScalarValue::Decimal256(scaled, p, s),
+        })
+    }
+
     /// The integer `v` as a value of integer type `to`, if it fits.
     fn integer_of(v: i128, to: &DataType) -> Option<ScalarValue> {
         use ScalarValue::*;
@@ -755,7 +837,9 @@ impl ScalarValue {
     /// The same value in type `to` when the conversion loses nothing: integers that
     /// fit, integers that floats hold exactly, doubles that are exact reals, dates at
     /// midnight as timestamps, timestamps relabelled with another time zone or made
-    /// finer, and strings that [parse](ScalarValue::parse) as a value of the type
+    /// finer, decimals that the decimal type holds exactly (and as floats: the float
+    /// their text reads as, which is how a decimal literal meets a float), and
+    /// strings that [parse](ScalarValue::parse) as a value of the type
     /// (a quoted literal is of unknown type, as in PostgreSQL). `None` otherwise.
     ///
     /// This is how a literal adopts the type of what it is compared with
@@ -767,6 +851,9 @@ impl ScalarValue {
         }
         if let Some(v) = self.as_i128() {
             return match to {
+                DataType::Decimal128(..) | DataType::Decimal256(..) => {
+                    Self::decimal_exact(i256::from_i128(v), 0, to)
+                }
                 DataType::Float32 => {
                     let f = v as f32;
                     (f as i128 == v).then_some(Float32(f))
@@ -776,6 +863,25 @@ impl ScalarValue {
                     (f as i128 == v).then_some(Float64(f))
                 }
                 _ => Self::integer_of(v, to),
+            };
+        }
+        if let Some((v, _, scale)) = self.as_decimal() {
+            return match to {
+                DataType::Decimal128(..) | DataType::Decimal256(..) => {
+                    Self::decimal_exact(v, scale, to)
+                }
+                // The double the decimal's text reads as: `0.05` meeting a DOUBLE is
+                // the double the literal `0.05` has always been.
+                DataType::Float64 => Some(Float64(decimal::to_f64(v, scale))),
+                DataType::Float32 => decimal::format(v, scale).parse().ok().map(Float32),
+                _ if crate::types::is_integer(to) => {
+                    let unit = decimal::pow10::<i256>(scale as u32)?;
+                    let whole = v.checked_rem(unit)? == i256::ZERO;
+                    whole
+                        .then(|| Self::integer_of(v.checked_div(unit)?.to_i128()?, to))
+                        .flatten()
+                }
+                _ => None,
             };
         }
         match (self, to) {

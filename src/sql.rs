@@ -90,15 +90,18 @@ impl Cx {
 /// Parses one SQL scalar expression into an [`Expr`].
 ///
 /// ```
-/// use broadhead::{col, lit, sql::parse_expr};
+/// use broadhead::{col, lit, sql::parse_expr, ScalarValue};
 ///
 /// let e = parse_expr("l_quantity < 24 AND l_discount BETWEEN 0.05 AND 0.07").unwrap();
+/// // `0.05` is DECIMAL(3,2), as in DuckDB (the binder makes it the DOUBLE 0.05 when
+/// // it meets a DOUBLE column).
+/// let (lo, hi) = (ScalarValue::Decimal128(5, 3, 2), ScalarValue::Decimal128(7, 3, 2));
 /// assert_eq!(
 ///     e,
 ///     col("l_quantity")
 ///         .lt(lit(24i64))
-///         .and(col("l_discount").gt_eq(lit(0.05)))
-///         .and(col("l_discount").lt_eq(lit(0.07)))
+///         .and(col("l_discount").gt_eq(lit(lo)))
+///         .and(col("l_discount").lt_eq(lit(hi)))
 /// );
 /// ```
 pub fn parse_expr(text: &str) -> Result<Expr, ParseError> {
@@ -1657,21 +1660,35 @@ fn hex_literal(digits: &str, at: Span) -> Result<Vec<u8>, ParseError> {
         .collect())
 }
 
-/// A numeric literal: `BIGINT`, else `UBIGINT`, or `DOUBLE` if it has a point or exponent.
+/// A numeric literal, typed as DuckDB types it: `BIGINT`, else `UBIGINT`, else
+/// `DECIMAL(digits, 0)`; with a point `DECIMAL(digits, fraction digits)` (`1.25` is
+/// `DECIMAL(3,2)`); `DOUBLE` with an exponent or beyond 38 digits.
 fn number(text: &str, negative: bool, at: Span) -> Result<ScalarValue, ParseError> {
     let signed = if negative {
         format!("-{text}")
     } else {
         text.to_string()
     };
-    if text.contains(['.', 'e', 'E']) {
+    let as_double = || -> Result<ScalarValue, ParseError> {
         let v: f64 = signed
             .parse()
             .map_err(|_| error(format!("invalid numeric literal {signed}"), at))?;
         if v.is_infinite() {
             return Err(error(format!("numeric literal {signed} out of range"), at));
         }
-        return Ok(ScalarValue::Float64(v));
+        Ok(ScalarValue::Float64(v))
+    };
+    let max = crate::types::DECIMAL128_MAX_PRECISION as usize;
+    if text.contains(['.', 'e', 'E']) {
+        return match crate::decimal::literal_type(text) {
+            Some((p, s)) if p <= max => {
+                let (p, s) = (p.max(1) as u8, s as i8);
+                let v = crate::decimal::parse::<i128>(&signed, p, s)
+                    .map_err(|_| error(format!("invalid numeric literal {signed}"), at))?;
+                Ok(ScalarValue::Decimal128(v, p, s))
+            }
+            _ => as_double(),
+        };
     }
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(error(format!("invalid numeric literal {signed}"), at));
@@ -1680,8 +1697,13 @@ fn number(text: &str, negative: bool, at: Span) -> Result<ScalarValue, ParseErro
         Ok(ScalarValue::Int64(v))
     } else if let (false, Ok(v)) = (negative, text.parse::<u64>()) {
         Ok(ScalarValue::UInt64(v))
+    } else if text.len() <= max {
+        let p = text.len() as u8;
+        let v = crate::decimal::parse::<i128>(&signed, p, 0)
+            .map_err(|_| error(format!("invalid numeric literal {signed}"), at))?;
+        Ok(ScalarValue::Decimal128(v, p, 0))
     } else {
-        Err(error("integer literal out of range", at))
+        as_double()
     }
 }
 
@@ -1773,10 +1795,17 @@ mod tests {
             scalar("18446744073709551615"),
             ScalarValue::UInt64(u64::MAX)
         );
+        // Beyond UBIGINT: DECIMAL(digits, 0) up to 38 digits (DuckDB: HUGEINT), then
+        // DOUBLE.
         assert_eq!(
-            err("x = 18446744073709551616"),
-            ("integer literal out of range".into(), (5, 25))
+            scalar("18446744073709551616"),
+            ScalarValue::Decimal128(18446744073709551616, 20, 0)
         );
+        assert_eq!(
+            scalar("12345678901234567890123"),
+            ScalarValue::Decimal128(12345678901234567890123, 23, 0)
+        );
+        assert_eq!(scalar(&"9".repeat(39)), ScalarValue::Float64(1e39));
     }
 
     #[test]
@@ -1784,9 +1813,10 @@ mod tests {
         assert_eq!(scalar("-9223372036854775808"), ScalarValue::Int64(i64::MIN));
         assert_eq!(scalar("-5"), ScalarValue::Int64(-5));
         assert_eq!(scalar("- 5"), ScalarValue::Int64(-5));
-        assert_eq!(scalar("-1.5"), ScalarValue::Float64(-1.5));
-        assert_eq!(scalar("-0.0"), ScalarValue::Float64(-0.0));
-        assert_ne!(scalar("-0.0"), ScalarValue::Float64(0.0));
+        assert_eq!(scalar("-1.5"), ScalarValue::Decimal128(-15, 2, 1));
+        assert_eq!(scalar("-0.0"), ScalarValue::Decimal128(0, 2, 1));
+        assert_eq!(scalar("-0.0e0"), ScalarValue::Float64(-0.0));
+        assert_ne!(scalar("-0.0e0"), ScalarValue::Float64(0.0));
         assert_eq!(scalar("(-5)"), ScalarValue::Int64(-5));
         assert_eq!(p("-(5)"), lit(5i64).neg());
         assert_eq!(p("-(-5)"), lit(-5i64).neg());
@@ -1794,12 +1824,12 @@ mod tests {
         assert_eq!(p("-x"), col("x").neg());
         assert_eq!(p("-(x + 1)"), col("x").add(lit(1i64)).neg());
         assert_eq!(
-            message("-9223372036854775809"),
-            "integer literal out of range"
+            scalar("-9223372036854775809"),
+            ScalarValue::Decimal128(-9223372036854775809, 19, 0)
         );
         assert_eq!(
-            message("-18446744073709551615"),
-            "integer literal out of range"
+            scalar("-18446744073709551615"),
+            ScalarValue::Decimal128(-18446744073709551615, 20, 0)
         );
     }
 
@@ -1810,14 +1840,23 @@ mod tests {
         assert_eq!(p("+(-x)"), col("x").neg());
     }
 
+    /// As DuckDB: a point makes a DECIMAL of the digits written, an exponent a DOUBLE.
     #[test]
-    fn float_literals_are_double() {
-        assert_eq!(scalar("1.5"), ScalarValue::Float64(1.5));
+    fn point_literals_are_decimal_and_exponents_double() {
+        assert_eq!(scalar("1.5"), ScalarValue::Decimal128(15, 2, 1));
         assert_eq!(scalar("1e3"), ScalarValue::Float64(1000.0));
         assert_eq!(scalar("2E-2"), ScalarValue::Float64(0.02));
-        assert_eq!(scalar("1.0"), ScalarValue::Float64(1.0));
-        assert_eq!(scalar(".5"), ScalarValue::Float64(0.5));
-        assert_eq!(p("x > 2.0"), col("x").gt(lit(2.0)));
+        assert_eq!(scalar("1.0"), ScalarValue::Decimal128(10, 2, 1));
+        assert_eq!(scalar(".5"), ScalarValue::Decimal128(5, 1, 1));
+        assert_eq!(scalar("0.05"), ScalarValue::Decimal128(5, 3, 2));
+        assert_eq!(
+            p("x > 2.0"),
+            col("x").gt(lit(ScalarValue::Decimal128(20, 2, 1)))
+        );
+        assert_eq!(
+            scalar("1.23456789012345678901234567890123456789"),
+            ScalarValue::Float64(1.234_567_890_123_456_8)
+        );
         assert_eq!(
             err("1e400"),
             ("numeric literal 1e400 out of range".into(), (1, 6))
@@ -2817,6 +2856,17 @@ mod tests {
         for e in [
             lit(i64::MIN),
             lit(-0.0f64),
+            lit(1.5f64),
+            lit(ScalarValue::Decimal128(125, 3, 2)),
+            lit(ScalarValue::Decimal128(-125, 3, 2)),
+            lit(ScalarValue::Decimal128(125, 15, 2)),
+            lit(ScalarValue::Decimal128(-5, 38, 10)),
+            lit(ScalarValue::Decimal128(5, 1, 0)),
+            lit(ScalarValue::Decimal256(
+                arrow::datatypes::i256::from_i128(-12345),
+                50,
+                3,
+            )),
             lit(f64::NAN),
             lit(f32::NEG_INFINITY),
             lit(1e300),

@@ -6,6 +6,12 @@
 //! `i64::MAX`); integers meet floats in `REAL` when they have at most 16 bits and in
 //! `DOUBLE` otherwise; `DATE` meets `TIMESTAMP` in the timestamp; two timestamps meet
 //! in the finer unit.
+//!
+//! Decimals follow DuckDB: `DECIMAL(p, s)` is Arrow's `Decimal128` for `p <= 38` and
+//! `Decimal256` for `38 < p <= 76` (DuckDB stops at 38). Two decimals meet in the
+//! type with the larger scale and the larger number of integral digits; an integer
+//! meets a decimal as `DECIMAL(w, 0)` with its type's width ([`integer_digits`]);
+//! a float meets a decimal in `DOUBLE` (PostgreSQL; DuckDB keeps `REAL`).
 
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 
@@ -25,6 +31,7 @@ pub fn is_supported(t: &DataType) -> bool {
             DataType::Timestamp(_, _) | DataType::Interval(IntervalUnit::MonthDayNano)
         )
         || is_time(t)
+        || is_decimal(t)
 }
 
 /// The type a column of type `t` is read as when Broadhead computes on another
@@ -80,6 +87,40 @@ pub fn time_unit(t: &DataType) -> Option<TimeUnit> {
     }
 }
 
+/// The largest precision of a `Decimal128` (and of DuckDB's `DECIMAL`).
+pub const DECIMAL128_MAX_PRECISION: u8 = 38;
+/// The largest precision of a `Decimal256`.
+pub const DECIMAL256_MAX_PRECISION: u8 = 76;
+/// The type `DECIMAL` without precision stands for (DuckDB's default).
+pub const DECIMAL_DEFAULT: (u8, i8) = (18, 3);
+
+/// A supported decimal: `Decimal128(p, s)` with `1 <= p <= 38` or `Decimal256(p, s)`
+/// with `38 < p <= 76`, and `0 <= s <= p` (a negative scale is not supported).
+pub fn is_decimal(t: &DataType) -> bool {
+    match *t {
+        DataType::Decimal128(p, s) => {
+            (1..=DECIMAL128_MAX_PRECISION).contains(&p) && valid_scale(p, s)
+        }
+        DataType::Decimal256(p, s) => {
+            (DECIMAL128_MAX_PRECISION + 1..=DECIMAL256_MAX_PRECISION).contains(&p)
+                && valid_scale(p, s)
+        }
+        _ => false,
+    }
+}
+
+fn valid_scale(p: u8, s: i8) -> bool {
+    s >= 0 && s as u8 <= p
+}
+
+/// The precision and scale of a decimal type (`None` for other types).
+pub fn decimal_parts(t: &DataType) -> Option<(u8, i8)> {
+    match *t {
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => Some((p, s)),
+        _ => None,
+    }
+}
+
 /// The finer of two units.
 fn finer(a: TimeUnit, b: TimeUnit) -> TimeUnit {
     if units_per_second(a) >= units_per_second(b) {
@@ -87,6 +128,45 @@ fn finer(a: TimeUnit, b: TimeUnit) -> TimeUnit {
     } else {
         b
     }
+}
+/// `DECIMAL(p, s)`: `Decimal128` up to 38 digits, `Decimal256` above. `None` when
+/// `p` is 0 or above 76, or `s` is outside `0..=p`.
+pub fn decimal_type(p: u8, s: i8) -> Option<DataType> {
+    let t = if p <= DECIMAL128_MAX_PRECISION {
+        DataType::Decimal128(p, s)
+    } else {
+        DataType::Decimal256(p, s)
+    };
+    is_decimal(&t).then_some(t)
+}
+
+/// The number of decimal digits an integer type needs (DuckDB's widths when it meets
+/// a decimal: `TINYINT` is `DECIMAL(3,0)`, `INTEGER` `DECIMAL(10,0)`, `BIGINT`
+/// `DECIMAL(19,0)`, `UBIGINT` `DECIMAL(20,0)`).
+pub fn integer_digits(t: &DataType) -> Option<u8> {
+    Some(match t {
+        DataType::Int8 | DataType::UInt8 => 3,
+        DataType::Int16 | DataType::UInt16 => 5,
+        DataType::Int32 | DataType::UInt32 => 10,
+        DataType::Int64 => 19,
+        DataType::UInt64 => 20,
+        _ => return None,
+    })
+}
+
+/// A decimal type, or an integer type as the `DECIMAL(w, 0)` it meets decimals as.
+pub fn as_decimal(t: &DataType) -> Option<(u8, i8)> {
+    decimal_parts(t).or_else(|| integer_digits(t).map(|w| (w, 0)))
+}
+
+/// The decimal two decimals (or a decimal and an integer) meet in: the larger scale
+/// and the larger number of integral digits. Above 38 digits it is a `Decimal256`
+/// (DuckDB caps at 38 and may then lose digits); `None` beyond 76.
+pub fn common_decimal(a: (u8, i8), b: (u8, i8)) -> Option<DataType> {
+    let scale = a.1.max(b.1);
+    let integral = (a.0 as i32 - a.1 as i32).max(b.0 as i32 - b.1 as i32);
+    let p = integral + scale as i32;
+    decimal_type(u8::try_from(p).ok()?, scale)
 }
 
 /// Signed or unsigned integer types.
@@ -182,6 +262,12 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
                 (false, true) => signed_of_width(wy.max((wx * 2).min(64))),
             })
         }
+        (x, y) if is_decimal(x) || is_decimal(y) => {
+            if is_float(x) || is_float(y) {
+                return Some(Float64);
+            }
+            common_decimal(as_decimal(x)?, as_decimal(y)?)
+        }
         (Float64, y) | (y, Float64) if is_numeric(y) => Some(Float64),
         (Float32, y) | (y, Float32) if is_integer(y) => {
             Some(if bit_width(y) <= 16 { Float32 } else { Float64 })
@@ -216,6 +302,7 @@ pub fn sql_type_name(t: &DataType) -> String {
         Binary => "BLOB".into(),
         Date32 => "DATE".into(),
         Interval(IntervalUnit::MonthDayNano) => "INTERVAL".into(),
+        Decimal128(p, s) | Decimal256(p, s) => format!("DECIMAL({p},{s})"),
         Timestamp(unit, tz) => {
             let mut s = String::from("TIMESTAMP");
             if *unit != TimeUnit::Microsecond {
@@ -280,6 +367,7 @@ pub fn from_sql_type(t: &sqlparser::ast::DataType) -> Result<DataType, String> {
             fields: None,
             precision: None,
         } => DataType::Interval(IntervalUnit::MonthDayNano),
+        S::Decimal(info) | S::Numeric(info) | S::Dec(info) => decimal_of_sql(info)?,
         S::Date => DataType::Date32,
         S::Timestamp(precision, tz) => {
             let unit = precision_unit("TIMESTAMP", *precision)?;
@@ -319,6 +407,28 @@ fn precision_unit(type_name: &str, precision: Option<u64>) -> Result<TimeUnit, S
         }
     })
 }
+/// `DECIMAL`, `DECIMAL(p)`, `DECIMAL(p, s)` (also `NUMERIC`, `DEC`): DuckDB's default
+/// of `DECIMAL(18,3)`, a scale of 0 when only the precision is given.
+fn decimal_of_sql(info: &sqlparser::ast::ExactNumberInfo) -> Result<DataType, String> {
+    use sqlparser::ast::ExactNumberInfo as I;
+    let (p, s) = match *info {
+        I::None => return Ok(DataType::Decimal128(DECIMAL_DEFAULT.0, DECIMAL_DEFAULT.1)),
+        I::Precision(p) => (p, 0),
+        I::PrecisionAndScale(p, s) => (p, s),
+    };
+    if !(1..=DECIMAL256_MAX_PRECISION as u64).contains(&p) {
+        return Err(format!(
+            "DECIMAL precision {p} is out of range: it must be between 1 and {DECIMAL256_MAX_PRECISION}"
+        ));
+    }
+    let s = i8::try_from(s)
+        .ok()
+        .filter(|s| *s >= 0 && *s as u64 <= p)
+        .ok_or_else(|| {
+            format!("DECIMAL scale {s} is out of range: it must be between 0 and the precision {p}")
+        })?;
+    decimal_type(p as u8, s).ok_or_else(|| format!("DECIMAL({p},{s}) is not supported"))
+}
 
 /// Whether `CAST(x AS to)` is supported for a non-literal `x` of type `from`.
 ///
@@ -331,6 +441,8 @@ pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
         || (matches!(from, Utf8) && is_supported(to) && !matches!(to, Null))
         || (matches!(to, Utf8) && is_supported(from))
         || (is_numeric(from) && is_numeric(to))
+        || (is_decimal(from) && (is_numeric(to) || is_decimal(to)))
+        || (is_decimal(to) && is_numeric(from))
         || (matches!(from, Boolean) && is_integer(to))
         || (is_integer(from) && matches!(to, Boolean))
         || (is_temporal(from) && is_temporal(to))

@@ -354,7 +354,9 @@ impl Want {
 /// The types the generator can produce an expression of: columns of the test
 /// schema, literals, casts and nested expressions.
 fn makes(t: &DataType) -> bool {
-    t.is_numeric()
+    // Decimals of the 64-bit kind (the registry's decimal parameters take any
+    // precision: `value_of` picks one of up to 18 digits).
+    (t.is_numeric() && !matches!(t, DataType::Decimal256(..)))
         || matches!(
             t,
             DataType::Boolean
@@ -498,6 +500,7 @@ fn value_of(r: &mut Rng, depth: u32, t: &DataType) -> Expr {
         },
         DataType::Timestamp(TimeUnit::Millisecond, _) => col("ts"),
         DataType::Timestamp(unit, tz) => col("ts").cast(DataType::Timestamp(*unit, tz.clone())),
+        DataType::Decimal128(..) => decimal(r, depth),
         numeric => {
             let columns: Vec<&str> = common::COLUMNS
                 .iter()
@@ -515,6 +518,40 @@ fn value_of(r: &mut Rng, depth: u32, t: &DataType) -> Expr {
                 _ => num(r, depth).cast(numeric.clone()),
             }
         }
+    }
+}
+
+/// A decimal of at most 18 digits: decimal columns, literals with a point, integers
+/// cast to decimals, and sums, differences, products and remainders of those (whose
+/// types the binder computes as DuckDB does).
+fn decimal(r: &mut Rng, depth: u32) -> Expr {
+    let leaf = depth == 0 || r.chance(0.4);
+    if leaf {
+        return match r.below(4) {
+            0 => col(*pick(r, &["m", "m4"])),
+            1 => lit(ScalarValue::Decimal128(
+                r.below(2001) as i128 - 1000,
+                *pick(r, &[3u8, 5, 9]),
+                2,
+            )),
+            2 => col(*pick(r, &["k", "t8", "u8", "i16"])).cast(DataType::Decimal128(
+                *pick(r, &[12u8, 15, 18]),
+                *pick(r, &[0i8, 2, 4]),
+            )),
+            _ => col("m").cast(DataType::Decimal128(
+                *pick(r, &[9u8, 12, 18]),
+                *pick(r, &[0i8, 1, 3, 6]),
+            )),
+        };
+    }
+    let d = depth - 1;
+    let (a, b) = (decimal(r, d), decimal(r, d));
+    match r.below(5) {
+        0 => a.add(b),
+        1 => a.sub(b),
+        2 => a.mul(lit(ScalarValue::Decimal128(r.below(30) as i128, 2, 1))),
+        3 => a.rem(b),
+        _ => a.neg(),
     }
 }
 
@@ -680,7 +717,19 @@ fn check_projection(
                     | arrow::datatypes::DataType::Interval(_)
             )
         {
-            prop_assert!(projector.is_jit(i), "{} is not compiled", sql[i]);
+            // Decimals beyond 18 digits are not compiled yet (docs/semantics.md).
+            let alone = || Projector::from_exprs(&schema, std::slice::from_ref(&exprs[i]));
+            let wide_decimal = || match alone().and_then(|p| p.explain()).map(|e| e.backend) {
+                Ok(broadhead::Backend::Interpreted(reason)) => {
+                    reason.contains("the JIT computes decimals of up to 18 digits")
+                }
+                _ => false,
+            };
+            prop_assert!(
+                projector.is_jit(i) || wide_decimal(),
+                "{} is not compiled",
+                sql[i]
+            );
         }
     }
     let jit = outcome(projector.evaluate(batch));

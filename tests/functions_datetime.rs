@@ -460,7 +460,7 @@ fn constructors_and_their_errors() {
     );
     check(
         &b,
-        "to_timestamp(y - y + 1709214330.5)",
+        "to_timestamp(y - y + 1709214330.5e0)",
         &[
             "2024-02-29T13:45:30.500Z",
             "NULL",

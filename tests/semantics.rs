@@ -551,7 +551,7 @@ fn explain_shows_every_stage_and_the_machine_code() {
         "{text}"
     );
     assert!(
-        text.contains("typed:     ((x >= 1.0) AND (x <= 2.0) AND (d IN (1, 2)))"),
+        text.contains("typed:     ((x >= 1.0e0) AND (x <= 2.0e0) AND (d IN (1, 2)))"),
         "{text}"
     );
     match e.backend {

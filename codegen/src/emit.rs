@@ -1001,6 +1001,27 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let xv = self.node(x, block, memo)?;
                 self.neg_abs(matches!(self.prog.nodes[id], Node::Abs(_)), t, xv)?
             }
+            Node::RangeCheck(x, lo, hi) => {
+                let t = self.prog.type_of(x);
+                let xv = self.node(x, block, memo)?;
+                let (v, valid, err) = Self::vals(xv)?;
+                let b = &self.b;
+                let below = b.build_int_compare(
+                    IntPredicate::SLT,
+                    v,
+                    self.int_vec_const(t, lo.into())?,
+                    "",
+                )?;
+                let above = b.build_int_compare(
+                    IntPredicate::SGT,
+                    v,
+                    self.int_vec_const(t, hi.into())?,
+                    "",
+                )?;
+                let outside = b.build_or(below, above, "")?;
+                let err = self.or_opt(err, Some(self.new_errors(outside, valid)?))?;
+                V::Vals { v, valid, err }
+            }
             Node::Cmp(op, l, r) => {
                 let t = self.prog.type_of(l);
                 let (l, r) = (self.node(l, block, memo)?, self.node(r, block, memo)?);

@@ -189,6 +189,9 @@ pub enum Node {
     Arith(ArithOp, NodeId, NodeId),
     /// Negation (integer overflow is an error).
     Neg(NodeId),
+    /// The signed integer value unchanged; lanes outside `lo ..= hi` are errors (a
+    /// decimal beyond its precision).
+    RangeCheck(NodeId, i64, i64),
     /// Absolute value (integer overflow is an error).
     Abs(NodeId),
     /// Comparison of two values of one type (numeric or boolean).
@@ -378,7 +381,7 @@ impl Program {
             Node::Param(s) => self.params[*s],
             Node::Const(t, _) | Node::Null(t) | Node::Cast(_, t) => *t,
             Node::Arith(_, l, _) => self.type_of(*l),
-            Node::Neg(x) | Node::Abs(x) => self.type_of(*x),
+            Node::Neg(x) | Node::Abs(x) | Node::RangeCheck(x, ..) => self.type_of(*x),
             Node::Case(_, e) => self.type_of(*e),
             Node::Coalesce(args) => self.type_of(args[0]),
             Node::Helper { out, .. } => *out,
@@ -445,6 +448,12 @@ impl Program {
                     let t = child(*x)?;
                     if !(t.is_int() || t.is_float()) {
                         return Err(format!("node {id}: arithmetic on {t:?}"));
+                    }
+                }
+                Node::RangeCheck(x, lo, hi) => {
+                    let t = child(*x)?;
+                    if !t.is_signed() || lo > hi {
+                        return Err(format!("node {id}: range check of {t:?}"));
                     }
                 }
                 Node::Cmp(_, l, r) | Node::Distinct(l, r, _) => {

@@ -21,10 +21,11 @@
 
 use arrow::array::timezone::Tz;
 use arrow::datatypes::{
-    Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
-    IntervalMonthDayNanoType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
-    Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    i256, Date32Type, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int16Type,
+    Int32Type, Int64Type, Int8Type, IntervalMonthDayNanoType, Time32MillisecondType,
+    Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
 };
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{Offset, TimeZone};
@@ -65,6 +66,9 @@ fn castable_types() -> Vec<DataType> {
 /// The implementation of `CAST(x AS to)` for `x` of type `from`, where one of the
 /// two is VARCHAR (and the other is not); `None` for other pairs.
 pub(crate) fn cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
+    if let Some(imp) = decimal_cast(from, to, false) {
+        return Some(imp);
+    }
     match (from, to) {
         (DataType::Utf8, DataType::Utf8) => None,
         (_, DataType::Utf8) => to_text(from, false),
@@ -76,10 +80,151 @@ pub(crate) fn cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
 /// The implementation of `TRY_CAST(x AS to)` for the pairs of [`cast_impl`]: NULL
 /// where the cast fails, never an error.
 pub(crate) fn try_cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
+    if let Some(imp) = decimal_cast(from, to, true) {
+        return Some(imp);
+    }
     match (from, to) {
         (DataType::Utf8, DataType::Utf8) => None,
         (DataType::Utf8, _) => from_text(to, true),
         (_, DataType::Utf8) => to_text(from, true),
+        _ => None,
+    }
+}
+
+/// A number on its way into or out of a decimal: an exact value (`v / 10^scale`,
+/// integers at scale 0, with the precision of its type) or a float.
+#[derive(Clone, Copy)]
+enum Number {
+    Exact(i256, i8, u8),
+    Float(f64),
+}
+
+impl Number {
+    fn text(self) -> String {
+        match self {
+            Number::Exact(v, s, _) => crate::decimal::format(v, s),
+            Number::Float(f) => format_f64(f),
+        }
+    }
+}
+
+/// Casts between a decimal and a number of another type or another decimal
+/// (`None` when neither side is a decimal, or the other is not a number): reducing
+/// the scale rounds half away from zero (so `CAST(2.5 AS INTEGER)` is 3, as in
+/// PostgreSQL), a float becomes the decimal its shortest text reads as, a decimal
+/// a float as [`crate::decimal::to_f64_cast`] says (a `REAL` through the double); a value that does not fit is an error (NULL with
+/// `try_cast`). Decimal and VARCHAR: the exact text, and the literal reader.
+fn decimal_cast(from: &DataType, to: &DataType, try_cast: bool) -> Option<RowImpl> {
+    use crate::types::{is_decimal, is_numeric};
+    let numeric = |t: &DataType| is_numeric(t) || is_decimal(t);
+    if !(is_decimal(from) || is_decimal(to)) || !numeric(from) || !numeric(to) {
+        return None;
+    }
+    let target = to.clone();
+    let out_of_range = move |n: Number| {
+        format!(
+            "value {} is out of range for type {}",
+            n.text(),
+            sql_type_name(&target)
+        )
+    };
+    let decimal_target = crate::types::decimal_parts(to);
+    // The exact value of the target type, or why not.
+    let to_exact = move |n: Number| -> Option<i256> {
+        let (p, s) = decimal_target.unwrap_or((crate::types::DECIMAL256_MAX_PRECISION, 0));
+        let v = match n {
+            Number::Exact(v, from, _) => crate::decimal::rescale(v, from, s)?,
+            Number::Float(f) => crate::decimal::from_f64::<i256>(f, p, s).ok()?,
+        };
+        crate::decimal::fits(v, p).then_some(v)
+    };
+    macro_rules! finish {
+        ($imp:expr) => {{
+            let imp = $imp;
+            Some(if try_cast { imp } else { imp.fallible() })
+        }};
+    }
+    // The result of the closure for one value: NULL when `try_cast` fails.
+    macro_rules! outcome {
+        ($value:expr, $n:expr) => {
+            match $value {
+                Some(v) => Ok(Some(v)),
+                None if try_cast => Ok(None),
+                None => Err(out_of_range($n)),
+            }
+        };
+    }
+    macro_rules! into {
+        ($A:ty, $read:expr) => {{
+            let read = $read;
+            match to {
+                DataType::Decimal128(..) => finish!(map1::<$A, Decimal128Type, _>(move |x| {
+                    let n = read(x);
+                    outcome!(to_exact(n).and_then(|v| v.to_i128()), n)
+                })),
+                DataType::Decimal256(..) => finish!(map1::<$A, Decimal256Type, _>(move |x| {
+                    let n = read(x);
+                    outcome!(to_exact(n), n)
+                })),
+                DataType::Float64 => finish!(map1::<$A, Float64Type, _>(move |x| match read(x) {
+                    Number::Exact(v, s, p) => Ok(Some(crate::decimal::to_f64_cast(v, p, s))),
+                    Number::Float(f) => Ok(Some(f)),
+                })),
+                DataType::Float32 => finish!(map1::<$A, Float32Type, _>(move |x| match read(x) {
+                    Number::Exact(v, s, p) => Ok(Some(crate::decimal::to_f64_cast(v, p, s) as f32)),
+                    Number::Float(f) => Ok(Some(f as f32)),
+                })),
+                DataType::Int8 => into!(@int $A, read, Int8Type, i8),
+                DataType::Int16 => into!(@int $A, read, Int16Type, i16),
+                DataType::Int32 => into!(@int $A, read, Int32Type, i32),
+                DataType::Int64 => into!(@int $A, read, Int64Type, i64),
+                DataType::UInt8 => into!(@int $A, read, UInt8Type, u8),
+                DataType::UInt16 => into!(@int $A, read, UInt16Type, u16),
+                DataType::UInt32 => into!(@int $A, read, UInt32Type, u32),
+                DataType::UInt64 => into!(@int $A, read, UInt64Type, u64),
+                _ => None,
+            }
+        }};
+        (@int $A:ty, $read:expr, $R:ty, $native:ty) => {{
+            let read = $read;
+            finish!(map1::<$A, $R, _>(move |x| {
+                let n = read(x);
+                let v = match n {
+                    Number::Exact(v, s, _) => crate::decimal::to_integer(v, s),
+                    Number::Float(_) => None,
+                };
+                outcome!(v.and_then(|v| <$native>::try_from(v).ok()), n)
+            }))
+        }};
+    }
+    macro_rules! int_from {
+        ($A:ty) => {
+            into!($A, |x| Number::Exact(i256::from_i128(x as i128), 0, 20))
+        };
+    }
+    match from {
+        DataType::Decimal128(p, s) => {
+            let (p, s) = (*p, *s);
+            into!(Decimal128Type, move |x: i128| Number::Exact(
+                i256::from_i128(x),
+                s,
+                p
+            ))
+        }
+        DataType::Decimal256(p, s) => {
+            let (p, s) = (*p, *s);
+            into!(Decimal256Type, move |x: i256| Number::Exact(x, s, p))
+        }
+        DataType::Float32 => into!(Float32Type, |x: f32| Number::Float(x as f64)),
+        DataType::Float64 => into!(Float64Type, Number::Float),
+        DataType::Int8 => int_from!(Int8Type),
+        DataType::Int16 => int_from!(Int16Type),
+        DataType::Int32 => int_from!(Int32Type),
+        DataType::Int64 => int_from!(Int64Type),
+        DataType::UInt8 => int_from!(UInt8Type),
+        DataType::UInt16 => int_from!(UInt16Type),
+        DataType::UInt32 => int_from!(UInt32Type),
+        DataType::UInt64 => int_from!(UInt64Type),
         _ => None,
     }
 }
@@ -154,6 +299,8 @@ fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
         DataType::UInt64 => parse!(UInt64Type, V::UInt64(v) => v),
         DataType::Float32 => parse!(Float32Type, V::Float32(v) => v),
         DataType::Float64 => parse!(Float64Type, V::Float64(v) => v),
+        DataType::Decimal128(..) => parse!(Decimal128Type, V::Decimal128(v, ..) => v),
+        DataType::Decimal256(..) => parse!(Decimal256Type, V::Decimal256(v, ..) => v),
         DataType::Date32 => parse!(Date32Type, V::Date32(v) => v),
         DataType::Binary => parse!(Blob, V::Binary(v) => v),
         DataType::Timestamp(TimeUnit::Second, _) => {
@@ -225,6 +372,14 @@ fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
         DataType::Float64 => map1::<Float64Type, Utf8, _>(|v: f64| Ok(Some(format_f64(v)))),
         DataType::Date32 => map1::<Date32Type, Utf8, _>(|d: i32| Ok(Some(format_date(d.into())))),
         DataType::Binary => map1::<Blob, Utf8, _>(|b: &[u8]| Ok(Some(format_blob(b)))),
+        DataType::Decimal128(_, s) => {
+            let s = *s;
+            map1::<Decimal128Type, Utf8, _>(move |v: i128| Ok(Some(crate::decimal::format(v, s))))
+        }
+        DataType::Decimal256(_, s) => {
+            let s = *s;
+            map1::<Decimal256Type, Utf8, _>(move |v: i256| Ok(Some(crate::decimal::format(v, s))))
+        }
         DataType::Timestamp(unit, tz) => {
             let tz = tz.as_deref();
             match unit {

@@ -171,7 +171,7 @@ impl Signature {
             && args
                 .iter()
                 .enumerate()
-                .all(|(i, a)| same_type(self.param(i), a))
+                .all(|(i, a)| param_accepts(self.param(i), a))
     }
 
     /// Whether a call with `n` arguments can match.
@@ -191,7 +191,7 @@ impl Signature {
 
     /// `name(T1, T2) -> R`, for error messages and docs.
     pub fn display(&self) -> String {
-        let mut args: Vec<String> = self.args.iter().map(crate::types::sql_type_name).collect();
+        let mut args: Vec<String> = self.args.iter().map(param_name).collect();
         if self.variadic {
             args.push("…".into());
         }
@@ -199,7 +199,7 @@ impl Signature {
             "{}({}) -> {}",
             self.name,
             args.join(", "),
-            crate::types::sql_type_name(&self.ret)
+            param_name(&self.ret)
         )
     }
 
@@ -439,6 +439,27 @@ pub fn same_type(a: &DataType, b: &DataType) -> bool {
     match (a, b) {
         (DataType::Timestamp(ua, _), DataType::Timestamp(ub, _)) => ua == ub,
         _ => a == b,
+    }
+}
+
+/// Whether a parameter of type `param` takes an argument of type `arg`: equal
+/// types ([`same_type`]), and a decimal parameter takes a decimal of its width class
+/// (`Decimal128` or `Decimal256`) of any precision and scale.
+pub fn param_accepts(param: &DataType, arg: &DataType) -> bool {
+    match (param, arg) {
+        (DataType::Decimal128(..), DataType::Decimal128(..))
+        | (DataType::Decimal256(..), DataType::Decimal256(..)) => crate::types::is_decimal(arg),
+        _ => same_type(param, arg),
+    }
+}
+
+/// How a signature's type is written in the reference: decimal parameters, which
+/// take any precision and scale, are `DECIMAL` (and `DECIMAL(p>38)` for the wide ones).
+fn param_name(t: &DataType) -> String {
+    match t {
+        DataType::Decimal128(..) => "DECIMAL".into(),
+        DataType::Decimal256(..) => "DECIMAL(p>38)".into(),
+        other => crate::types::sql_type_name(other),
     }
 }
 

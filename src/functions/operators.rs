@@ -43,6 +43,16 @@ pub(super) fn comparable_types() -> Vec<DataType> {
     types
 }
 
+/// The parameter types of decimal signatures: `Decimal128` and `Decimal256` of any
+/// precision and scale ([`super::param_accepts`]); the binder gives the arguments
+/// their exact types and computes the result's ([`crate::bind`]).
+pub(crate) fn decimal_params() -> [DataType; 2] {
+    [
+        DataType::Decimal128(crate::types::DECIMAL128_MAX_PRECISION, 0),
+        DataType::Decimal256(crate::types::DECIMAL256_MAX_PRECISION, 0),
+    ]
+}
+
 /// The operators and the first functions: arithmetic, comparisons, truth tests,
 /// LIKE, length and day arithmetic on dates, each implemented by both back ends
 /// directly (no row-wise implementation).
@@ -52,8 +62,9 @@ pub(super) fn register(r: &mut Registry) {
     let mut push = |name, func, args: Vec<DataType>, ret, nulls, can_error, doc| {
         r.builtin(name, func, args, ret, nulls, can_error, doc)
     };
-    for t in NUMERIC {
-        let int = crate::types::is_integer(&t);
+    for t in NUMERIC.into_iter().chain(decimal_params()) {
+        let decimal = crate::types::is_decimal(&t);
+        let int = crate::types::is_integer(&t) || decimal;
         let signed = !crate::types::is_unsigned(&t);
         let two = vec![t.clone(), t.clone()];
         push(
@@ -83,15 +94,17 @@ pub(super) fn register(r: &mut Registry) {
             int,
             "a * b; integer overflow is an error",
         );
-        push(
-            "divide",
-            Divide,
-            two.clone(),
-            t.clone(),
-            NullIfAnyNull,
-            true,
-            "a / b; integers truncate toward zero; division by zero is an error",
-        );
+        if !decimal {
+            push(
+                "divide",
+                Divide,
+                two.clone(),
+                t.clone(),
+                NullIfAnyNull,
+                true,
+                "a / b; integers truncate toward zero; division by zero is an error",
+            );
+        }
         push(
             "modulo",
             Modulo,
@@ -108,7 +121,7 @@ pub(super) fn register(r: &mut Registry) {
                 vec![t.clone()],
                 t.clone(),
                 NullIfAnyNull,
-                int,
+                int && !decimal,
                 "-a; negating the smallest integer is an overflow error",
             );
         }
@@ -118,11 +131,11 @@ pub(super) fn register(r: &mut Registry) {
             vec![t.clone()],
             t.clone(),
             NullIfAnyNull,
-            int && signed,
+            int && signed && !decimal,
             "absolute value; abs of the smallest integer is an overflow error",
         );
     }
-    for t in comparable_types() {
+    for t in comparable_types().into_iter().chain(decimal_params()) {
         let two = vec![t.clone(), t.clone()];
         let b = DataType::Boolean;
         push(

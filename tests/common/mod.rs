@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, DurationMillisecondArray,
-    Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
-    IntervalMonthDayNanoArray, RecordBatch, StringArray, Time32MillisecondArray,
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, Decimal128Array,
+    DurationMillisecondArray, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array,
+    Int8Array, IntervalMonthDayNanoArray, RecordBatch, StringArray, Time32MillisecondArray,
     Time64MicrosecondArray, TimestampMillisecondArray, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::datatypes::{
@@ -42,6 +42,8 @@ pub const COLUMNS: &[Column] = &[
     ("d64", || DataType::Date64),
     ("iv", || DataType::Interval(IntervalUnit::MonthDayNano)),
     ("dur", || DataType::Duration(TimeUnit::Millisecond)),
+    ("m", || DataType::Decimal128(15, 2)),
+    ("m4", || DataType::Decimal128(18, 4)),
 ];
 
 pub fn schema() -> SchemaRef {
@@ -275,6 +277,26 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
             valid(&mut r).then_some(v)
         },
     ))));
+    // Money: cents from -1000.00 to 1000.00, and now and then the largest values of
+    // the precision (so sums and products overflow it).
+    for (p, s) in [(15u8, 2i8), (18, 4)] {
+        let max = 10i128.pow(u32::from(p)) - 1;
+        let values = Decimal128Array::from_iter((0..n).map(|_| {
+            let v = if r.chance(0.03) {
+                if r.chance(0.5) {
+                    max
+                } else {
+                    -max
+                }
+            } else {
+                (r.below(200_001) as i128 - 100_000) * 10i128.pow(s as u32 - 2)
+            };
+            valid(&mut r).then_some(v)
+        }));
+        cols.push(Arc::new(
+            values.with_precision_and_scale(p, s).expect("valid"),
+        ));
+    }
     RecordBatch::try_new(schema(), cols).expect("batch matches schema")
 }
 

@@ -1,0 +1,287 @@
+//! DECIMAL(p, s): literal and result types, exact values, casts and errors, on both
+//! back ends, against DuckDB's answers (checked with the duckdb Python package:
+//! `SELECT typeof(x), x`), and issue 8's table of wrong answers.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int32Array, RecordBatch,
+};
+use arrow::datatypes::{Field, Schema};
+use broadhead::bind::{bind, bind_predicate};
+use broadhead::interpret::interpret;
+use broadhead::sql::parse_expr;
+use broadhead::{Filter, Projector};
+
+fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+        .collect();
+    RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        columns.into_iter().map(|(_, a)| a).collect(),
+    )
+    .unwrap()
+}
+
+fn decimals(values: &[Option<i128>], p: u8, s: i8) -> ArrayRef {
+    Arc::new(
+        Decimal128Array::from(values.to_vec())
+            .with_precision_and_scale(p, s)
+            .unwrap(),
+    )
+}
+
+/// The selected rows, the same from the JIT (or its fallback) and the interpreter.
+fn select(sql: &str, batch: &RecordBatch) -> Result<Vec<usize>, String> {
+    let schema = batch.schema();
+    let filter = Filter::new(&schema, sql).map_err(|e| e.to_string())?;
+    let jit = filter
+        .evaluate(batch)
+        .map(|s| s.iter().collect::<Vec<_>>())
+        .map_err(|e| e.to_string());
+    let typed = bind_predicate(&parse_expr(sql).unwrap(), &schema).unwrap();
+    let interpreted = interpret(&typed, batch)
+        .map(|a| {
+            let b = a.as_boolean();
+            (0..b.len())
+                .filter(|&i| b.is_valid(i) && b.value(i))
+                .collect::<Vec<_>>()
+        })
+        .map_err(|e| e.to_string());
+    assert_eq!(jit, interpreted, "JIT and interpreter disagree on {sql}");
+    jit
+}
+
+/// One projected column as (SQL type, values as text), the same from both back ends.
+fn project(sql: &str, batch: &RecordBatch) -> Result<(String, Vec<String>), String> {
+    let schema = batch.schema();
+    let projector = Projector::new(&schema, &[sql]).map_err(|e| e.to_string())?;
+    let jit = projector
+        .evaluate(batch)
+        .map(|mut v| v.remove(0))
+        .map_err(|e| e.to_string());
+    let typed = bind(&parse_expr(sql).unwrap(), &schema).map_err(|e| e.to_string())?;
+    let interpreted = interpret(&typed, batch).map_err(|e| e.to_string());
+    match (&jit, &interpreted) {
+        (Ok(j), Ok(i)) => assert_eq!(
+            j.to_data(),
+            i.to_data(),
+            "JIT and interpreter disagree on {sql}"
+        ),
+        _ => assert_eq!(
+            jit.as_ref().err(),
+            interpreted.as_ref().err(),
+            "JIT and interpreter disagree on {sql}"
+        ),
+    }
+    let a = jit?;
+    let text = (0..a.len())
+        .map(
+            |i| match broadhead::ScalarValue::from_array(a.as_ref(), i).unwrap() {
+                broadhead::ScalarValue::Null(_) => "NULL".to_string(),
+                v => v.decimal_text().unwrap_or_else(|| {
+                    arrow::util::display::array_value_to_string(a.as_ref(), i).unwrap()
+                }),
+            },
+        )
+        .collect();
+    Ok((broadhead::types::sql_type_name(a.data_type()), text))
+}
+
+/// One value of an expression of literals: (type, text).
+fn value(sql: &str) -> (String, String) {
+    let one = batch(vec![("x", Arc::new(Int32Array::from(vec![1])) as ArrayRef)]);
+    let (t, mut v) = project(sql, &one).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    (t, v.remove(0))
+}
+
+fn issue_table() -> RecordBatch {
+    // a + b = c exactly in every row; as doubles, 0.1 + 0.2 <> 0.3 and 0.7 + 0.1 <> 0.8.
+    let a = [10, 70, 100, 25, 1, 12];
+    let b = [20, 10, 200, 50, 2, 17];
+    let c: Vec<i128> = a.iter().zip(b).map(|(x, y)| x + y).collect();
+    let big = [
+        9_007_199_254_740_993,
+        9_007_199_254_740_992,
+        12_345_678_901_234_567_890_123,
+        1,
+        -5,
+        0,
+    ];
+    let f = [0.125, 1.005, 2.5, -2.5, 1e3, 123.456];
+    let opt = |v: &[i128]| v.iter().map(|x| Some(*x)).collect::<Vec<_>>();
+    batch(vec![
+        ("a", decimals(&opt(&a), 15, 2)),
+        ("b", decimals(&opt(&b), 15, 2)),
+        ("c", decimals(&opt(&c), 15, 2)),
+        ("big", decimals(&opt(&big), 38, 0)),
+        ("f", Arc::new(Float64Array::from(f.to_vec()))),
+    ])
+}
+
+/// Issue 8's table: the answers DuckDB gives.
+#[test]
+fn the_issue_table_gives_duckdbs_answers() {
+    let t = issue_table();
+    assert_eq!(select("a + b = c", &t).unwrap(), vec![0, 1, 2, 3, 4, 5]);
+    assert_eq!(select("c = 0.1 + 0.2", &t).unwrap(), vec![0]);
+    assert_eq!(select("c = 0.3 OR c = 0.8", &t).unwrap(), vec![0, 1]);
+    let (ty, v) = project("a + b", &t).unwrap();
+    assert_eq!(ty, "DECIMAL(16,2)");
+    assert_eq!(v[0], "0.30");
+    let (ty, v) = project("a * 100", &t).unwrap();
+    assert_eq!(ty, "DECIMAL(18,2)");
+    assert_eq!(v[5], "12.00");
+    assert_eq!(select("big = 9007199254740993", &t).unwrap(), vec![0]);
+    assert_eq!(
+        select("big = 12345678901234567890123", &t).unwrap(),
+        vec![2]
+    );
+    let (ty, v) = project("CAST(f AS DECIMAL(10,2))", &t).unwrap();
+    assert_eq!(ty, "DECIMAL(10,2)");
+    assert_eq!(v, ["0.13", "1.01", "2.50", "-2.50", "1000.00", "123.46"]);
+}
+
+/// Literal types as DuckDB's `typeof`.
+#[test]
+fn literals_are_typed_as_in_duckdb() {
+    for (sql, ty, v) in [
+        ("1.25", "DECIMAL(3,2)", "1.25"),
+        ("0.05", "DECIMAL(3,2)", "0.05"),
+        (".5", "DECIMAL(1,1)", "0.5"),
+        ("100.0", "DECIMAL(4,1)", "100.0"),
+        ("-1.25", "DECIMAL(3,2)", "-1.25"),
+        ("000.10", "DECIMAL(5,2)", "0.10"),
+        (
+            "12345678901234567890123.5",
+            "DECIMAL(24,1)",
+            "12345678901234567890123.5",
+        ),
+        (
+            "12345678901234567890123",
+            "DECIMAL(23,0)",
+            "12345678901234567890123",
+        ),
+        ("DECIMAL '1.25'", "DECIMAL(18,3)", "1.250"),
+        ("NUMERIC '1.25'", "DECIMAL(18,3)", "1.250"),
+        ("CAST('1.25' AS DECIMAL(10,2))", "DECIMAL(10,2)", "1.25"),
+        ("'1.25'::NUMERIC(10,2)", "DECIMAL(10,2)", "1.25"),
+        ("CAST('1e2' AS DECIMAL(10,2))", "DECIMAL(10,2)", "100.00"),
+        ("CAST(1 AS DEC(5))", "DECIMAL(5,0)", "1"),
+        ("CAST(1.25 AS DECIMAL)", "DECIMAL(18,3)", "1.250"),
+    ] {
+        assert_eq!(value(sql), (ty.to_string(), v.to_string()), "{sql}");
+    }
+    assert_eq!(value("1e3").0, "DOUBLE");
+    assert_eq!(
+        value("1.23456789012345678901234567890123456789").0,
+        "DOUBLE"
+    );
+}
+
+/// Arithmetic result types as DuckDB's.
+#[test]
+fn arithmetic_result_types_are_duckdbs() {
+    for (sql, ty, v) in [
+        ("0.1 + 0.2", "DECIMAL(3,1)", "0.3"),
+        ("1.5 * 2", "DECIMAL(12,1)", "3.0"),
+        ("1.5 * 100", "DECIMAL(12,1)", "150.0"),
+        ("CAST(1.25 AS DECIMAL(18,2)) - 1", "DECIMAL(19,2)", "0.25"),
+        (
+            "CAST(1.25 AS DECIMAL(18,10)) * CAST(1.25 AS DECIMAL(18,10))",
+            "DECIMAL(36,20)",
+            "1.56250000000000000000",
+        ),
+        (
+            "CAST(1.25 AS DECIMAL(10,9)) * CAST(1.25 AS DECIMAL(10,9))",
+            "DECIMAL(20,18)",
+            "1.562500000000000000",
+        ),
+        ("CAST(1.25 AS DECIMAL(15,2)) % 100", "DECIMAL(15,2)", "1.25"),
+        (
+            "CAST(1.25 AS DECIMAL(15,2)) * 3000000000",
+            "DECIMAL(34,2)",
+            "3750000000.00",
+        ),
+        (
+            "CAST(1.25 AS DECIMAL(15,2)) * CAST(100 AS INTEGER)",
+            "DECIMAL(18,2)",
+            "125.00",
+        ),
+        (
+            "CAST(1.25 AS DECIMAL(15,2)) + CAST(1.5 AS DECIMAL(10,3))",
+            "DECIMAL(17,3)",
+            "2.750",
+        ),
+        (
+            "CAST(1.25 AS DECIMAL(15,2)) % CAST(1.5 AS DECIMAL(10,3))",
+            "DECIMAL(16,3)",
+            "1.250",
+        ),
+        (
+            "CAST(1.25 AS DECIMAL(38,10)) * CAST(1.5 AS DECIMAL(38,10))",
+            "DECIMAL(38,20)",
+            "1.87500000000000000000",
+        ),
+        (
+            "CAST(1.25 AS DECIMAL(15,2)) * 100",
+            "DECIMAL(18,2)",
+            "125.00",
+        ),
+        ("-(CAST(1.25 AS DECIMAL(15,2)))", "DECIMAL(15,2)", "-1.25"),
+        ("abs(CAST(-1.25 AS DECIMAL(15,2)))", "DECIMAL(15,2)", "1.25"),
+    ] {
+        assert_eq!(value(sql), (ty.to_string(), v.to_string()), "{sql}");
+    }
+    assert_eq!(value("CAST(1.25 AS DECIMAL(15,2)) / 2").0, "DOUBLE");
+    assert_eq!(value("CAST(1.25 AS DECIMAL(15,2)) + 1.0e0").0, "DOUBLE");
+}
+
+/// Casts round half away from zero (PostgreSQL), and out-of-range values are errors
+/// naming the row.
+#[test]
+fn casts_round_half_away_from_zero_and_fail_out_of_range() {
+    for (sql, v) in [
+        ("CAST(2.5 AS INTEGER)", "3"),
+        ("CAST(-2.5 AS INTEGER)", "-3"),
+        ("CAST(2.49 AS INTEGER)", "2"),
+        ("CAST(1.255 AS DECIMAL(10,2))", "1.26"),
+        ("CAST(-1.255 AS DECIMAL(10,2))", "-1.26"),
+        ("CAST(1.25 AS DOUBLE)", "1.25"),
+        ("CAST(1.25 AS VARCHAR)", "1.25"),
+        ("CAST(CAST(5 AS INTEGER) AS DECIMAL(4,2))", "5.00"),
+    ] {
+        assert_eq!(value(sql).1, v, "{sql}");
+    }
+    let t = issue_table();
+    assert_eq!(
+        project("CAST(big AS DECIMAL(5,0))", &t).unwrap_err(),
+        "value 9007199254740993 is out of range for type DECIMAL(5,0) at row 0"
+    );
+    assert_eq!(
+        project("CAST(a * 1000000000000000000 AS INTEGER)", &t)
+            .unwrap_err()
+            .split(" at row")
+            .nth(1),
+        Some(" 0")
+    );
+}
+
+/// Comparisons across scales and with integers and floats are exact (floats compare
+/// as DOUBLE).
+#[test]
+fn comparisons_across_scales_and_types() {
+    let t = issue_table();
+    assert_eq!(select("a = 0.1", &t).unwrap(), vec![0]);
+    assert_eq!(select("a = 0.100", &t).unwrap(), vec![0]);
+    assert_eq!(select("a = 0.101", &t).unwrap(), Vec::<usize>::new());
+    assert_eq!(select("a < 0.125", &t).unwrap(), vec![0, 4, 5]);
+    assert_eq!(select("a IN (0.1, 1, 0.25)", &t).unwrap(), vec![0, 2, 3]);
+    assert_eq!(select("a BETWEEN 0.1 AND 0.25", &t).unwrap(), vec![0, 3, 5]);
+    assert_eq!(select("b > a", &t).unwrap(), vec![0, 2, 3, 4, 5]);
+    assert_eq!(select("big > 1", &t).unwrap(), vec![0, 1, 2]);
+    assert_eq!(select("f = 2.5", &t).unwrap(), vec![2]);
+    assert_eq!(select("a + b = c AND c > 1", &t).unwrap(), vec![2]);
+}
