@@ -469,7 +469,7 @@ fn constructors_and_their_errors() {
     );
     check(
         &b,
-        "to_timestamp(-0.5 + y - y)",
+        "to_timestamp(-0.5e0 + y - y)",
         &[
             "1969-12-31T23:59:59.500Z",
             "NULL",
