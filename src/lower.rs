@@ -1181,9 +1181,15 @@ impl Lowerer {
         to: &DataType,
     ) -> Result<NodeId, Unsupported> {
         use crate::types::decimal_parts;
+        let wide = |t: &DataType| decimal_parts(t).is_some_and(|(p, _)| p > DECIMAL_I64_DIGITS);
         let not_compiled = || {
+            let why = if wide(from) || wide(to) {
+                format!(" (the JIT computes decimals of up to {DECIMAL_I64_DIGITS} digits)")
+            } else {
+                String::new()
+            };
             unsupported(format!(
-                "CAST from {} to {}",
+                "CAST from {} to {}{why}",
                 sql_type_name(from),
                 sql_type_name(to)
             ))

@@ -646,8 +646,15 @@ fn check_filter(
     }
     let filter =
         Filter::from_expr(&schema, expr).map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
+    // Decimals beyond 18 digits are not compiled yet (docs/semantics.md).
+    let wide_decimal = || match filter.explain().map(|e| e.backend) {
+        Ok(broadhead::Backend::Interpreted(reason)) => {
+            reason.contains("the JIT computes decimals of up to 18 digits")
+        }
+        _ => false,
+    };
     prop_assert!(
-        filter.is_jit() || !require_jit,
+        filter.is_jit() || !require_jit || wide_decimal(),
         "{} is not compiled: {:?}",
         sql,
         filter.explain().map(|e| e.to_string())
