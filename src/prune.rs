@@ -39,6 +39,7 @@ use std::cmp::Ordering;
 
 use arrow::datatypes::DataType;
 
+use crate::decimal::rescale;
 use crate::functions::FuncId;
 use crate::interpret::evaluate_constant;
 use crate::scalar::ScalarValue;
@@ -314,11 +315,23 @@ fn order(a: &ScalarValue, b: &ScalarValue) -> Option<Ordering> {
         (Binary(x), Binary(y)) => x.cmp(y),
         (Date32(x), Date32(y)) => x.cmp(y),
         (Timestamp(x, u, _), Timestamp(y, v, _)) if u == v => x.cmp(y),
+        (Decimal128(..) | Decimal256(..), Decimal128(..) | Decimal256(..)) => {
+            return decimal_order(a, b)
+        }
         (Time(x, u), Time(y, v)) if u == v => x.cmp(y),
         (Decimal128(x, p, s), Decimal128(y, q, t)) if (p, s) == (q, t) => x.cmp(y),
         (Decimal256(x, p, s), Decimal256(y, q, t)) if (p, s) == (q, t) => x.cmp(y),
         _ => return None,
     })
+}
+
+/// The exact order of two decimals whatever their precisions and scales (`0.05` and
+/// `0.050` are equal): both brought to the larger scale in 256 bits; `None` (maybe)
+/// should that overflow.
+fn decimal_order(a: &ScalarValue, b: &ScalarValue) -> Option<Ordering> {
+    let ((x, _, s), (y, _, t)) = (a.as_decimal()?, b.as_decimal()?);
+    let scale = s.max(t);
+    Some(rescale(x, s, scale)?.cmp(&rescale(y, t, scale)?))
 }
 
 /// Casts that never decrease a value (`a ≤ b ⇒ cast(a) ≤ cast(b)`), so the bounds of
@@ -544,5 +557,54 @@ mod tests {
         assert!(!non_decreasing(&DataType::Utf8, &DataType::Int64));
         // A narrowing cast is not pruned through.
         assert!(may("CAST(i AS TINYINT) > 100"));
+    }
+
+    #[test]
+    fn decimals_compare_exactly_across_scales() {
+        use arrow::datatypes::{Field, Schema};
+        use ScalarValue::{Decimal128 as D, Decimal256 as W};
+        let wide = |v: i128, p, s| W(arrow::datatypes::i256::from_i128(v), p, s);
+        assert_eq!(order(&D(5, 15, 2), &D(50, 16, 3)), Some(Ordering::Equal));
+        assert_eq!(order(&D(5, 15, 2), &D(51, 4, 3)), Some(Ordering::Less));
+        assert_eq!(order(&D(-5, 15, 2), &D(-51, 4, 3)), Some(Ordering::Greater));
+        assert_eq!(
+            order(&D(12, 2, 0), &wide(1200, 40, 2)),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            order(&wide(1, 76, 0), &D(1, 38, 38)),
+            Some(Ordering::Greater)
+        );
+
+        // A DECIMAL(15,2) column whose values lie in [0.05, 0.07].
+        let schema = Schema::new(vec![Field::new("x", DataType::Decimal128(15, 2), true)]);
+        let stats = |_: usize| {
+            Some(ColumnStats {
+                min: Some(D(5, 15, 2)),
+                max: Some(D(7, 15, 2)),
+                null_count: Some(0),
+            })
+        };
+        for (sql, expect) in [
+            ("x < 0.05", false),
+            ("x <= 0.050", true),
+            ("x < 0.0501", true),
+            ("x > 0.07", false),
+            ("x > 0.0699", true),
+            ("x >= 0.0701", false),
+            ("x = 0.06", true),
+            ("x = 0.04", false),
+            ("x BETWEEN 0.05 AND 0.07", true),
+            ("x BETWEEN 0.08 AND 1", false),
+            ("x > 1", false),
+            ("x < 1", true),
+            ("x < 0", false),
+            ("x IN (0.01, 0.1)", false),
+            ("x IN (0.01, 0.070)", true),
+            ("x < 5e-2", false),
+        ] {
+            let f = Filter::new(&schema, sql).unwrap();
+            assert_eq!(may_be_true(f.typed_expr(), 10, &stats), expect, "{sql}");
+        }
     }
 }

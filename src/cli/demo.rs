@@ -34,7 +34,7 @@ pub fn run(a: DemoArgs) -> CliResult {
         Table::Lineitem,
         a.scale,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
-        Decimals::Double,
+        Decimals::Decimal,
     );
     let keep: Vec<usize> = [
         "l_orderkey",

@@ -15,20 +15,20 @@ use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 
 use super::footer::{check_footer, check_metadata, check_page_headers};
 use super::{guarded, ScanError};
-use crate::types::sql_type_name;
+use crate::types::{sql_type_name, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION};
 
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
-/// decimals become DOUBLE (the nearest double: exact decimals are a deviation from
-/// SQL, see `docs/cli.md`), `Utf8View` and `LargeUtf8` become VARCHAR, the other
+/// decimals stay exact decimals of the same precision and scale ([`engine_decimal`]:
+/// `Decimal32`/`Decimal64` are widened to `Decimal128`), `Utf8View` and `LargeUtf8` become VARCHAR, the other
 /// BLOB layouts BLOB, `Float16` becomes REAL, `Date64` becomes DATE (days); a
 /// dictionary of a type that is converted is decoded to the converted type (other
 /// dictionaries stay). `None`: read as it is.
 pub fn engine_type(t: &DataType) -> Option<DataType> {
     match t {
-        DataType::Decimal32(..)
-        | DataType::Decimal64(..)
-        | DataType::Decimal128(..)
-        | DataType::Decimal256(..) => Some(DataType::Float64),
+        DataType::Decimal32(p, s)
+        | DataType::Decimal64(p, s)
+        | DataType::Decimal128(p, s)
+        | DataType::Decimal256(p, s) => Some(engine_decimal(*p, *s)).filter(|e| e != t),
         DataType::Utf8View | DataType::LargeUtf8 => Some(DataType::Utf8),
         DataType::BinaryView | DataType::LargeBinary | DataType::FixedSizeBinary(_) => {
             Some(DataType::Binary)
@@ -39,6 +39,24 @@ pub fn engine_type(t: &DataType) -> Option<DataType> {
         // per dictionary value (`broadhead::dictionary`); others are decoded.
         DataType::Dictionary(_, value) => engine_type(value),
         _ => None,
+    }
+}
+
+/// The decimal type a Parquet or Arrow `DECIMAL(p, s)` column is computed as, exactly:
+/// `Decimal128(p, s)` up to 38 digits and `Decimal256(p, s)` above (whatever its Arrow
+/// width); a negative scale (Arrow allows one, Parquet does not) is read as
+/// `DECIMAL(p - s, 0)`. Only a negative scale beyond 76 digits has no exact engine
+/// type: it is read as DOUBLE.
+fn engine_decimal(p: u8, s: i8) -> DataType {
+    let (p, s) = if s < 0 {
+        (p as i32 - s as i32, 0)
+    } else {
+        (p as i32, s)
+    };
+    match u8::try_from(p) {
+        Ok(p) if p <= DECIMAL128_MAX_PRECISION => DataType::Decimal128(p, s),
+        Ok(p) if p <= DECIMAL256_MAX_PRECISION => DataType::Decimal256(p, s),
+        _ => DataType::Float64,
     }
 }
 
@@ -460,10 +478,19 @@ mod tests {
 
     #[test]
     fn engine_types() {
-        assert_eq!(
-            engine_type(&DataType::Decimal128(15, 2)),
-            Some(DataType::Float64)
-        );
+        // Decimals are read exactly, as 128-bit decimals up to 38 digits.
+        assert_eq!(engine_type(&DataType::Decimal128(15, 2)), None);
+        assert_eq!(engine_type(&DataType::Decimal256(50, 10)), None);
+        for (t, read_as) in [
+            (DataType::Decimal32(9, 2), DataType::Decimal128(9, 2)),
+            (DataType::Decimal64(18, 0), DataType::Decimal128(18, 0)),
+            (DataType::Decimal256(20, 4), DataType::Decimal128(20, 4)),
+            (DataType::Decimal128(5, -2), DataType::Decimal128(7, 0)),
+            (DataType::Decimal128(38, -3), DataType::Decimal256(41, 0)),
+            (DataType::Decimal256(76, -1), DataType::Float64),
+        ] {
+            assert_eq!(engine_type(&t), Some(read_as), "{t}");
+        }
         assert_eq!(engine_type(&DataType::Utf8View), Some(DataType::Utf8));
         assert_eq!(engine_type(&DataType::Date32), None);
         assert_eq!(

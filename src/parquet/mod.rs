@@ -21,8 +21,9 @@
 //!
 //! Columns are kept by position throughout: two columns of one name are two columns.
 //! Column types the engine does not have are converted as they are read (see
-//! [`engine_type`]): decimals to DOUBLE, `Utf8View`/`LargeUtf8` to VARCHAR, the
-//! other binary layouts to BLOB, half floats to REAL. Dictionary columns of engine
+//! [`engine_type`]): `Utf8View`/`LargeUtf8` to VARCHAR, the other binary layouts to
+//! BLOB, half floats to REAL; decimals stay exact (32- and 64-bit decimals are widened
+//! to `Decimal128` with the same precision and scale). Dictionary columns of engine
 //! types stay dictionaries: a predicate over one is evaluated once per dictionary
 //! value.
 //!
