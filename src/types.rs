@@ -49,15 +49,35 @@ pub fn read_as(t: &DataType) -> Option<DataType> {
 }
 
 /// Whether `CAST(x AS to)` for `x` of type `from` succeeds for every value (so the
-/// cast raises no error): Arrow's narrower intervals widened to `MonthDayNano`.
+/// cast raises no error): Arrow's narrower intervals widened to `MonthDayNano`,
+/// numbers to DOUBLE (and integers and 38-digit decimals to REAL), integers to wider
+/// integers, integers and decimals to decimals that hold all their digits.
 pub fn cast_never_fails(from: &DataType, to: &DataType) -> bool {
-    matches!(
-        (from, to),
+    match (from, to) {
         (
             DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime),
-            DataType::Interval(IntervalUnit::MonthDayNano)
-        )
-    )
+            DataType::Interval(IntervalUnit::MonthDayNano),
+        ) => true,
+        // Every integer, REAL and decimal (below 1e76) is within DOUBLE's range, and
+        // every integer and 38-digit decimal within REAL's: they round, never fail.
+        (f, DataType::Float64) => is_numeric(f) || is_decimal(f),
+        (f, DataType::Float32) => is_integer(f) || matches!(f, DataType::Decimal128(..)),
+        // An integer or decimal into a decimal with as many integral digits and as
+        // fine a scale is exact.
+        (f, t) if is_decimal(t) => match (as_decimal(f), decimal_parts(t)) {
+            (Some((p, s)), Some((q, u))) => u >= s && q as i32 - u as i32 >= p as i32 - s as i32,
+            _ => false,
+        },
+        (f, t) if is_integer(f) && is_integer(t) => {
+            let (a, b) = (bit_width(f), bit_width(t));
+            match (is_signed(f), is_signed(t)) {
+                (true, true) | (false, false) => a <= b,
+                (false, true) => a < b,
+                (true, false) => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// `TIME` of each unit: Arrow's `Time32(s|ms)` and `Time64(us|ns)`, a time of day
@@ -453,6 +473,36 @@ pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn casts_that_never_fail() {
+        use DataType::*;
+        for (from, to, never) in [
+            (Int32, Int64, true),
+            (Int64, Int32, false),
+            (UInt32, Int64, true),
+            (UInt32, Int32, false),
+            (Int8, UInt64, false),
+            (UInt64, Float32, true),
+            (Float64, Float32, false),
+            (Float32, Float64, true),
+            (Decimal128(15, 2), Float64, true),
+            (Decimal256(76, 0), Float64, true),
+            (Decimal256(76, 0), Float32, false),
+            (Decimal128(15, 2), Decimal128(16, 3), true),
+            (Decimal128(15, 2), Decimal128(15, 3), false),
+            (Decimal128(15, 2), Decimal128(15, 1), false),
+            (Decimal128(38, 0), Decimal256(40, 2), true),
+            (Int32, Decimal128(10, 0), true),
+            (Int32, Decimal128(10, 1), false),
+            (Int64, Decimal128(21, 2), true),
+            (Float64, Decimal128(38, 0), false),
+            (Decimal128(15, 2), Int64, false),
+            (Utf8, Int64, false),
+        ] {
+            assert_eq!(cast_never_fails(&from, &to), never, "{from} -> {to}");
+        }
+    }
 
     #[test]
     fn integer_promotion_widens_and_mixes_signedness() {
