@@ -319,8 +319,6 @@ fn order(a: &ScalarValue, b: &ScalarValue) -> Option<Ordering> {
             return decimal_order(a, b)
         }
         (Time(x, u), Time(y, v)) if u == v => x.cmp(y),
-        (Decimal128(x, p, s), Decimal128(y, q, t)) if (p, s) == (q, t) => x.cmp(y),
-        (Decimal256(x, p, s), Decimal256(y, q, t)) if (p, s) == (q, t) => x.cmp(y),
         _ => return None,
     })
 }
