@@ -340,9 +340,18 @@ fn narrow_decimals(
             DataType::Decimal128(p, _) if spec.ty == PType::I64 => {
                 let wide = c.as_primitive::<Decimal128Type>();
                 let limit = crate::decimal::pow10::<i128>(u32::from(*p)).unwrap_or(i128::MAX);
-                let outside = wide
+                // One branch-free pass over every slot; only when some slot is beyond
+                // the precision (maybe under a NULL) are the valid rows looked at.
+                let all_fit = wide
+                    .values()
                     .iter()
-                    .position(|v| v.is_some_and(|v| v.unsigned_abs() >= limit.unsigned_abs()));
+                    .fold(true, |fit, &v| fit & (v > -limit) & (v < limit));
+                let outside = if all_fit {
+                    None
+                } else {
+                    wide.iter()
+                        .position(|v| v.is_some_and(|v| v.unsigned_abs() >= limit.unsigned_abs()))
+                };
                 if let Some(row) = outside {
                     return Err(EvalError::Function {
                         message: format!(

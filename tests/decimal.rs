@@ -285,3 +285,32 @@ fn comparisons_across_scales_and_types() {
     assert_eq!(select("f = 2.5", &t).unwrap(), vec![2]);
     assert_eq!(select("a + b = c AND c > 1", &t).unwrap(), vec![2]);
 }
+
+/// Arrow does not enforce a decimal's precision; the JIT reads DECIMAL(p ≤ 18) as
+/// 64-bit integers, so a valid value beyond the precision is an error naming the row,
+/// while any value under a NULL is ignored.
+#[test]
+fn values_beyond_the_declared_precision() {
+    use arrow::buffer::{NullBuffer, ScalarBuffer};
+    let values = ScalarBuffer::from(vec![100i128, i128::MAX, 250, 12_345_678]);
+    let d = |nulls: Vec<bool>| -> RecordBatch {
+        let a = Decimal128Array::new(values.clone(), Some(NullBuffer::from(nulls)))
+            .with_precision_and_scale(5, 2)
+            .unwrap();
+        batch(vec![("d", Arc::new(a) as ArrayRef)])
+    };
+    // Garbage under the NULLs of rows 1 and 3: no error.
+    let ok = d(vec![true, false, true, false]);
+    let filter = Filter::new(&ok.schema(), "d > 1.5").unwrap();
+    assert_eq!(
+        filter.evaluate(&ok).unwrap().iter().collect::<Vec<_>>(),
+        vec![2]
+    );
+    // Row 3 is valid and holds 123456.78 in a DECIMAL(5,2) column.
+    let bad = d(vec![true, false, true, true]);
+    let err = filter.evaluate(&bad).unwrap_err().to_string();
+    assert!(
+        err.contains("123456.78") && err.contains("DECIMAL(5,2)") && err.contains("row 3"),
+        "{err}"
+    );
+}
