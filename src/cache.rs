@@ -62,11 +62,12 @@ impl std::fmt::Debug for KernelCache {
     }
 }
 
-/// The estimated footprint of a kernel: its machine code and the LLVM context and
-/// module MCJIT keeps beside it. Calibrated by `tests/cache.rs`, which measures the
-/// process's growth per live kernel (about 475 KB for a 20-node kernel).
+/// The estimated footprint of a kernel: its machine code and constants and the
+/// JIT's records of them (the IR is gone once the object code is emitted).
+/// Calibrated by `tests/cache.rs`, which measures the process's growth per live
+/// kernel (about 26 KB for a 20-node kernel).
 fn estimated_bytes(program: &Program) -> usize {
-    448 * 1024 + program.nodes.len() * 1024
+    16 * 1024 + program.nodes.len() * 512
 }
 
 static GLOBAL: LazyLock<Arc<KernelCache>> =
@@ -97,7 +98,8 @@ impl KernelCache {
     }
 
     /// The process-wide cache `Filter::new` and `Projector::new` use: at most 1,024
-    /// kernels and 256 MiB (about 500 kernels of the usual size).
+    /// kernels and 256 MiB (the entry limit is reached first: a kernel of the usual size
+    /// takes about 26 KB).
     pub fn global() -> &'static Arc<KernelCache> {
         &GLOBAL
     }

@@ -66,7 +66,7 @@ impl Filter {
     /// Parses, binds, optimizes and compiles a SQL predicate.
     ///
     /// Filters made this way are remembered by their text and schema (the last 64,
-    /// which keep their kernels alive: about 32 MB at most):
+    /// which keep their kernels alive: about 2 MB at most):
     /// asking again for the same predicate on the same schema returns a clone at once.
     /// A predicate that differs only in its literals reuses the compiled kernel
     /// (see [`KernelCache`]).

@@ -37,12 +37,12 @@ use inkwell::values::{
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
 use crate::program::{
-    in_set_lookup, ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, Mode, Node, NodeId, PType,
-    Program, QuickCheck, QuickTest, TruthTest,
+    ArithOp, ByteLayout, Callee, CmpOp, Helper, Mode, Node, NodeId, PType, Program, QuickCheck,
+    QuickTest, TruthTest,
 };
 
-/// The symbol kernels call [`in_set_lookup`] by.
-const IN_SET_LOOKUP: &str = "broadhead_in_set_lookup";
+/// The symbol kernels call [`in_set_lookup`](crate::program::in_set_lookup) by.
+pub(crate) const IN_SET_LOOKUP: &str = "broadhead_in_set_lookup";
 
 /// Rows per block: the width of the vectors and of the masks.
 ///
@@ -63,9 +63,6 @@ impl From<BuilderError> for EmitError {
 }
 
 type R<T> = Result<T, EmitError>;
-
-/// The name of the generated function.
-pub const KERNEL_NAME: &str = "broadhead_kernel";
 
 /// A node's value in one block.
 #[derive(Clone, Copy)]
@@ -159,19 +156,19 @@ pub(crate) struct Emitter<'a, 'ctx> {
     call_mem: Option<CallMem<'ctx>>,
     /// The number of rows of the batch (i64).
     total_rows: Option<IntValue<'ctx>>,
-    /// Helpers declared in the module, for the JIT's symbol mapping.
-    pub helpers: Vec<(FunctionValue<'ctx>, usize)>,
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
-    /// Declares the kernel and emits its body into `module`.
+    /// Declares the kernel as `symbol` and emits its body into `module`. Helpers are
+    /// declared by name (external symbols the JIT resolves when it links the code).
     pub(crate) fn emit(
         ctx: &'ctx Context,
         module: &'a Module<'ctx>,
         prog: &'a Program,
+        symbol: &str,
         cpu: &str,
         features: &str,
-    ) -> R<Vec<(FunctionValue<'ctx>, usize)>> {
+    ) -> R<()> {
         let i8p = ctx.i8_type().ptr_type(AddressSpace::default());
         let i64t = ctx.i64_type();
         let i64p = i64t.ptr_type(AddressSpace::default());
@@ -191,7 +188,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             ],
             false,
         );
-        let func = module.add_function(KERNEL_NAME, fn_ty, None);
+        let func = module.add_function(symbol, fn_ty, None);
         for (key, value) in [("target-cpu", cpu), ("target-features", features)] {
             func.add_attribute(
                 AttributeLoc::Function,
@@ -277,11 +274,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             call_ctx: param(6).into_pointer_value(),
             call_mem,
             total_rows: None,
-            helpers: Vec::new(),
         };
         e.load_params(param(1).into_pointer_value())?;
-        e.body(param(2).into_int_value())?;
-        Ok(e.helpers)
+        e.body(param(2).into_int_value())
     }
 
     // ----- types and small helpers -----
@@ -1162,7 +1157,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// The lanes whose value of `x` (of type `t`) is in the [`InSet`] at parameter
     /// `state`: the block's keys ([`InSet::key`]) are stored in the helper buffer and
-    /// looked up by [`in_set_lookup`].
+    /// looked up by [`in_set_lookup`](crate::program::in_set_lookup).
     fn in_set(&mut self, t: PType, state: usize, x: &V<'ctx>) -> R<IntValue<'ctx>> {
         let V::Vals { v, .. } = *x else {
             return Err(EmitError("IN set of a non-numeric value".into()));
@@ -1212,12 +1207,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
                 let i64p = self.i64t.ptr_type(AddressSpace::default());
                 let ty = self.i64t.fn_type(&[i8p.into(), i64p.into()], false);
-                let f = self
-                    .module
-                    .add_function(IN_SET_LOOKUP, ty, Some(Linkage::External));
-                let lookup: unsafe extern "C" fn(*const InSet, *const u64) -> u64 = in_set_lookup;
-                self.helpers.push((f, lookup as usize));
-                f
+                self.module
+                    .add_function(IN_SET_LOOKUP, ty, Some(Linkage::External))
             }
         };
         let set = self.params[state].ok_or_else(|| EmitError("IN set not loaded".into()))?;
@@ -2181,11 +2172,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     ],
                     false,
                 );
-                let f = self
-                    .module
-                    .add_function(helper.name, ty, Some(Linkage::External));
-                self.helpers.push((f, helper.addr));
-                f
+                self.module
+                    .add_function(helper.name, ty, Some(Linkage::External))
             }
         };
         let state =
@@ -2493,11 +2481,8 @@ impl<'ctx> Emitter<'_, 'ctx> {
                     ],
                     false,
                 );
-                let f = self
-                    .module
-                    .add_function(helper.name, ty, Some(Linkage::External));
-                self.helpers.push((f, helper.addr));
-                f
+                self.module
+                    .add_function(helper.name, ty, Some(Linkage::External))
             }
         };
         let area = |e: &Self, base: PointerValue<'ctx>, k: usize| -> R<PointerValue<'ctx>> {

@@ -1,25 +1,28 @@
-//! Compiling a program to machine code, and owning that code.
+//! Compiling a program to machine code, and loading that code.
 //!
-//! Each kernel gets its own LLVM context and MCJIT execution engine. The engine is
-//! not `Send` (it holds an `Rc`) and borrows the context, so [`JitOwner`] keeps both
-//! together, never touches them after compilation, and drops them together, engine
-//! first. That is what makes [`Kernel`] `Send + Sync`: after compilation the only
-//! thing used is a function pointer to immutable, re-entrant machine code.
+//! [`compile_object`] builds the program's IR in an LLVM context of its own, runs the
+//! optimization pipeline and emits a relocatable object file in memory with a
+//! `TargetMachine` for the host (taken from a pool, so threads compile in parallel
+//! and no machine is built per kernel). [`load`] links object code into the
+//! process's one ORC LLJIT ([`crate::orc`]) and returns a [`Kernel`]: the function
+//! pointer and a handle on the code, which is unloaded when the last `Kernel` using
+//! it drops. Object code does not depend on the process it was compiled in (helpers
+//! are called by symbol name), so the same bytes can be kept on disk and loaded by
+//! another process: that is what a [`KernelKey`] names.
 
-use std::mem::ManuallyDrop;
-use std::sync::Mutex;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
-};
+use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
+use sha2::{Digest, Sha256};
 
-use crate::emit::{Emitter, KERNEL_NAME};
-use crate::program::{OutSlot, Program, Slot};
+use crate::emit::{Emitter, IN_SET_LOOKUP};
+use crate::orc::{self, Code};
+use crate::program::{in_set_lookup, Callee, InSet, Node, OutSlot, Program, Slot};
 
 /// Why compilation failed (always a bug in the caller or in Broadhead).
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +69,14 @@ impl Pipeline {
             Pipeline::Fast => OptimizationLevel::Less,
         }
     }
+
+    /// The pipeline's name in kernel keys.
+    fn name(self) -> &'static str {
+        match self {
+            Pipeline::O3 => "O3",
+            Pipeline::Fast => "Fast",
+        }
+    }
 }
 
 /// Compilation settings.
@@ -82,10 +93,15 @@ pub struct CompileOptions {
 pub struct CompileTimings {
     /// Building the LLVM IR.
     pub ir: Duration,
-    /// The O3 pipeline.
+    /// The optimization pipeline.
     pub optimize: Duration,
-    /// Machine-code emission (MCJIT).
+    /// Machine-code emission (an object file in memory).
     pub codegen: Duration,
+    /// Linking the object code into the JIT.
+    pub link: Duration,
+    /// The object code was read from a disk cache, not compiled here (the other
+    /// phases are zero); set by whoever read it.
+    pub from_disk_cache: bool,
 }
 
 /// The text forms of a compiled kernel.
@@ -93,43 +109,109 @@ pub struct CompileTimings {
 pub struct Explain {
     /// LLVM IR as generated.
     pub ir: String,
-    /// LLVM IR after the O3 pipeline.
+    /// LLVM IR after the optimization pipeline.
     pub optimized_ir: String,
     /// Native assembly for the host CPU.
     pub assembly: String,
 }
 
-/// The LLVM state behind a kernel's machine code.
-struct JitOwner {
-    engine: ManuallyDrop<ExecutionEngine<'static>>,
-    context: ManuallyDrop<Box<Context>>,
-}
+/// What a kernel's machine code depends on, hashed (SHA-256): the program (helpers by
+/// name, not address), the pipeline, the code generator's build (a hash of its
+/// sources) and version, the LLVM version, the target triple and the host CPU's
+/// name and features. Equal keys mean interchangeable object code, in this process or
+/// another; the key names a kernel's symbol and its entry in a disk cache.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelKey([u8; 32]);
 
-impl Drop for JitOwner {
-    fn drop(&mut self) {
-        // SAFETY: the engine borrows the context, so it goes first; neither is used
-        // again. Both were created for this owner alone.
-        unsafe {
-            ManuallyDrop::drop(&mut self.engine);
-            ManuallyDrop::drop(&mut self.context);
-        }
+impl std::fmt::Debug for KernelKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KernelKey({})", self.hex())
     }
 }
 
-// SAFETY: a JitOwner is never used after construction except to be dropped, which
-// happens once, by whichever thread holds the last reference. Its context is private
-// to it (LLVM allows independent contexts on different threads), and the only `Rc`
-// inside the engine has no other clone left once `compile` returns (the module's
-// handle is dropped there), so no reference count is shared between threads.
-unsafe impl Send for JitOwner {}
-// SAFETY: as above: no method reads or writes the owner through a shared reference.
-unsafe impl Sync for JitOwner {}
+/// Feeds `Hash` output into SHA-256. The derived `Hash` impls write fixed-width
+/// integers and length-prefixed strings, so equal programs give equal bytes on one
+/// target.
+struct ShaHasher(Sha256);
+
+impl Hasher for ShaHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+    fn finish(&self) -> u64 {
+        unreachable!("only the digest is read")
+    }
+}
+
+impl KernelKey {
+    /// The key of `program` compiled with `pipeline` for the host.
+    pub fn new(program: &Program, pipeline: Pipeline) -> KernelKey {
+        let mut portable = program.clone();
+        for node in &mut portable.nodes {
+            match node {
+                Node::Helper { helper, .. }
+                | Node::Call {
+                    callee: Callee::Helper { helper, .. },
+                    ..
+                } => helper.addr = 0,
+                _ => {}
+            }
+        }
+        let (cpu, features) = host_cpu();
+        let mut h = ShaHasher(Sha256::new());
+        for part in [
+            "broadhead-kernel 1",
+            env!("CARGO_PKG_VERSION"),
+            env!("BROADHEAD_CODEGEN_SOURCE_HASH"),
+            env!("BROADHEAD_LLVM_VERSION"),
+            &TargetMachine::get_default_triple().to_string(),
+            &cpu,
+            &features,
+            pipeline.name(),
+        ] {
+            part.hash(&mut h);
+        }
+        portable.hash(&mut h);
+        KernelKey(h.0.finalize().into())
+    }
+
+    /// The key's 32 bytes.
+    pub fn bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The key in lowercase hexadecimal (64 digits).
+    pub fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The kernel function's symbol: unique per key (128 bits of it).
+    fn symbol(&self) -> String {
+        format!("broadhead_kernel_{}", &self.hex()[..32])
+    }
+}
+
+/// A program compiled to relocatable object code for the host, not loaded yet.
+#[derive(Debug, Clone)]
+pub struct Object {
+    /// What the code was compiled from.
+    pub key: KernelKey,
+    /// The object file (ELF on Linux).
+    pub bytes: Vec<u8>,
+    /// Phase timings (`link` is zero: nothing is linked yet).
+    pub timings: CompileTimings,
+    /// IR and assembly, when compiled with [`CompileOptions::explain`].
+    pub explain: Option<Explain>,
+}
 
 /// A compiled kernel: a function pointer and the machine code it points into.
 pub struct Kernel {
     func: KernelFn,
-    _owner: JitOwner,
-    /// Phase timings of its compilation.
+    _code: Arc<Code>,
+    /// What it was compiled from.
+    pub key: KernelKey,
+    /// Phase timings of its compilation (all zero but `link` for object code that
+    /// was compiled elsewhere, e.g. loaded from a disk cache).
     pub timings: CompileTimings,
     /// IR and assembly, when compiled with [`CompileOptions::explain`].
     pub explain: Option<Explain>,
@@ -138,6 +220,7 @@ pub struct Kernel {
 impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Kernel")
+            .field("key", &self.key)
             .field("timings", &self.timings)
             .finish_non_exhaustive()
     }
@@ -191,24 +274,60 @@ impl Kernel {
     }
 }
 
-static LLVM_LOCK: Mutex<()> = Mutex::new(());
+/// Target machines for the host, by code generation level: one is taken for each
+/// compilation and put back after, so concurrent compilations never share one
+/// (a `TargetMachine` is not safe for concurrent use) and none is built per kernel.
+struct Machine(TargetMachine);
 
-fn host_machine() -> Result<TargetMachine, CodegenError> {
-    Target::initialize_native(&InitializationConfig::default()).map_err(CodegenError)?;
+// SAFETY: a TargetMachine has no thread affinity; the pool hands each one to a single
+// thread at a time.
+unsafe impl Send for Machine {}
+
+/// How many idle machines the pool keeps per level.
+const MAX_IDLE_MACHINES: usize = 8;
+
+static MACHINES: [Mutex<Vec<Machine>>; 2] = [Mutex::new(Vec::new()), Mutex::new(Vec::new())];
+
+fn pool(level: OptimizationLevel) -> &'static Mutex<Vec<Machine>> {
+    &MACHINES[usize::from(level == OptimizationLevel::Aggressive)]
+}
+
+fn host_machine(level: OptimizationLevel) -> Result<Machine, CodegenError> {
+    orc::initialize().map_err(CodegenError)?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| CodegenError(e.to_string()))?;
-    let cpu = TargetMachine::get_host_cpu_name().to_string();
-    let features = TargetMachine::get_host_cpu_features().to_string();
+    let (cpu, features) = host_cpu();
+    // The large code model: the JIT places code and constants wherever it finds
+    // memory, so no reference may assume they are within 2 GiB of each other.
     target
         .create_target_machine(
             &triple,
             &cpu,
             &features,
-            OptimizationLevel::Aggressive,
-            RelocMode::Default,
-            CodeModel::JITDefault,
+            level,
+            RelocMode::Static,
+            CodeModel::Large,
         )
+        .map(Machine)
         .ok_or_else(|| CodegenError("no target machine for the host".into()))
+}
+
+/// Runs `f` with a target machine of `level` for the host.
+fn with_machine<T>(
+    level: OptimizationLevel,
+    f: impl FnOnce(&TargetMachine) -> Result<T, CodegenError>,
+) -> Result<T, CodegenError> {
+    let idle = pool(level).lock().unwrap_or_else(|p| p.into_inner()).pop();
+    let machine = match idle {
+        Some(m) => m,
+        None => host_machine(level)?,
+    };
+    let result = f(&machine.0);
+    let mut idle = pool(level).lock().unwrap_or_else(|p| p.into_inner());
+    if idle.len() < MAX_IDLE_MACHINES {
+        idle.push(machine);
+    }
+    result
 }
 
 /// The host CPU's name and feature string, as the kernels are compiled for.
@@ -219,84 +338,267 @@ pub fn host_cpu() -> (String, String) {
     )
 }
 
-/// Compiles a program for the host CPU.
-pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, CodegenError> {
+/// Compiles a program for the host CPU into object code (not loaded).
+pub fn compile_object(program: &Program, options: CompileOptions) -> Result<Object, CodegenError> {
     program.validate().map_err(CodegenError)?;
-    // Target registration and engine creation touch LLVM globals: one at a time.
-    let _guard = LLVM_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    let machine = host_machine()?;
-    let context = Box::new(Context::create());
-    // SAFETY: the context lives in a Box that JitOwner keeps (and drops last), so its
-    // address stays valid for as long as anything borrowing it exists; the 'static
-    // lifetime never escapes this module.
-    let ctx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
-    let start = Instant::now();
-    let module = ctx.create_module("broadhead");
-    module.set_triple(&machine.get_triple());
-    module.set_data_layout(&machine.get_target_data().get_data_layout());
-    let (cpu, features) = host_cpu();
-    let helpers =
-        Emitter::emit(ctx, &module, program, &cpu, &features).map_err(|e| CodegenError(e.0))?;
-    module
-        .verify()
-        .map_err(|e| CodegenError(format!("invalid IR: {e}")))?;
-    let ir = options
-        .explain
-        .then(|| module.print_to_string().to_string());
-    let t_ir = start.elapsed();
+    let key = KernelKey::new(program, options.pipeline);
+    with_machine(options.pipeline.codegen_level(), |machine| {
+        let context = Context::create();
+        let start = Instant::now();
+        let module = context.create_module("broadhead");
+        module.set_triple(&machine.get_triple());
+        module.set_data_layout(&machine.get_target_data().get_data_layout());
+        let (cpu, features) = host_cpu();
+        Emitter::emit(&context, &module, program, &key.symbol(), &cpu, &features)
+            .map_err(|e| CodegenError(e.0))?;
+        module
+            .verify()
+            .map_err(|e| CodegenError(format!("invalid IR: {e}")))?;
+        let ir = options
+            .explain
+            .then(|| module.print_to_string().to_string());
+        let t_ir = start.elapsed();
 
-    let start = Instant::now();
-    let pass_options = PassBuilderOptions::create();
-    pass_options.set_loop_vectorization(true);
-    pass_options.set_loop_slp_vectorization(true);
-    pass_options.set_loop_unrolling(true);
-    module
-        .run_passes(options.pipeline.passes(), &machine, pass_options)
-        .map_err(|e| CodegenError(format!("optimization: {e}")))?;
-    let t_opt = start.elapsed();
+        let start = Instant::now();
+        let pass_options = PassBuilderOptions::create();
+        pass_options.set_loop_vectorization(true);
+        pass_options.set_loop_slp_vectorization(true);
+        pass_options.set_loop_unrolling(true);
+        module
+            .run_passes(options.pipeline.passes(), machine, pass_options)
+            .map_err(|e| CodegenError(format!("optimization: {e}")))?;
+        let t_opt = start.elapsed();
 
-    let explain = match ir {
-        Some(ir) => {
-            let optimized_ir = module.print_to_string().to_string();
-            let asm = machine
-                .write_to_memory_buffer(&module, FileType::Assembly)
-                .map_err(|e| CodegenError(format!("assembly: {e}")))?;
-            let assembly = String::from_utf8_lossy(asm.as_slice()).into_owned();
-            Some(Explain {
-                ir,
-                optimized_ir,
-                assembly,
-            })
+        let explain = match ir {
+            Some(ir) => {
+                let optimized_ir = module.print_to_string().to_string();
+                let asm = machine
+                    .write_to_memory_buffer(&module, FileType::Assembly)
+                    .map_err(|e| CodegenError(format!("assembly: {e}")))?;
+                let assembly = String::from_utf8_lossy(asm.as_slice()).into_owned();
+                Some(Explain {
+                    ir,
+                    optimized_ir,
+                    assembly,
+                })
+            }
+            None => None,
+        };
+
+        let start = Instant::now();
+        let object = machine
+            .write_to_memory_buffer(&module, FileType::Object)
+            .map_err(|e| CodegenError(format!("machine code: {e}")))?;
+        let bytes = object.as_slice().to_vec();
+        let t_codegen = start.elapsed();
+        Ok(Object {
+            key,
+            bytes,
+            timings: CompileTimings {
+                ir: t_ir,
+                optimize: t_opt,
+                codegen: t_codegen,
+                link: Duration::ZERO,
+                from_disk_cache: false,
+            },
+            explain,
+        })
+    })
+}
+
+/// The helpers `program`'s code calls, by symbol, with their addresses here.
+fn helpers(program: &Program) -> Vec<(&'static str, usize)> {
+    let mut out = Vec::new();
+    for node in &program.nodes {
+        match node {
+            Node::Helper { helper, .. }
+            | Node::Call {
+                callee: Callee::Helper { helper, .. },
+                ..
+            } => out.push((helper.name, helper.addr)),
+            Node::InSet { .. } => {
+                let lookup: unsafe extern "C" fn(*const InSet, *const u64) -> u64 = in_set_lookup;
+                out.push((IN_SET_LOOKUP, lookup as usize));
+            }
+            _ => {}
         }
-        None => None,
-    };
-
-    let start = Instant::now();
-    let engine = module
-        .create_jit_execution_engine(options.pipeline.codegen_level())
-        .map_err(|e| CodegenError(format!("execution engine: {e}")))?;
-    for (f, addr) in helpers {
-        engine.add_global_mapping(&f, addr);
     }
-    let addr = engine
-        .get_function_address(KERNEL_NAME)
-        .map_err(|e| CodegenError(format!("kernel symbol: {e:?}")))?;
-    let t_codegen = start.elapsed();
-    drop(module);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Loads object code compiled from `program` (by [`compile_object`], in this process
+/// or, with an equal [`KernelKey`], another) into the JIT.
+///
+/// Fails, leaving nothing loaded, if the bytes are not an object file for this host
+/// that defines the key's kernel; a caller reading them from disk recompiles then.
+pub fn load(program: &Program, object: Object) -> Result<Kernel, CodegenError> {
+    let start = Instant::now();
+    let code =
+        orc::load(&object.key.symbol(), &object.bytes, &helpers(program)).map_err(CodegenError)?;
     // SAFETY: `addr` is the address of the function emitted with exactly this
-    // signature (see emit.rs), and the engine that owns the code lives in the owner.
-    let func: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(addr) };
+    // signature (see emit.rs) under the key's symbol; `code` keeps it loaded for as
+    // long as the kernel lives.
+    let func: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(code.addr) };
     Ok(Kernel {
         func,
-        _owner: JitOwner {
-            engine: ManuallyDrop::new(engine),
-            context: ManuallyDrop::new(context),
-        },
+        _code: code,
+        key: object.key,
         timings: CompileTimings {
-            ir: t_ir,
-            optimize: t_opt,
-            codegen: t_codegen,
+            link: start.elapsed(),
+            ..object.timings
         },
-        explain,
+        explain: object.explain,
     })
+}
+
+/// Compiles a program for the host CPU and loads it.
+pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, CodegenError> {
+    load(program, compile_object(program, options)?)
+}
+
+/// How many kernels' machine code is loaded in this process (kernels sharing code
+/// count once): what dropping kernels must bring back down.
+pub fn loaded_kernels() -> usize {
+    orc::loaded()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{CmpOp, InputSpec, Mode, PType};
+
+    /// `x > p` over one `f64` column, for a filter.
+    fn greater_than() -> Program {
+        Program {
+            nodes: vec![Node::Input(0), Node::Param(0), Node::Cmp(CmpOp::Gt, 0, 1)],
+            inputs: vec![InputSpec::new(PType::F64)],
+            params: vec![PType::F64],
+            outputs: vec![2],
+            mode: Mode::Filter,
+        }
+    }
+
+    /// How many of 0.0, 1.0, …, 99.0 exceed 41.5, by `kernel`.
+    fn count(kernel: &Kernel) -> usize {
+        let xs: Vec<f64> = (0..100).map(f64::from).collect();
+        let slot = Slot {
+            values: xs.as_ptr().cast(),
+            validity: std::ptr::null(),
+            data: std::ptr::null(),
+        };
+        let mut selected = vec![0u32; xs.len()];
+        let out = OutSlot {
+            values: selected.as_mut_ptr().cast(),
+            validity: std::ptr::null_mut(),
+        };
+        // SAFETY: one f64 input of 100 rows without validity, one f64 parameter, room
+        // for 100 u32 indices (mode 4); the kernel calls no helper.
+        unsafe {
+            kernel.run(
+                &[slot],
+                &[41.5f64.to_bits()],
+                xs.len(),
+                &[out],
+                4,
+                std::ptr::null_mut(),
+            )
+        }
+        .expect("no error rows")
+    }
+
+    #[test]
+    fn one_program_loaded_twice_shares_its_code_and_is_loaded_again_after_dropping() {
+        let program = greater_than();
+        let object = compile_object(&program, CompileOptions::default()).unwrap();
+        assert!(object.bytes.starts_with(b"\x7fELF") || !cfg!(target_os = "linux"));
+        let first = load(&program, object.clone()).unwrap();
+        let second = load(&program, object.clone()).unwrap();
+        assert_eq!(
+            first.func as usize, second.func as usize,
+            "one copy of the code"
+        );
+        assert_eq!((count(&first), count(&second)), (58, 58));
+        drop((first, second));
+        // The symbol was freed with the code: defining it again works.
+        let again = load(&program, object).unwrap();
+        assert_eq!(count(&again), 58);
+    }
+
+    #[test]
+    fn bytes_that_are_not_the_keys_object_code_fail_to_load_and_leave_nothing_behind() {
+        let program = greater_than();
+        let mut object = compile_object(&program, CompileOptions::default()).unwrap();
+        let good = object.bytes.clone();
+        object.bytes = b"not an object file".to_vec();
+        assert!(load(&program, object.clone()).is_err());
+        object.bytes = good[..good.len() / 2].to_vec();
+        assert!(load(&program, object.clone()).is_err());
+        // Object code of another program does not define this key's symbol.
+        let mut other = greater_than();
+        other.nodes[2] = Node::Cmp(CmpOp::Lt, 0, 1);
+        object.bytes = compile_object(&other, CompileOptions::default())
+            .unwrap()
+            .bytes;
+        assert!(load(&program, object.clone()).is_err());
+        object.bytes = good;
+        assert_eq!(count(&load(&program, object).unwrap()), 58);
+    }
+
+    #[test]
+    fn threads_compiling_loading_and_dropping_one_program_agree() {
+        let program = greater_than();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for i in 0..40 {
+                        let pipeline = if i % 2 == 0 {
+                            Pipeline::Fast
+                        } else {
+                            Pipeline::O3
+                        };
+                        let options = CompileOptions {
+                            explain: false,
+                            pipeline,
+                        };
+                        let kernel = compile(&program, options).unwrap();
+                        assert_eq!(count(&kernel), 58);
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn keys_depend_on_the_program_and_pipeline_and_helper_names_not_addresses() {
+        let program = greater_than();
+        let key = KernelKey::new(&program, Pipeline::O3);
+        assert_eq!(key, KernelKey::new(&program.clone(), Pipeline::O3));
+        assert_ne!(key, KernelKey::new(&program, Pipeline::Fast));
+        let mut other = program.clone();
+        other.inputs[0].nullable = true;
+        assert_ne!(key, KernelKey::new(&other, Pipeline::O3));
+        assert_eq!(key.hex().len(), 64);
+        // A helper is named by its symbol: its address differs between processes.
+        let with_helper = |name: &'static str, addr: usize| Program {
+            nodes: vec![
+                Node::Input(0),
+                Node::Helper {
+                    helper: crate::program::Helper { name, addr },
+                    state: 0,
+                    args: vec![0],
+                    out: PType::Bool,
+                    quick: None,
+                },
+            ],
+            inputs: vec![InputSpec::new(PType::Str)],
+            params: vec![PType::U64],
+            outputs: vec![1],
+            mode: Mode::Filter,
+        };
+        let key = |p: &Program| KernelKey::new(p, Pipeline::O3);
+        assert_eq!(key(&with_helper("h", 1)), key(&with_helper("h", 2)));
+        assert_ne!(key(&with_helper("h", 1)), key(&with_helper("g", 1)));
+    }
 }

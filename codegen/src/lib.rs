@@ -9,12 +9,13 @@
 
 mod emit;
 mod jit;
+mod orc;
 mod program;
 
 pub use emit::LANES;
 pub use jit::{
-    compile, host_cpu, CodegenError, CompileOptions, CompileTimings, Explain, Kernel, KernelFn,
-    Pipeline,
+    compile, compile_object, host_cpu, load, loaded_kernels, CodegenError, CompileOptions,
+    CompileTimings, Explain, Kernel, KernelFn, KernelKey, Object, Pipeline,
 };
 pub use program::{
     ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn, InSet,
