@@ -52,6 +52,8 @@ pub struct KernelCache {
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: AtomicU64,
+    /// The background compiles of `Lazy`/`Tiered` expressions (see [`crate::tier`]).
+    pub(crate) background: crate::tier::Background,
 }
 
 impl std::fmt::Debug for KernelCache {
@@ -88,6 +90,7 @@ impl KernelCache {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
+            background: Default::default(),
         }
     }
 

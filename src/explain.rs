@@ -78,6 +78,9 @@ pub struct Explanation {
     /// The subtrees of the compiled expressions that the interpreter evaluates for the
     /// kernel (empty when everything compiles, or when the interpreter runs the whole).
     pub interpreted: Vec<InterpretedNode>,
+    /// Which tier evaluated the batches so far and when the kernel arrived, as
+    /// [`Filter::tier_stats`](crate::Filter::tier_stats) says.
+    pub tiers: crate::tier::TierStats,
 }
 
 impl fmt::Display for Explanation {
@@ -96,6 +99,7 @@ impl fmt::Display for Explanation {
         for node in &self.interpreted {
             writeln!(f, "{node}")?;
         }
+        writeln!(f, "tiers:     {}", self.tiers)?;
         match &self.backend {
             Backend::Jit(c) => {
                 writeln!(f, "\n== LLVM IR ==\n{}", c.ir)?;

@@ -17,6 +17,7 @@ use crate::interpret::interpret;
 use crate::kernel::{check_schema, Jit};
 use crate::prepare::{predicate_backend, Prepared, Purpose};
 use crate::selection::{SelectionMode, SelectionVector};
+use crate::tier::{CompilePolicy, Counters, TierStats};
 use crate::typed::TypedExpr;
 
 /// A predicate compiled for one schema. Cheap to clone, `Send + Sync`: evaluate it
@@ -51,6 +52,9 @@ struct Inner {
     backend: Result<Jit, String>,
     /// For a predicate over one dictionary column: evaluated per dictionary value.
     per_value: Option<PerValue>,
+    policy: CompilePolicy,
+    /// Batches evaluated by each tier.
+    counters: Counters,
 }
 
 impl std::fmt::Debug for Filter {
@@ -96,6 +100,17 @@ impl Filter {
     /// [`Purpose::Projection`] is taken as it is when it is BOOLEAN, else bound again
     /// as a predicate (which reads an untyped NULL as BOOLEAN, or says why it cannot).
     pub fn from_prepared(prepared: &Prepared, cache: &Arc<KernelCache>) -> Result<Filter> {
+        Self::with_policy(prepared, cache, CompilePolicy::Eager)
+    }
+
+    /// Like [`Filter::from_prepared`], compiling when `policy` says: with
+    /// [`CompilePolicy::Tiered`] the filter is usable at once (the interpreter
+    /// evaluates batches until the kernel, compiled in the background, arrives).
+    pub fn with_policy(
+        prepared: &Prepared,
+        cache: &Arc<KernelCache>,
+        policy: CompilePolicy,
+    ) -> Result<Filter> {
         let rebound;
         let prepared = if prepared.purpose() == Purpose::Predicate
             || prepared.typed().data_type == DataType::Boolean
@@ -108,7 +123,7 @@ impl Filter {
         let schema = prepared.schema();
         let columns = prepared.columns();
         let input = Decoding::new(schema, &columns);
-        let backend = predicate_backend(prepared.optimized(), &input.schema, cache)?;
+        let backend = predicate_backend(prepared.optimized(), &input.schema, cache, policy)?;
         let per_value = single_dictionary_column(schema, &columns).map(PerValue::new);
         Ok(Filter {
             inner: Arc::new(Inner {
@@ -116,6 +131,8 @@ impl Filter {
                 prepared: prepared.clone(),
                 backend,
                 per_value,
+                policy,
+                counters: Counters::default(),
             }),
         })
     }
@@ -149,11 +166,40 @@ impl Filter {
     }
 
     /// Whether the predicate runs as compiled code (else: the interpreter, for
-    /// constructs the JIT does not support that can raise an error). A compiled
-    /// predicate may still have subtrees the interpreter computes for the kernel;
-    /// [`Filter::explain`] lists them.
+    /// constructs the JIT does not support that can raise an error, or after a
+    /// `Lazy`/`Tiered` compile failed). A compiled predicate may still have
+    /// subtrees the interpreter computes for the kernel; [`Filter::explain`] lists
+    /// them. With [`CompilePolicy::Tiered`] this is true while the kernel compiles
+    /// (the interpreter evaluates batches meanwhile: see [`Filter::tier_stats`]).
     pub fn is_jit(&self) -> bool {
-        self.inner.backend.is_ok()
+        self.inner
+            .backend
+            .as_ref()
+            .is_ok_and(|jit| jit.tier_state().2.is_none())
+    }
+
+    /// When the kernel is compiled.
+    pub fn policy(&self) -> CompilePolicy {
+        self.inner.policy
+    }
+
+    /// How many batches each tier evaluated, and when the kernel arrived.
+    pub fn tier_stats(&self) -> TierStats {
+        tier_stats(
+            self.inner.policy,
+            &self.inner.counters,
+            self.inner.backend.as_ref().map_err(String::as_str),
+        )
+    }
+
+    /// Blocks until the kernel compiling in the background (with
+    /// [`CompilePolicy::Tiered`]) has arrived or failed; returns whether the next
+    /// batch runs on it. Returns at once for the other policies.
+    pub fn wait_for_kernel(&self) -> bool {
+        self.inner
+            .backend
+            .as_ref()
+            .is_ok_and(|jit| jit.wait_for_kernel())
     }
 
     /// The rows where the predicate is TRUE, as `u32` indices.
@@ -194,24 +240,26 @@ impl Filter {
             return Ok(());
         }
         let batch = &*self.inner.input.convert(batch)?;
-        match &self.inner.backend {
-            Ok(jit) => {
+        if let Ok(jit) = &self.inner.backend {
+            if jit.kernel_tier() {
                 let (ptr, width) = out.raw_parts();
                 let outs = [OutSlot {
                     values: ptr,
                     validity: std::ptr::null_mut(),
                 }];
-                let n = jit.run_batch(batch, &outs, width)?;
-                // SAFETY: the kernel wrote exactly `n` ≤ `rows` indices into the
-                // reserved capacity (`reset` reserved `rows`).
-                unsafe { out.set_len(n) };
-            }
-            Err(_) => {
-                let result = interpret(self.typed_expr(), batch)?;
-                for row in true_rows(result.as_boolean()).set_indices() {
-                    out.push(row);
+                let ran = jit.run_batch(batch, &outs, width);
+                if let Some(ran) = self.counted(ran) {
+                    // SAFETY: the kernel wrote exactly `n` ≤ `rows` indices into the
+                    // reserved capacity (`reset` reserved `rows`).
+                    unsafe { out.set_len(ran?) };
+                    return Ok(());
                 }
             }
+        }
+        self.inner.counters.count(false);
+        let result = interpret(self.typed_expr(), batch)?;
+        for row in true_rows(result.as_boolean()).set_indices() {
+            out.push(row);
         }
         Ok(())
     }
@@ -226,21 +274,34 @@ impl Filter {
         Ok(BooleanArray::new(self.true_bits(batch)?, None))
     }
 
+    /// What the kernel tier did with a batch, counted when it ran (or failed):
+    /// `None` when it had no kernel for it.
+    fn counted(&self, ran: Result<Option<usize>>) -> Option<Result<usize>> {
+        let ran = ran.transpose();
+        if ran.is_some() {
+            self.inner.counters.count(true);
+        }
+        ran
+    }
+
     /// The rows of `batch` (of the bound schema) where the predicate is TRUE.
     fn true_bits(&self, batch: &RecordBatch) -> Result<BooleanBuffer> {
         let rows = batch.num_rows();
-        Ok(match &self.inner.backend {
-            Ok(jit) => {
+        if let Ok(jit) = &self.inner.backend {
+            if jit.kernel_tier() {
                 let mut words = vec![0u64; rows.div_ceil(64)];
                 let outs = [OutSlot {
                     values: words.as_mut_ptr() as *mut u8,
                     validity: std::ptr::null_mut(),
                 }];
-                jit.run_batch(batch, &outs, 0)?;
-                BooleanBuffer::new(Buffer::from_vec(words), 0, rows)
+                if let Some(ran) = self.counted(jit.run_batch(batch, &outs, 0)) {
+                    ran?;
+                    return Ok(BooleanBuffer::new(Buffer::from_vec(words), 0, rows));
+                }
             }
-            Err(_) => true_rows(interpret(self.typed_expr(), batch)?.as_boolean()),
-        })
+        }
+        self.inner.counters.count(false);
+        Ok(true_rows(interpret(self.typed_expr(), batch)?.as_boolean()))
     }
 
     /// For a predicate over one dictionary column whose array in `batch` (of the
@@ -266,18 +327,49 @@ impl Filter {
     /// JIT) the LLVM IR before and after optimization and the native assembly.
     pub fn explain(&self) -> Result<Explanation> {
         let inner = &self.inner;
-        let (backend, interpreted) = match &inner.backend {
-            Ok(jit) => (
+        let stats = self.tier_stats();
+        let (backend, interpreted) = match (&inner.backend, &stats.interpreted_because) {
+            (Ok(jit), None) => (
                 Backend::Jit(jit.explain(&inner.input.schema)?),
                 interpreted_nodes(jit, &inner.input.schema),
             ),
-            Err(reason) => (Backend::Interpreted(reason.clone()), vec![]),
+            (_, reason) => (
+                Backend::Interpreted(reason.clone().unwrap_or_default()),
+                vec![],
+            ),
         };
         Ok(Explanation {
             stages: vec![Stages::of(&inner.prepared)],
             backend,
             interpreted,
+            tiers: stats,
         })
+    }
+}
+
+/// The stats of an expression evaluated by `backend` (its kernel, or why the
+/// interpreter evaluates it), with its batch counts.
+pub(crate) fn tier_stats(
+    policy: CompilePolicy,
+    counters: &Counters,
+    backend: std::result::Result<&Jit, &str>,
+) -> TierStats {
+    let (interpreted_batches, compiled_batches) = counters.get();
+    let (kernel_after, compiling, interpreted_because) = match backend {
+        Ok(jit) => {
+            let (after, compiling, failed) = jit.tier_state();
+            let failed = failed.map(|e| format!("compiling the kernel failed: {e}"));
+            (after.filter(|_| failed.is_none()), compiling, failed)
+        }
+        Err(reason) => (None, false, Some(reason.to_string())),
+    };
+    TierStats {
+        policy,
+        interpreted_batches,
+        compiled_batches,
+        kernel_after,
+        compiling,
+        interpreted_because,
     }
 }
 

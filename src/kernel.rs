@@ -10,15 +10,16 @@
 //! for columns that have none, so data whose nulls move between columns costs at
 //! most `MAX_SPECIALIZED + 1` compilations per expression.
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::array::{downcast_primitive_array, Array, ArrayRef, AsArray, RecordBatch};
 use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::{DataType, Schema};
 use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, Mode, OutSlot, PType, Slot};
 
 use crate::cache::KernelCache;
+use crate::tier::CompilePolicy;
 
 use crate::error::{Error, EvalError, Result};
 use crate::functions::row::Arena;
@@ -36,15 +37,166 @@ pub(crate) struct Jit {
     lowered: Lowered,
     exprs: Vec<TypedExpr>,
     cache: Arc<KernelCache>,
-    variants: RwLock<HashMap<Vec<bool>, Arc<Kernel>>>,
+    policy: CompilePolicy,
+    /// What background compiles deliver to (they hold it weakly: an expression
+    /// dropped before its kernel arrives drops the kernel).
+    shared: Arc<Shared>,
+    /// Whether an input is a `Decimal128` column the kernel reads as `i64`, which
+    /// [`narrow_decimals`] converts first.
+    narrows_decimals: bool,
 }
 
-/// A batch's buffers as the kernel reads them, plus any words we had to realign and
-/// the tables of data buffer addresses of view columns (slots point into both).
-struct Bound {
-    slots: Vec<Slot>,
-    _realigned: Vec<Vec<u64>>,
-    _tables: Vec<Vec<*const u8>>,
+/// The variants, and the state of their compilation.
+struct Shared {
+    variants: Variants,
+    /// When the expression was bound (before its first compile).
+    bound_at: Instant,
+    /// How long after `bound_at` the first variant was ready.
+    arrived: OnceLock<Duration>,
+    /// Why compiling failed (`Lazy` and `Tiered`: the interpreter evaluates every
+    /// batch from then on).
+    failed: OnceLock<String>,
+    /// The null patterns being compiled in the background.
+    pending: Mutex<Vec<Box<[bool]>>>,
+}
+
+impl Shared {
+    /// Keeps a compiled variant (or records why it could not be compiled).
+    fn deliver(&self, pattern: Box<[bool]>, kernel: std::result::Result<Arc<Kernel>, String>) {
+        match kernel {
+            Ok(kernel) => {
+                // Every slot taken (threads raced): batches use the variants kept.
+                let _ = self.variants.insert(Variant { pattern, kernel });
+                self.arrived.get_or_init(|| self.bound_at.elapsed());
+            }
+            Err(reason) => {
+                let _ = self.failed.set(reason);
+            }
+        }
+    }
+
+    fn pending(&self) -> MutexGuard<'_, Vec<Box<[bool]>>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A kernel and the null pattern it was compiled for (which inputs it reads
+/// validity for).
+pub(crate) struct Variant {
+    pattern: Box<[bool]>,
+    kernel: Arc<Kernel>,
+}
+
+/// The variants of a kernel: at most [`MAX_SPECIALIZED`] patterns of their own and
+/// the all-nullable one. Slots are filled once and never emptied, so finding a
+/// variant takes no lock and hands out a reference.
+struct Variants {
+    slots: [OnceLock<Variant>; MAX_SPECIALIZED + 1],
+}
+
+impl Variants {
+    fn new() -> Variants {
+        Variants {
+            slots: std::array::from_fn(|_| OnceLock::new()),
+        }
+    }
+
+    fn find(&self, pattern: &[bool]) -> Option<&Variant> {
+        self.slots
+            .iter()
+            .map_while(OnceLock::get)
+            .find(|v| *v.pattern == *pattern)
+    }
+
+    /// A variant that reads validity for every input with nulls in `pattern`
+    /// (and maybe more: those get all-valid bitmaps).
+    fn covering(&self, pattern: &[bool]) -> Option<&Variant> {
+        self.iter()
+            .find(|v| v.pattern.iter().zip(pattern).all(|(&v, &p)| v || !p))
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Variant> {
+        self.slots.iter().map_while(OnceLock::get)
+    }
+
+    /// Stores `variant` (or finds the one another thread stored for its pattern
+    /// meanwhile); gives it back when every slot holds another pattern.
+    fn insert(&self, variant: Variant) -> std::result::Result<&Variant, Variant> {
+        let pattern = variant.pattern.clone();
+        let mut pending = Some(variant);
+        for slot in &self.slots {
+            let stored = slot.get_or_init(|| pending.take().expect("stored at most once"));
+            if pending.is_none() || stored.pattern == pattern {
+                return Ok(stored);
+            }
+        }
+        match pending {
+            Some(v) => Err(v),
+            None => unreachable!("returned when stored"),
+        }
+    }
+}
+
+/// The variant a batch runs: one the kernel keeps, or (rarely: threads raced to
+/// fill the last slots) one compiled for this call.
+pub(crate) enum Chosen<'a> {
+    Stored(&'a Variant),
+    Spare(Variant),
+}
+
+impl std::ops::Deref for Chosen<'_> {
+    type Target = Variant;
+    fn deref(&self) -> &Variant {
+        match self {
+            Chosen::Stored(v) => v,
+            Chosen::Spare(v) => v,
+        }
+    }
+}
+
+/// Compiles `program` for a `Lazy` or `Tiered` expression (through the cache, after
+/// its test hooks: see [`crate::tier`]).
+fn compile_deferred(
+    cache: &KernelCache,
+    program: &broadhead_codegen::Program,
+) -> std::result::Result<Arc<Kernel>, broadhead_codegen::CodegenError> {
+    if let Some(message) = cache.background.admit() {
+        return Err(broadhead_codegen::CodegenError(message));
+    }
+    cache.get_or_compile(program)
+}
+
+/// Up to this many values live on the stack during a call (input slots, null
+/// patterns); more take a heap allocation.
+const INLINE: usize = 16;
+
+/// Runs `f` on a scratch slice of `n` copies of `fill`, on the stack when small.
+fn with_scratch<T: Copy, R>(n: usize, fill: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+    if n <= INLINE {
+        let mut buf = [fill; INLINE];
+        f(&mut buf[..n])
+    } else {
+        f(&mut vec![fill; n])
+    }
+}
+
+/// The arrays of a kernel's input slots: the batch's columns themselves when every
+/// slot is a column read as it is, else arrays computed for the call.
+#[derive(Clone, Copy)]
+pub(crate) enum Columns<'a> {
+    /// Slot `i` reads column `Lowered::columns[i]` of the batch.
+    Batch(&'a RecordBatch),
+    /// Slot `i` reads array `i`.
+    Arrays(&'a [ArrayRef]),
+}
+
+/// The words a bound batch needed beyond its own buffers: realigned or all-valid
+/// bitmaps and the tables of data buffer addresses of view columns (slots point
+/// into them, so they live until the kernel returns).
+#[derive(Default)]
+struct Extra {
+    realigned: Vec<Vec<u64>>,
+    tables: Vec<Vec<*const u8>>,
 }
 
 /// A bitmap as 64-bit words starting at row 0: the buffer itself when it is already
@@ -68,26 +220,67 @@ fn words(bits: &BooleanBuffer, realigned: &mut Vec<Vec<u64>>) -> *const u64 {
         .unwrap_or(std::ptr::null())
 }
 
+/// The values of a primitive array (any fixed-width type, offset applied) as
+/// bytes: their address and length. `None` for other arrays.
+fn primitive_values(array: &dyn Array) -> Option<(*const u8, usize)> {
+    downcast_primitive_array!(
+        array => {
+            let values = array.values();
+            Some((values.as_ptr().cast::<u8>(), std::mem::size_of_val(values.as_ref())))
+        },
+        _ => None
+    )
+}
+
 impl Jit {
-    /// Lowers and compiles `exprs` (all over `schema`); `Ok(Err(_))` when the JIT
-    /// does not support them.
+    /// Lowers `exprs` (all over `schema`) and compiles them as `policy` says:
+    /// now (`Eager`: a compile error is returned), on first use (`Lazy`) or in the
+    /// background (`Tiered`); `Ok(Err(_))` when the JIT does not support them.
     pub(crate) fn new(
         exprs: Vec<TypedExpr>,
         mode: Mode,
         schema: &Schema,
         cache: &Arc<KernelCache>,
+        policy: CompilePolicy,
     ) -> Result<Result<Jit, Unsupported>> {
         let lowered = match lower(&exprs.iter().collect::<Vec<_>>(), mode, schema) {
             Ok(l) => l,
             Err(u) => return Ok(Err(u)),
         };
+        let narrows_decimals =
+            lowered
+                .program
+                .inputs
+                .iter()
+                .zip(&lowered.columns)
+                .any(|(spec, c)| {
+                    spec.ty == PType::I64
+                        && c.is_some_and(|c| {
+                            matches!(schema.field(c).data_type(), DataType::Decimal128(..))
+                        })
+                });
         let jit = Jit {
             lowered,
             exprs,
             cache: cache.clone(),
-            variants: RwLock::new(HashMap::new()),
+            policy,
+            shared: Arc::new(Shared {
+                variants: Variants::new(),
+                bound_at: Instant::now(),
+                arrived: OnceLock::new(),
+                failed: OnceLock::new(),
+                pending: Mutex::new(Vec::new()),
+            }),
+            narrows_decimals,
         };
-        jit.kernel(&jit.nullable(schema))?;
+        let nullable = jit.nullable(schema);
+        match policy {
+            CompilePolicy::Eager => {
+                jit.kernel(&nullable)?;
+            }
+            CompilePolicy::Lazy => {}
+            CompilePolicy::Tiered => jit.compile_in_background(nullable.into_boxed_slice()),
+        }
         Ok(Ok(jit))
     }
 
@@ -109,41 +302,137 @@ impl Jit {
         program
     }
 
-    /// The kernel for inputs with nulls where `nullable` says, and the null pattern it
-    /// was compiled for: `nullable` itself, or (once [`MAX_SPECIALIZED`] patterns have
-    /// their own) the all-nullable pattern.
-    fn kernel(&self, nullable: &[bool]) -> Result<(Arc<Kernel>, Vec<bool>)> {
+    /// The kernel for inputs with nulls where `nullable` says, with the null pattern
+    /// it was compiled for: `nullable` itself, or (once [`MAX_SPECIALIZED`] patterns
+    /// have their own) the all-nullable pattern. Compiled now if need be, except
+    /// with `Tiered`: then the variant is compiled in the background and a variant
+    /// kept already that covers `nullable` runs meanwhile, if there is one.
+    /// `None`: no kernel for these inputs (yet, or for good after a failure); the
+    /// interpreter evaluates the batch.
+    fn kernel(&self, nullable: &[bool]) -> Result<Option<Chosen<'_>>> {
+        let variants = &self.shared.variants;
+        if let Some(v) = variants.find(nullable) {
+            return Ok(Some(Chosen::Stored(v)));
+        }
+        if self.shared.failed.get().is_some() {
+            return Ok(None);
+        }
         let all = vec![true; nullable.len()];
-        let pattern = {
-            let variants = self.variants.read().unwrap_or_else(|p| p.into_inner());
-            if let Some(k) = variants.get(nullable) {
-                return Ok((k.clone(), nullable.to_vec()));
+        let specialized = variants.iter().filter(|v| *v.pattern != *all).count();
+        let pattern = if specialized < MAX_SPECIALIZED {
+            nullable.to_vec()
+        } else if let Some(v) = variants.find(&all) {
+            return Ok(Some(Chosen::Stored(v)));
+        } else {
+            all
+        };
+        if self.policy == CompilePolicy::Tiered {
+            self.compile_in_background(pattern.into_boxed_slice());
+            return Ok(variants.covering(nullable).map(Chosen::Stored));
+        }
+        let kernel = match self.policy {
+            CompilePolicy::Eager => self.cache.get_or_compile(&self.program_for(&pattern)),
+            _ => compile_deferred(&self.cache, &self.program_for(&pattern)),
+        };
+        let kernel = match kernel {
+            Ok(k) => k,
+            Err(e) if self.policy == CompilePolicy::Eager => {
+                return Err(Error::Compile(e.to_string()))
             }
-            let specialized = variants.keys().filter(|p| **p != all).count();
-            if specialized < MAX_SPECIALIZED {
-                nullable.to_vec()
-            } else if let Some(k) = variants.get(&all) {
-                return Ok((k.clone(), all));
-            } else {
-                all
+            Err(e) => {
+                self.shared.deliver(pattern.into(), Err(e.to_string()));
+                return Ok(None);
             }
         };
-        let kernel = self
-            .cache
-            .get_or_compile(&self.program_for(&pattern))
-            .map_err(|e| Error::Compile(e.to_string()))?;
-        let mut variants = self.variants.write().unwrap_or_else(|p| p.into_inner());
-        let kernel = variants.entry(pattern.clone()).or_insert(kernel).clone();
-        Ok((kernel, pattern))
+        self.shared
+            .arrived
+            .get_or_init(|| self.shared.bound_at.elapsed());
+        let variant = Variant {
+            pattern: pattern.into_boxed_slice(),
+            kernel,
+        };
+        Ok(Some(match variants.insert(variant) {
+            Ok(v) => Chosen::Stored(v),
+            Err(v) => Chosen::Spare(v),
+        }))
+    }
+
+    /// Starts compiling the variant for `pattern` on a thread of its own, unless it
+    /// is compiled or being compiled already. The thread holds the expression's
+    /// state weakly: when the expression is dropped first, the kernel is dropped
+    /// (the cache may keep it) and the thread ends when the compile does.
+    fn compile_in_background(&self, pattern: Box<[bool]>) {
+        let mut pending = self.shared.pending();
+        if pending.contains(&pattern) || self.shared.variants.find(&pattern).is_some() {
+            return;
+        }
+        pending.push(pattern.clone());
+        drop(pending);
+        let program = self.program_for(&pattern);
+        let cache = self.cache.clone();
+        let shared = Arc::downgrade(&self.shared);
+        cache.background.started();
+        let spawned = std::thread::Builder::new()
+            .name("broadhead-compile".into())
+            .spawn({
+                let cache = cache.clone();
+                let pattern = pattern.clone();
+                move || {
+                    let kernel = compile_deferred(&cache, &program).map_err(|e| e.to_string());
+                    if let Some(shared) = shared.upgrade() {
+                        shared.pending().retain(|p| *p != pattern);
+                        shared.deliver(pattern, kernel);
+                    }
+                    cache.background.finished();
+                }
+            });
+        if let Err(e) = spawned {
+            cache.background.finished();
+            self.shared.pending().retain(|p| *p != pattern);
+            let reason = format!("cannot start a compile thread: {e}");
+            self.shared.deliver(pattern, Err(reason));
+        }
+    }
+
+    /// Whether the kernel tier may evaluate a batch now: nothing failed, and (with
+    /// `Tiered`) a kernel has arrived. With `Eager` and `Lazy` the kernel is
+    /// compiled when a batch needs it.
+    pub(crate) fn kernel_tier(&self) -> bool {
+        self.shared.failed.get().is_none()
+            && (self.policy != CompilePolicy::Tiered
+                || self.shared.variants.iter().next().is_some())
+    }
+
+    /// Blocks until no background compile of this expression is pending: true when
+    /// the kernel tier will evaluate the next batch of the schema's nullability.
+    pub(crate) fn wait_for_kernel(&self) -> bool {
+        if self.policy == CompilePolicy::Tiered {
+            // A compile thread empties its pattern from `pending` before it
+            // reports that it finished, which wakes this.
+            self.cache
+                .background
+                .wait_until(|| self.shared.pending().is_empty());
+        }
+        self.kernel_tier()
+    }
+
+    /// When the first kernel arrived, whether one is being compiled, and why
+    /// compiling failed (if it did).
+    pub(crate) fn tier_state(&self) -> (Option<Duration>, bool, Option<String>) {
+        (
+            self.shared.arrived.get().copied(),
+            !self.shared.pending().is_empty(),
+            self.shared.failed.get().cloned(),
+        )
     }
 
     /// Compile timings of the first variant compiled.
     pub(crate) fn compile_timings(&self) -> broadhead_codegen::CompileTimings {
-        let variants = self.variants.read().unwrap_or_else(|p| p.into_inner());
-        variants
-            .values()
+        self.shared
+            .variants
+            .iter()
             .next()
-            .map(|k| k.timings)
+            .map(|v| v.kernel.timings)
             .unwrap_or_default()
     }
 
@@ -183,34 +472,55 @@ impl Jit {
             .collect()
     }
 
-    /// Binds `columns` for the variant compiled for null pattern `pattern` (which
-    /// includes every column with nulls): a column the variant reads validity for but
-    /// which has no bitmap gets an all-valid one.
-    fn bind(&self, columns: &[ArrayRef], rows: usize, pattern: &[bool]) -> Result<Bound> {
-        let mut slots = Vec::with_capacity(columns.len());
-        let mut realigned = Vec::new();
-        let mut tables = Vec::new();
-        for ((spec, array), &nullable) in
-            self.lowered.program.inputs.iter().zip(columns).zip(pattern)
+    /// The array of input slot `slot`.
+    fn column<'a>(&self, columns: Columns<'a>, slot: usize) -> Result<&'a ArrayRef> {
+        match columns {
+            Columns::Arrays(arrays) => arrays.get(slot),
+            Columns::Batch(batch) => self.lowered.columns[slot].map(|c| batch.column(c)),
+        }
+        .ok_or_else(|| mismatch(&DataType::Null))
+    }
+
+    /// Binds the input arrays into `slots` for the variant compiled for null pattern
+    /// `pattern` (which includes every column with nulls): a column the variant reads
+    /// validity for but which has no bitmap gets an all-valid one. Words the slots
+    /// point to that are not the arrays' own go into `extra`.
+    fn bind(
+        &self,
+        columns: Columns<'_>,
+        rows: usize,
+        pattern: &[bool],
+        slots: &mut [Slot],
+        extra: &mut Extra,
+    ) -> Result<()> {
+        for (i, ((spec, &nullable), slot)) in self
+            .lowered
+            .program
+            .inputs
+            .iter()
+            .zip(pattern)
+            .zip(slots.iter_mut())
+            .enumerate()
         {
+            let array = self.column(columns, i)?;
             let validity = match array.nulls() {
-                Some(n) if nullable => words(n.inner(), &mut realigned),
+                Some(n) if nullable => words(n.inner(), &mut extra.realigned),
                 None if nullable => {
-                    realigned.push(vec![u64::MAX; rows.div_ceil(64)]);
-                    realigned
+                    extra.realigned.push(vec![u64::MAX; rows.div_ceil(64)]);
+                    extra
+                        .realigned
                         .last()
                         .map(|v| v.as_ptr())
                         .unwrap_or(std::ptr::null())
                 }
                 _ => std::ptr::null(),
             };
-            let data = array.to_data();
-            let slot = match spec.ty {
+            *slot = match spec.ty {
                 PType::Str => {
                     if byte_layout(array.data_type()) != Some(spec.layout) {
                         return Err(mismatch(array.data_type()));
                     }
-                    byte_slot(array.as_ref(), validity, &mut tables)
+                    byte_slot(array.as_ref(), validity, &mut extra.tables)
                         .ok_or_else(|| mismatch(array.data_type()))?
                 }
                 PType::Bool => {
@@ -218,21 +528,17 @@ impl Jit {
                         .as_boolean_opt()
                         .ok_or_else(|| mismatch(array.data_type()))?;
                     Slot {
-                        values: words(b.values(), &mut realigned) as *const u8,
+                        values: words(b.values(), &mut extra.realigned) as *const u8,
                         validity,
                         data: std::ptr::null(),
                     }
                 }
                 t => {
-                    let width = t.width() as usize;
-                    let buffer = data
-                        .buffers()
-                        .first()
+                    let (values, bytes) = primitive_values(array.as_ref())
                         .ok_or_else(|| mismatch(array.data_type()))?;
-                    if buffer.len() < (data.offset() + data.len()) * width {
+                    if bytes != rows * t.width() as usize {
                         return Err(mismatch(array.data_type()));
                     }
-                    let values = buffer.as_ptr().wrapping_add(data.offset() * width);
                     Slot {
                         values,
                         validity,
@@ -240,50 +546,103 @@ impl Jit {
                     }
                 }
             };
-            slots.push(slot);
         }
-        Ok(Bound {
-            slots,
-            _realigned: realigned,
-            _tables: tables,
-        })
+        Ok(())
     }
 
     /// Runs the kernel over `columns` (the arrays of the input slots, all of `rows`
     /// rows and of the compiled types); `outs` must be sized as
     /// [`Kernel::run`] requires for `mode`. Strings the kernel computes live in
     /// `arena` (string outputs point into it and into the columns). On a failing
-    /// row, `describe(row)` gives the precise error.
+    /// row, `describe(row)` gives the precise error. `Ok(None)`: no kernel for these
+    /// inputs (see [`Jit::kernel`]); nothing ran.
+    ///
+    /// A call allocates nothing when the inputs are columns read as they are (no
+    /// interpreted subtree, no decimal to narrow), at most [`INLINE`] of them, with
+    /// word-aligned bitmaps, and a variant for their null pattern is compiled.
     pub(crate) fn run(
         &self,
-        columns: &[ArrayRef],
+        columns: Columns<'_>,
         rows: usize,
         outs: &[OutSlot],
         mode: u64,
         arena: &mut Arena,
         describe: impl Fn(usize) -> Error,
-    ) -> Result<usize> {
-        if columns.len() != self.lowered.columns.len() || columns.iter().any(|c| c.len() != rows) {
-            return Err(EvalError::SchemaMismatch("column count or length differs".into()).into());
+    ) -> Result<Option<usize>> {
+        let inputs = self.lowered.columns.len();
+        if let Columns::Arrays(arrays) = columns {
+            if arrays.len() != inputs {
+                return Err(EvalError::SchemaMismatch("column count differs".into()).into());
+            }
+            if self.narrows_decimals {
+                if let Some(narrowed) = narrow_decimals(&self.lowered.program.inputs, arrays)? {
+                    return self.run(
+                        Columns::Arrays(&narrowed),
+                        rows,
+                        outs,
+                        mode,
+                        arena,
+                        describe,
+                    );
+                }
+            }
         }
-        let narrowed = narrow_decimals(&self.lowered.program.inputs, columns)?;
-        let columns = narrowed.as_deref().unwrap_or(columns);
-        let has_nulls: Vec<bool> = columns.iter().map(|c| c.null_count() > 0).collect();
-        let (kernel, pattern) = self.kernel(&has_nulls)?;
-        let bound = self.bind(columns, rows, &pattern)?;
-        // SAFETY: `bound.slots` has one slot per program input, built from arrays of
-        // `rows` rows whose types the caller checked against the compiled schema: values
-        // pointers come from the arrays' own buffers (offset-adjusted, length checked),
-        // bitmaps are whole words from row 0 (realigned copies otherwise), and a
-        // validity pointer (the array's, or all-valid words for `rows` rows) is present
-        // exactly for the inputs the variant treats as nullable. `self.lowered.params`
-        // holds one value per parameter, with helper states owned by
-        // `self.lowered.states`. `outs` is sized by the caller. `arena` is the `Arena`
-        // the row-function helper expects as `ctx`, borrowed mutably for the call.
-        let ctx = arena as *mut Arena as *mut u8;
-        let result =
-            unsafe { kernel.run(&bound.slots, &self.lowered.params, rows, outs, mode, ctx) };
-        result.map_err(describe)
+        let variant = with_scratch(inputs, false, |has_nulls| {
+            for (slot, has) in has_nulls.iter_mut().enumerate() {
+                let array = self.column(columns, slot)?;
+                if array.len() != rows {
+                    return Err(EvalError::SchemaMismatch("column length differs".into()).into());
+                }
+                *has = array.null_count() > 0;
+            }
+            self.kernel(has_nulls)
+        })?;
+        let Some(variant) = variant else {
+            return Ok(None);
+        };
+        let empty = Slot {
+            values: std::ptr::null(),
+            validity: std::ptr::null(),
+            data: std::ptr::null(),
+        };
+        let mut extra = Extra::default();
+        let result = with_scratch(inputs, empty, |slots| {
+            self.bind(columns, rows, &variant.pattern, slots, &mut extra)?;
+            // SAFETY: `slots` has one slot per program input, built from arrays of
+            // `rows` rows whose types the caller checked against the compiled schema:
+            // values pointers come from the arrays' own buffers (offset-adjusted,
+            // length checked), bitmaps are whole words from row 0 (realigned copies in
+            // `extra` otherwise, alive until after the call), and a validity pointer
+            // (the array's, or all-valid words for `rows` rows) is present exactly for
+            // the inputs the variant treats as nullable. `self.lowered.params` holds
+            // one value per parameter, with helper states owned by
+            // `self.lowered.states`. `outs` is sized by the caller. `arena` is the
+            // `Arena` the row-function helper expects as `ctx`, borrowed mutably for
+            // the call.
+            let ctx = arena as *mut Arena as *mut u8;
+            Ok::<_, Error>(unsafe {
+                variant
+                    .kernel
+                    .run(slots, &self.lowered.params, rows, outs, mode, ctx)
+            })
+        })?;
+        result.map(Some).map_err(describe)
+    }
+
+    /// Calls `f` with the arrays of the kernel's input slots for `batch` (of the
+    /// schema it was compiled for): the batch's columns themselves when the slots
+    /// read them as they are, else the columns converted and the interpreted
+    /// subtrees' values ([`Jit::inputs`]).
+    pub(crate) fn with_inputs<R>(
+        &self,
+        batch: &RecordBatch,
+        f: impl FnOnce(Columns<'_>) -> Result<R>,
+    ) -> Result<R> {
+        if self.lowered.interpreted.is_empty() && !self.narrows_decimals {
+            f(Columns::Batch(batch))
+        } else {
+            f(Columns::Arrays(&self.inputs(batch)?))
+        }
     }
 
     /// Runs the kernel over `batch` (whose schema the caller checked).
@@ -292,11 +651,12 @@ impl Jit {
         batch: &RecordBatch,
         outs: &[OutSlot],
         mode: u64,
-    ) -> Result<usize> {
-        let columns = self.inputs(batch)?;
+    ) -> Result<Option<usize>> {
         let mut arena = Arena::default();
-        self.run(&columns, batch.num_rows(), outs, mode, &mut arena, |row| {
-            self.describe_row(batch, row, row)
+        self.with_inputs(batch, |columns| {
+            self.run(columns, batch.num_rows(), outs, mode, &mut arena, |row| {
+                self.describe_row(batch, row, row)
+            })
         })
     }
 
@@ -382,7 +742,12 @@ fn mismatch(t: &DataType) -> Error {
 /// Checks that `batch` has the schema an expression was compiled for: the same
 /// column names and types (nullability and metadata may differ).
 pub(crate) fn check_schema(expected: &Schema, batch: &RecordBatch) -> Result<()> {
-    let actual = batch.schema();
+    let actual = batch.schema_ref();
+    // The fields of a schema cloned from the one the expression was bound to are
+    // the same allocation: nothing to compare.
+    if std::ptr::eq(actual.fields().as_ref(), expected.fields().as_ref()) {
+        return Ok(());
+    }
     if actual.fields().len() != expected.fields().len() {
         return Err(EvalError::SchemaMismatch(format!(
             "expected {} columns, the batch has {}",

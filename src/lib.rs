@@ -61,6 +61,7 @@ pub use crate::parquet as scan;
 mod selection;
 pub mod sql;
 mod strings;
+pub mod tier;
 pub mod typed;
 pub mod types;
 
@@ -73,3 +74,4 @@ pub use filter::Filter;
 pub use projector::Projector;
 pub use scalar::ScalarValue;
 pub use selection::{SelectionMode, SelectionVector};
+pub use tier::{CompilePolicy, TierStats};

@@ -35,6 +35,7 @@ use crate::kernel::Jit;
 use crate::lower::lower;
 use crate::optimize::optimize;
 use crate::sql::parse_expr;
+use crate::tier::CompilePolicy;
 use crate::typed::TypedExpr;
 
 /// What an expression is prepared for: it decides how it is bound.
@@ -177,8 +178,9 @@ pub(crate) fn predicate_backend(
     optimized: &TypedExpr,
     schema: &Schema,
     cache: &Arc<KernelCache>,
+    policy: CompilePolicy,
 ) -> Result<std::result::Result<Jit, String>> {
-    Ok(Jit::new(vec![optimized.clone()], Mode::Filter, schema, cache)?.map_err(|u| u.0))
+    Ok(Jit::new(vec![optimized.clone()], Mode::Filter, schema, cache, policy)?.map_err(|u| u.0))
 }
 
 /// The back end of projected expressions: one kernel for the outputs the JIT compiles.
@@ -196,6 +198,7 @@ pub(crate) fn projection_backend(
     exprs: &[&TypedExpr],
     schema: &Schema,
     cache: &Arc<KernelCache>,
+    policy: CompilePolicy,
 ) -> Result<ProjectionBackend> {
     let mut compiled = Vec::new();
     let mut reason = None;
@@ -215,7 +218,7 @@ pub(crate) fn projection_backend(
     let jit = if compiled.is_empty() {
         None
     } else {
-        match Jit::new(compiled, Mode::Project, schema, cache)? {
+        match Jit::new(compiled, Mode::Project, schema, cache, policy)? {
             Ok(jit) => Some(jit),
             Err(u) => {
                 // Each output lowers alone; together they always do too.

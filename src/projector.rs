@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    make_array, ArrayData, ArrayRef, BinaryArray, BinaryBuilder, BooleanArray, RecordBatch,
-    StringArray,
+    downcast_primitive, make_array, ArrayData, ArrayRef, ArrowPrimitiveType, BinaryArray,
+    BinaryBuilder, BooleanArray, PrimitiveArray, RecordBatch, StringArray,
 };
 use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -17,11 +17,12 @@ use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
 use crate::functions::row::Arena;
 use crate::interpret::interpret;
-use crate::kernel::{check_schema, Jit};
+use crate::kernel::{check_schema, Columns, Jit};
 use crate::layout::is_string;
 use crate::lower::physical;
 use crate::prepare::{projection_backend, Prepared, Purpose};
 use crate::selection::SelectionVector;
+use crate::tier::{CompilePolicy, Counters, TierStats};
 use crate::typed::{TypedExpr, TypedKind};
 
 /// Expressions compiled for one schema, evaluated together in one pass (one fused
@@ -72,6 +73,9 @@ struct Inner {
     jit: Option<Jit>,
     /// Why some outputs are interpreted (for explain).
     interpreted_reason: Option<String>,
+    policy: CompilePolicy,
+    /// Batches evaluated by each tier.
+    counters: Counters,
 }
 
 impl std::fmt::Debug for Projector {
@@ -93,7 +97,12 @@ impl Projector {
             .iter()
             .map(|s| Prepared::parse(s, schema, Purpose::Projection))
             .collect::<Result<Vec<_>>>()?;
-        Self::build(schema, prepared, KernelCache::global())
+        Self::build(
+            schema,
+            prepared,
+            KernelCache::global(),
+            CompilePolicy::Eager,
+        )
     }
 
     /// Compiles expressions built with the [`Expr`] API.
@@ -111,7 +120,7 @@ impl Projector {
             .iter()
             .map(|e| Prepared::new(e, schema, Purpose::Projection))
             .collect::<Result<Vec<_>>>()?;
-        Self::build(schema, prepared, cache)
+        Self::build(schema, prepared, cache, CompilePolicy::Eager)
     }
 
     /// Compiles expressions already bound and optimized for `schema` (each
@@ -121,16 +130,29 @@ impl Projector {
         prepared: &[Prepared],
         cache: &Arc<KernelCache>,
     ) -> Result<Projector> {
+        Self::with_policy(schema, prepared, cache, CompilePolicy::Eager)
+    }
+
+    /// Like [`Projector::from_prepared`], compiling when `policy` says: with
+    /// [`CompilePolicy::Tiered`] the projector is usable at once (the interpreter
+    /// evaluates batches until the kernel, compiled in the background, arrives).
+    pub fn with_policy(
+        schema: &Schema,
+        prepared: &[Prepared],
+        cache: &Arc<KernelCache>,
+        policy: CompilePolicy,
+    ) -> Result<Projector> {
         for p in prepared {
             p.check_schema(schema)?;
         }
-        Self::build(schema, prepared.to_vec(), cache)
+        Self::build(schema, prepared.to_vec(), cache, policy)
     }
 
     fn build(
         schema: &Schema,
         prepared: Vec<Prepared>,
         cache: &Arc<KernelCache>,
+        policy: CompilePolicy,
     ) -> Result<Projector> {
         let mut read: Vec<usize> = prepared.iter().flat_map(|p| p.columns()).collect();
         read.sort_unstable();
@@ -157,7 +179,7 @@ impl Projector {
             .filter(|(_, c)| c.is_none())
             .map(|(p, _)| p.optimized())
             .collect();
-        let backend = projection_backend(&evaluated, schema, cache)?;
+        let backend = projection_backend(&evaluated, schema, cache, policy)?;
         let mut kernel_outputs = backend.kernel_outputs.into_iter();
         let outputs = prepared
             .into_iter()
@@ -178,6 +200,8 @@ impl Projector {
                 outputs,
                 jit: backend.jit,
                 interpreted_reason: backend.reason,
+                policy,
+                counters: Counters::default(),
             }),
         })
     }
@@ -220,10 +244,15 @@ impl Projector {
     /// have subtrees the interpreter computes for the kernel; [`Projector::explain`]
     /// lists them.
     pub fn is_jit(&self, i: usize) -> bool {
+        let compiles = self
+            .inner
+            .jit
+            .as_ref()
+            .is_some_and(|jit| jit.tier_state().2.is_none());
         self.inner
             .outputs
             .get(i)
-            .is_some_and(|o| o.kernel_output.is_some() || o.column.is_some())
+            .is_some_and(|o| (o.kernel_output.is_some() && compiles) || o.column.is_some())
     }
 
     /// One array per expression, each of `batch.num_rows()` values.
@@ -231,14 +260,16 @@ impl Projector {
         check_schema(&self.inner.schema, batch)?;
         let batch = &*self.inner.decoding.convert(batch)?;
         let compiled = match &self.inner.jit {
-            Some(jit) => {
-                let columns = jit.inputs(batch)?;
-                self.run_kernel(jit, &columns, batch.num_rows(), |row| {
-                    jit.describe_row(batch, row, row)
+            Some(jit) if jit.kernel_tier() => jit
+                .with_inputs(batch, |columns| {
+                    self.run_kernel(jit, columns, batch.num_rows(), |row| {
+                        jit.describe_row(batch, row, row)
+                    })
                 })
-            }
-            None => Ok(Vec::new()),
+                .transpose(),
+            _ => None,
         };
+        self.inner.counters.count(compiled.is_some());
         self.assemble(
             batch,
             compiled,
@@ -265,7 +296,7 @@ impl Projector {
         }
         let indices = selection.to_array();
         let compiled = match &self.inner.jit {
-            Some(jit) => {
+            Some(jit) if jit.kernel_tier() => {
                 // Interpreted subtrees cannot fail, so computing them over every row
                 // and taking the selected ones raises no error of an unselected row.
                 let columns = jit
@@ -277,15 +308,17 @@ impl Projector {
                     let row = selection.get(k).unwrap_or(k);
                     jit.describe_row(batch, row, row)
                 };
-                self.run_kernel(jit, &columns, selection.len(), describe)
+                self.run_kernel(jit, Columns::Arrays(&columns), selection.len(), describe)
+                    .transpose()
             }
-            None => Ok(Vec::new()),
+            _ => None,
         };
+        self.inner.counters.count(compiled.is_some());
         let needs_interpreter = self
             .inner
             .outputs
             .iter()
-            .any(|o| o.kernel_output.is_none() && o.column.is_none());
+            .any(|o| o.column.is_none() && (o.kernel_output.is_none() || compiled.is_none()));
         let taken = if needs_interpreter {
             Some(arrow::compute::take_record_batch(batch, &indices)?)
         } else {
@@ -301,7 +334,8 @@ impl Projector {
         })
     }
 
-    /// The outputs in order, from the kernel's results and the interpreter's.
+    /// The outputs in order, from the kernel's results (`None`: the kernel did not
+    /// run, the interpreter computes its outputs too) and the interpreter's.
     ///
     /// When evaluation fails, the error is that of the lowest failing row of `batch`
     /// across all outputs, compiled or interpreted (on a tie, the earlier output's),
@@ -309,22 +343,24 @@ impl Projector {
     fn assemble(
         &self,
         batch: &RecordBatch,
-        compiled: Result<Vec<ArrayRef>>,
+        compiled: Option<Result<Vec<ArrayRef>>>,
         column: impl Fn(usize) -> Result<ArrayRef>,
         interpret_one: impl Fn(&TypedExpr) -> Result<ArrayRef>,
     ) -> Result<Vec<ArrayRef>> {
         let mut arrays = Vec::with_capacity(self.inner.outputs.len());
         let mut first: Option<crate::Error> = None;
+        let kernel_ran = compiled.is_some();
         let (compiled, mut failed) = match compiled {
-            Ok(c) => (c, None),
-            Err(e) => (Vec::new(), Some(e)),
+            Some(Ok(c)) => (c, None),
+            Some(Err(e)) => (Vec::new(), Some(e)),
+            None => (Vec::new(), None),
         };
         for o in &self.inner.outputs {
             if let Some(c) = o.column {
                 arrays.push(column(c)?);
                 continue;
             }
-            match o.kernel_output {
+            match o.kernel_output.filter(|_| kernel_ran) {
                 Some(k) => arrays.extend(compiled.get(k).cloned()),
                 None => match interpret_one(o.prepared.optimized()) {
                     Ok(a) => arrays.push(a),
@@ -373,10 +409,10 @@ impl Projector {
     fn run_kernel(
         &self,
         jit: &Jit,
-        columns: &[ArrayRef],
+        columns: Columns<'_>,
         rows: usize,
         describe: impl Fn(usize) -> crate::Error,
-    ) -> Result<Vec<ArrayRef>> {
+    ) -> Result<Option<Vec<ArrayRef>>> {
         let types: Vec<&DataType> = self
             .inner
             .outputs
@@ -410,7 +446,12 @@ impl Projector {
             })
             .collect();
         let mut arena = Arena::default();
-        jit.run(columns, rows, &outs, 0, &mut arena, describe)?;
+        if jit
+            .run(columns, rows, &outs, 0, &mut arena, describe)?
+            .is_none()
+        {
+            return Ok(None);
+        }
         for (v, t) in values.iter_mut().zip(&types) {
             if let Some(p) = physical(t).filter(|p| p.width() > 0) {
                 // SAFETY: the buffer's capacity is rows * width bytes and the kernel has
@@ -443,16 +484,12 @@ impl Projector {
                     let wide: arrow::array::Decimal128Array = narrow.unary(i128::from);
                     Arc::new(wide.with_data_type(t.clone()))
                 } else {
-                    let data = ArrayData::builder(t.clone())
-                        .len(rows)
-                        .add_buffer(Buffer::from(v))
-                        .nulls(nulls)
-                        .build()?;
-                    make_array(data)
+                    primitive_output(t, Buffer::from(v), rows, nulls)?
                 };
                 Ok(array)
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
     }
 
     /// Every stage's view of the expressions, and the compiled kernel.
@@ -463,12 +500,15 @@ impl Projector {
             .iter()
             .map(|o| Stages::of(&o.prepared))
             .collect();
-        let (backend, interpreted) = match (&inner.jit, &inner.interpreted_reason) {
-            (Some(jit), _) => (
+        let tiers = self.tier_stats();
+        let failed = inner.jit.as_ref().and(tiers.interpreted_because.clone());
+        let (backend, interpreted) = match (&inner.jit, failed, &inner.interpreted_reason) {
+            (Some(jit), None, _) => (
                 Backend::Jit(jit.explain(&inner.decoding.schema)?),
                 interpreted_nodes(jit, &inner.decoding.schema),
             ),
-            (None, reason) => (
+            (_, Some(failed), _) => (Backend::Interpreted(failed), vec![]),
+            (None, None, reason) => (
                 Backend::Interpreted(reason.clone().unwrap_or_default()),
                 vec![],
             ),
@@ -477,8 +517,68 @@ impl Projector {
             stages,
             backend,
             interpreted,
+            tiers,
         })
     }
+
+    /// When the kernel is compiled.
+    pub fn policy(&self) -> CompilePolicy {
+        self.inner.policy
+    }
+
+    /// How many batches each tier evaluated, and when the kernel arrived. Outputs
+    /// that are interpreted whatever the tier count with the tier of the batch;
+    /// when no output compiles, every batch is interpreted, and
+    /// `interpreted_because` says why.
+    pub fn tier_stats(&self) -> TierStats {
+        let inner = &self.inner;
+        let reason = inner.interpreted_reason.as_deref().unwrap_or("");
+        crate::filter::tier_stats(
+            inner.policy,
+            &inner.counters,
+            inner.jit.as_ref().ok_or(reason),
+        )
+    }
+
+    /// Blocks until the kernel compiling in the background (with
+    /// [`CompilePolicy::Tiered`]) has arrived or failed; returns whether the next
+    /// batch runs on it. Returns at once for the other policies.
+    pub fn wait_for_kernel(&self) -> bool {
+        self.inner
+            .jit
+            .as_ref()
+            .is_some_and(|jit| jit.wait_for_kernel())
+    }
+}
+
+/// A primitive array of type `t` over `values` (`rows` values the kernel wrote),
+/// made without going through `ArrayData` and its validation.
+fn primitive_output(
+    t: &DataType,
+    values: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    macro_rules! typed {
+        ($t:ty) => {{
+            let values = arrow::buffer::ScalarBuffer::<<$t as ArrowPrimitiveType>::Native>::new(
+                values, 0, rows,
+            );
+            Arc::new(PrimitiveArray::<$t>::try_new(values, nulls)?.with_data_type(t.clone()))
+                as ArrayRef
+        }};
+    }
+    Ok(downcast_primitive! {
+        t => (typed),
+        _ => {
+            let data = ArrayData::builder(t.clone())
+                .len(rows)
+                .add_buffer(values)
+                .nulls(nulls)
+                .build()?;
+            make_array(data)
+        }
+    })
 }
 
 /// The byte strings a kernel wrote as views (`rows` addresses, then `rows`

@@ -141,6 +141,48 @@ fn counts_agree_across_back_ends_pushdown_pruning_and_threads() {
     );
 }
 
+/// `--stats` says how the expressions ran: which tier evaluated how many batches
+/// (the kernels compile in the background; which tier a batch got depends on the
+/// machine, so only the totals and the shape are checked).
+#[test]
+fn stats_report_the_tiers() {
+    let f = s(lineitem());
+    let r = run(&[
+        "filter",
+        f,
+        "--where",
+        Q6,
+        "--select",
+        "l_extendedprice * l_discount AS revenue",
+        "--format",
+        "csv",
+        "--stats",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let line = |prefix: &str| {
+        r.stderr
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} line in {}", r.stderr))
+            .to_string()
+    };
+    assert!(line("row groups: ").ends_with(" pruned"), "{}", r.stderr);
+    for prefix in ["where:  ", "select: "] {
+        let l = line(prefix);
+        assert!(l.contains(" compiled (tiered); "), "{l}");
+        let counts: Vec<u64> = l[prefix.len()..]
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .map(|w| w.parse().unwrap())
+            .collect();
+        assert!(counts[0] + counts[1] >= 1, "{l}");
+    }
+    // Without --stats, nothing on stderr.
+    let quiet = run(&["filter", f, "--where", Q6, "--count"]);
+    assert_eq!(quiet.stderr, "");
+}
+
 #[test]
 fn select_lists_and_output_identical_with_and_without_pushdown() {
     let f = s(lineitem());

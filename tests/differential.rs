@@ -920,6 +920,139 @@ proptest! {
 }
 
 /// A string array of any layout as `Utf8` (other arrays as they are).
+/// The filter's rows (or error) for each batch.
+fn filter_outcomes(filter: &Filter, batches: &[RecordBatch]) -> Vec<Result<Vec<usize>, String>> {
+    batches
+        .iter()
+        .map(|b| outcome(filter.evaluate(b)).map(|s| s.iter().collect()))
+        .collect()
+}
+
+/// The projector's arrays (or error) for each batch, all rows then every other row.
+fn projector_outcomes(
+    projector: &Projector,
+    batches: &[RecordBatch],
+) -> Vec<Result<Vec<arrow::array::ArrayRef>, String>> {
+    batches
+        .iter()
+        .flat_map(|b| {
+            let every_other =
+                broadhead::SelectionVector::UInt32((0..b.num_rows() as u32).step_by(2).collect());
+            [
+                outcome(projector.evaluate(b)),
+                outcome(projector.evaluate_selected(b, &every_other)),
+            ]
+        })
+        .collect()
+}
+
+fn same_outcomes(
+    x: &[Result<Vec<arrow::array::ArrayRef>, String>],
+    y: &[Result<Vec<arrow::array::ArrayRef>, String>],
+) -> bool {
+    x.len() == y.len()
+        && x.iter().zip(y).all(|(x, y)| match (x, y) {
+            (Ok(x), Ok(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| common::same_array(x, y))
+            }
+            (Err(x), Err(y)) => x == y,
+            _ => false,
+        })
+}
+
+/// Tiered evaluation, with each tier forced in turn (no timing involved): the first
+/// batches run while the background compile is held (the interpreter tier), the
+/// rest after it arrived (the kernel tier; a null pattern of its own compiles in
+/// the background meanwhile). Every batch's outcome must be `Eager`'s.
+fn check_tiered(
+    filter_expr: &Expr,
+    projections: &[Expr],
+    batches: &[RecordBatch],
+) -> Result<(), TestCaseError> {
+    use broadhead::prepare::{Prepared, Purpose};
+    use broadhead::{CompilePolicy, KernelCache};
+    let schema = batches[0].schema();
+    let (held, released) = batches.split_at(batches.len() / 2);
+    if let Ok(prepared) = Prepared::new(filter_expr, &schema, Purpose::Predicate) {
+        let sql = filter_expr.to_string();
+        let eager = Filter::from_prepared(&prepared, KernelCache::global())
+            .map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
+        let cache = std::sync::Arc::new(KernelCache::new(16, 64 << 20));
+        cache.hold_compiles();
+        let tiered = Filter::with_policy(&prepared, &cache, CompilePolicy::Tiered)
+            .map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
+        let first = filter_outcomes(&tiered, held);
+        let stats = tiered.tier_stats();
+        prop_assert_eq!(stats.compiled_batches, 0, "{}: held", sql);
+        cache.release_compiles();
+        prop_assert_eq!(tiered.wait_for_kernel(), eager.is_jit(), "{}", sql);
+        let then = filter_outcomes(&tiered, released);
+        let stats = tiered.tier_stats();
+        prop_assert_eq!(
+            stats.compiled_batches,
+            if eager.is_jit() {
+                released.len() as u64
+            } else {
+                0
+            },
+            "{}: {}",
+            sql,
+            stats
+        );
+        let expected = filter_outcomes(&eager, batches);
+        prop_assert_eq!(&[first, then].concat(), &expected, "{}", sql);
+    }
+    let prepared: Result<Vec<_>, _> = projections
+        .iter()
+        .map(|e| Prepared::new(e, &schema, Purpose::Projection))
+        .collect();
+    if let Ok(prepared) = prepared {
+        let sql: Vec<String> = projections.iter().map(|e| e.to_string()).collect();
+        let eager = Projector::from_prepared(&schema, &prepared, KernelCache::global())
+            .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
+        let cache = std::sync::Arc::new(KernelCache::new(16, 64 << 20));
+        cache.hold_compiles();
+        let tiered = Projector::with_policy(&schema, &prepared, &cache, CompilePolicy::Tiered)
+            .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
+        let first = projector_outcomes(&tiered, held);
+        prop_assert_eq!(tiered.tier_stats().compiled_batches, 0);
+        cache.release_compiles();
+        tiered.wait_for_kernel();
+        let then = projector_outcomes(&tiered, released);
+        let expected = projector_outcomes(&eager, batches);
+        prop_assert!(
+            same_outcomes(&[first, then].concat(), &expected),
+            "{:?}: tiered {:?}",
+            sql,
+            tiered.tier_stats()
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The differential generator through `Tiered`, over batches of several shapes
+    /// (some with nulls where others have none), against `Eager`.
+    #[test]
+    fn tiered_evaluation_matches_eager(seed in any::<u64>()) {
+        let mut r = Rng::new(seed);
+        let filter = boolean(&mut r, 3);
+        let mut projections = vec![num(&mut r, 3), boolean(&mut r, 2)];
+        projections.extend(registry_call(&mut r, 2, Want::Any));
+        let layout = pick(&mut r, common::STRING_LAYOUTS).clone();
+        let batches: Vec<RecordBatch> = (0..4u64)
+            .map(|i| {
+                let (len, offset, _, _) = shape(&mut r);
+                let null_p = if i % 2 == 0 { 0.0 } else { 0.2 };
+                sliced_batch_in(seed ^ (i + 7), len, offset, null_p, &layout)
+            })
+            .collect();
+        check_tiered(&filter, &projections, &batches)?;
+    }
+}
+
 fn utf8_layout(a: &arrow::array::ArrayRef) -> arrow::array::ArrayRef {
     match a.data_type() {
         DataType::LargeUtf8 | DataType::Utf8View => {

@@ -64,6 +64,7 @@ fn render(e: &Explanation, result_type: &str, asm: bool) -> String {
             for node in &e.interpreted {
                 out.push_str(&format!("{node}\n"));
             }
+            out.push_str(&format!("tiers:     {}\n", e.tiers));
             out.push_str(&format!("\n== LLVM IR ==\n{}\n", c.ir.trim_end()));
             out.push_str(&format!(
                 "\n== LLVM IR (after O3) ==\n{}\n",

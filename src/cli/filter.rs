@@ -11,7 +11,7 @@ use broadhead::prepare::{Prepared, Purpose};
 use broadhead::scan::{expand_paths, Dataset, Scan, ScanError, ScanItem};
 use broadhead::sql::{parse_expr, parse_select_list};
 use broadhead::typed::TypedExpr;
-use broadhead::{Expr, ExprKind, KernelCache, Projector};
+use broadhead::{CompilePolicy, Expr, ExprKind, KernelCache, Projector};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -278,10 +278,11 @@ pub fn run_job(job: Job) -> CliResult {
         let typed = computed.iter().map(|p| p.optimized().clone()).collect();
         Some(Compute::Interpreted(typed))
     } else {
-        Some(Compute::Jit(Projector::from_prepared(
+        Some(Compute::Jit(Projector::with_policy(
             &scanned,
             &computed,
             KernelCache::global(),
+            CompilePolicy::Tiered,
         )?))
     };
     let computed_types: Vec<DataType> = match &compute {
@@ -387,7 +388,20 @@ pub fn run_job(job: Job) -> CliResult {
     if let Some(f) = failure {
         return Err(f);
     }
-    result?;
+    let scanned = result?;
+    if job.exec.stats {
+        eprintln!(
+            "row groups: {} read, {} pruned",
+            scanned.row_groups - scanned.pruned,
+            scanned.pruned
+        );
+        if let Some(stats) = scan.predicate_tier_stats() {
+            eprintln!("where:  {stats}");
+        }
+        if let Some(Compute::Jit(p)) = &compute {
+            eprintln!("select: {}", p.tier_stats());
+        }
+    }
     match job.count {
         Count::No => output.expect("an output").finish(&out_schema)?,
         Count::Plain => outln!("{rows}")?,

@@ -152,6 +152,11 @@ pub struct ExecArgs {
     /// No progress bar
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print how the expressions ran on stderr when done: batches evaluated by the
+    /// interpreter and by the compiled kernel (which compiles in the background
+    /// while the interpreter starts), when the kernel arrived, row groups pruned
+    #[arg(long)]
+    pub stats: bool,
 }
 
 impl ExecArgs {
@@ -164,6 +169,7 @@ impl ExecArgs {
         o.pushdown = !self.no_pushdown;
         o.prune = !self.no_prune;
         o.interpret = self.interpret;
+        o.policy = broadhead::CompilePolicy::Tiered;
         o
     }
 }

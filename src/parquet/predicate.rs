@@ -288,15 +288,16 @@ impl JitPredicate {
         schema: &Schema,
     ) -> crate::Result<Self> {
         let prepared = Prepared::new(expr, &engine_schema(schema), Purpose::Predicate)?;
-        Self::from_prepared(&prepared, metadata, false)
+        Self::from_prepared(&prepared, metadata, false, crate::CompilePolicy::Eager)
     }
 
     /// Compiles `prepared` (bound to the file's schema with types converted) against
-    /// the columns it reads.
+    /// the columns it reads, when `policy` says.
     pub(crate) fn from_prepared(
         prepared: &Prepared,
         metadata: &ParquetMetaData,
         interpret: bool,
+        policy: crate::CompilePolicy,
     ) -> crate::Result<Self> {
         let optimized = prepared.optimized();
         let engine = prepared.schema();
@@ -317,7 +318,11 @@ impl JitPredicate {
                         None,
                         typed,
                     );
-                    Eval::Jit(Filter::from_prepared(&on_columns, KernelCache::global())?)
+                    Eval::Jit(Filter::with_policy(
+                        &on_columns,
+                        KernelCache::global(),
+                        policy,
+                    )?)
                 };
                 (columns, eval)
             }
@@ -380,6 +385,15 @@ impl JitPredicate {
     pub fn constant(&self) -> Option<bool> {
         match self.eval {
             Eval::Constant(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Which tier evaluated its batches so far (all clones together) and when its
+    /// kernel arrived; `None` for a constant and with the interpreter by request.
+    pub fn tier_stats(&self) -> Option<crate::TierStats> {
+        match &self.eval {
+            Eval::Jit(f) => Some(f.tier_stats()),
             _ => None,
         }
     }

@@ -36,6 +36,10 @@ pub struct ScanOptions {
     pub prune: bool,
     /// Evaluate the predicate with the interpreter instead of the JIT.
     pub interpret: bool,
+    /// When the predicate's kernel is compiled (`Eager` by default; the command
+    /// line uses `Tiered`: row groups read before the kernel arrives are filtered by
+    /// the interpreter).
+    pub policy: crate::CompilePolicy,
 }
 
 impl Default for ScanOptions {
@@ -46,6 +50,7 @@ impl Default for ScanOptions {
             pushdown: true,
             prune: true,
             interpret: false,
+            policy: crate::CompilePolicy::Eager,
         }
     }
 }
@@ -149,7 +154,12 @@ impl<'a> Scan<'a> {
                 Some(false) => Selects::Nothing,
                 None => {
                     let first = dataset.files()[0].metadata.metadata();
-                    let compiled = JitPredicate::from_prepared(prepared, first, options.interpret)?;
+                    let compiled = JitPredicate::from_prepared(
+                        prepared,
+                        first,
+                        options.interpret,
+                        options.policy,
+                    )?;
                     Selects::Where(prepared.optimized().clone(), Box::new(compiled))
                 }
             },
@@ -161,6 +171,15 @@ impl<'a> Scan<'a> {
             output_columns,
             output_schema,
         })
+    }
+
+    /// Which tier evaluated the predicate's batches so far and when its kernel
+    /// arrived (`None` without a predicate to evaluate, or with `interpret`).
+    pub fn predicate_tier_stats(&self) -> Option<crate::TierStats> {
+        match &self.selects {
+            Selects::Where(_, p) => p.tier_stats(),
+            _ => None,
+        }
     }
 
     /// The schema of the batches the scan produces: the output columns, in schema order.

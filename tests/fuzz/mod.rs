@@ -750,6 +750,7 @@ fn run_parquet(
         pushdown,
         prune: true,
         interpret,
+        policy: broadhead::CompilePolicy::Eager,
     };
     let scan = match Scan::new(&dataset, predicate, &columns, options) {
         Ok(s) => s,

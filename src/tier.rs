@@ -1,0 +1,250 @@
+//! Tiered execution: when a [`Filter`](crate::Filter) or
+//! [`Projector`](crate::Projector) compiles its kernel ([`CompilePolicy`]), which tier
+//! evaluated its batches and when the kernel arrived ([`TierStats`]).
+//!
+//! With [`CompilePolicy::Tiered`] an expression is usable the moment it is bound: the
+//! kernel compiles on a background thread, batches evaluated meanwhile go through the
+//! interpreter, and the first batch after the kernel is ready runs on it. Each batch
+//! is evaluated once, by one tier; both give the same results (the interpreter is the
+//! oracle the JIT is tested against). A compile failure leaves the interpreter in
+//! charge for good, with the reason in [`TierStats::interpreted_because`] and
+//! `explain`.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow::array::{Float64Array, RecordBatch};
+//! use arrow::datatypes::{DataType, Field, Schema};
+//! use broadhead::prepare::{Prepared, Purpose};
+//! use broadhead::{CompilePolicy, Filter, KernelCache};
+//!
+//! let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Float64, false)]));
+//! let batch = RecordBatch::try_new(
+//!     schema.clone(),
+//!     vec![Arc::new(Float64Array::from(vec![1.0, 3.0, 5.0, 7.0]))],
+//! )?;
+//! let prepared = Prepared::parse("x > 2.0", &schema, Purpose::Predicate)?;
+//! let filter = Filter::with_policy(&prepared, KernelCache::global(), CompilePolicy::Tiered)?;
+//! // Usable at once, whichever tier runs this batch.
+//! assert_eq!(filter.evaluate(&batch)?.iter().collect::<Vec<_>>(), vec![1, 2, 3]);
+//! filter.wait_for_kernel();
+//! assert_eq!(filter.evaluate(&batch)?.len(), 3);
+//! let stats = filter.tier_stats();
+//! assert_eq!(stats.interpreted_batches + stats.compiled_batches, 2);
+//! assert_eq!(stats.compiled_batches, 1, "the batch after the kernel arrived is compiled");
+//! assert!(stats.kernel_after.is_some());
+//! # Ok::<(), broadhead::Error>(())
+//! ```
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use crate::cache::KernelCache;
+
+/// When a [`Filter`](crate::Filter) or [`Projector`](crate::Projector) compiles its
+/// kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CompilePolicy {
+    /// While it is built: building returns once the kernel is compiled (a compile
+    /// failure is the builder's error). The library's default.
+    #[default]
+    Eager,
+    /// On the first batch that needs it: building does not compile; the first
+    /// evaluation compiles the kernel and waits for it. A compile failure makes the
+    /// interpreter evaluate every batch, for good.
+    Lazy,
+    /// On a background thread, started while it is built: batches evaluated before
+    /// the kernel is ready go through the interpreter, later ones run on the kernel.
+    /// Nothing waits for the compiler. A compile failure makes the interpreter
+    /// evaluate every batch, for good. The `broadhead` command line uses it.
+    Tiered,
+}
+
+impl CompilePolicy {
+    /// The policy's name, in lower case (`eager`, `lazy`, `tiered`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CompilePolicy::Eager => "eager",
+            CompilePolicy::Lazy => "lazy",
+            CompilePolicy::Tiered => "tiered",
+        }
+    }
+}
+
+/// Which tier evaluated the batches of a [`Filter`](crate::Filter) or
+/// [`Projector`](crate::Projector) so far, and when its kernel arrived. Clones share
+/// the counts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TierStats {
+    /// When the kernel is compiled.
+    pub policy: CompilePolicy,
+    /// Batches the interpreter evaluated (all of them when nothing compiles).
+    pub interpreted_batches: u64,
+    /// Batches the compiled kernel evaluated.
+    pub compiled_batches: u64,
+    /// How long after binding the first kernel was ready to run: its compile time
+    /// (or a cache hit's) for `Eager`; `None` before it arrives, and when the
+    /// interpreter evaluates everything.
+    pub kernel_after: Option<Duration>,
+    /// Whether a kernel is being compiled in the background now.
+    pub compiling: bool,
+    /// Why the interpreter evaluates every batch, when it does: what the JIT does
+    /// not support, or why compiling failed.
+    pub interpreted_because: Option<String>,
+}
+
+impl fmt::Display for TierStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} batch{} interpreted, {} compiled ({})",
+            self.interpreted_batches,
+            if self.interpreted_batches == 1 {
+                ""
+            } else {
+                "es"
+            },
+            self.compiled_batches,
+            self.policy.name()
+        )?;
+        match (&self.kernel_after, &self.interpreted_because) {
+            (_, Some(reason)) => write!(f, "; interpreted: {reason}"),
+            (Some(t), None) => write!(f, "; kernel ready {:.1} ms after binding", millis(*t)),
+            (None, None) if self.compiling => write!(f, "; kernel compiling"),
+            (None, None) => write!(f, "; kernel not compiled yet"),
+        }
+    }
+}
+
+fn millis(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e3
+}
+
+/// How many batches each tier evaluated (shared by clones).
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    interpreted: AtomicU64,
+    compiled: AtomicU64,
+}
+
+impl Counters {
+    /// Counts one batch, evaluated by the kernel or by the interpreter.
+    pub(crate) fn count(&self, compiled: bool) {
+        let counter = if compiled {
+            &self.compiled
+        } else {
+            &self.interpreted
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (interpreted, compiled) batches so far.
+    pub(crate) fn get(&self) -> (u64, u64) {
+        (
+            self.interpreted.load(Ordering::Relaxed),
+            self.compiled.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// The background compiles of one [`KernelCache`]: how many are under way, and the
+/// test hooks that hold them back or make them fail.
+#[derive(Debug, Default)]
+pub(crate) struct Background {
+    state: Mutex<BackgroundState>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct BackgroundState {
+    /// Compiles wait while this is set.
+    held: bool,
+    /// When set, compiles fail with this message.
+    fail: Option<String>,
+    /// Background compiles started and not finished.
+    in_flight: usize,
+}
+
+impl Background {
+    fn lock(&self) -> MutexGuard<'_, BackgroundState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A background compile starts (counted before its thread is spawned).
+    pub(crate) fn started(&self) {
+        self.lock().in_flight += 1;
+    }
+
+    /// A background compile has finished and dropped what it held.
+    pub(crate) fn finished(&self) {
+        let mut state = self.lock();
+        state.in_flight = state.in_flight.saturating_sub(1);
+        self.changed.notify_all();
+    }
+
+    /// Waits while compiles are held; the failure to report instead of compiling,
+    /// if one is injected.
+    pub(crate) fn admit(&self) -> Option<String> {
+        let mut state = self.lock();
+        while state.held {
+            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+        state.fail.clone()
+    }
+
+    /// Blocks until `done()`, checked again whenever a background compile of this
+    /// cache finishes. `done` must turn true before (or as) a compile finishes.
+    pub(crate) fn wait_until(&self, done: impl Fn() -> bool) {
+        let mut state = self.lock();
+        while !done() {
+            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn set(&self, change: impl FnOnce(&mut BackgroundState)) {
+        change(&mut self.lock());
+        self.changed.notify_all();
+    }
+}
+
+/// Hooks for tests that need a tier to be deterministic. They apply to the kernels
+/// compiled for [`CompilePolicy::Lazy`] and [`CompilePolicy::Tiered`] expressions
+/// through this cache (`Eager` compiles are not affected).
+impl KernelCache {
+    /// Background compiles through this cache wait until
+    /// [`KernelCache::release_compiles`]: an expression built with
+    /// [`CompilePolicy::Tiered`] stays on the interpreter meanwhile.
+    #[doc(hidden)]
+    pub fn hold_compiles(&self) {
+        self.background.set(|s| s.held = true);
+    }
+
+    /// Lets held compiles go on.
+    #[doc(hidden)]
+    pub fn release_compiles(&self) {
+        self.background.set(|s| s.held = false);
+    }
+
+    /// Makes later `Lazy` and `Tiered` compiles through this cache fail with
+    /// `message` (`None`: compile again).
+    #[doc(hidden)]
+    pub fn fail_compiles(&self, message: Option<&str>) {
+        let message = message.map(str::to_string);
+        self.background.set(|s| s.fail = message);
+    }
+
+    /// Waits until no background compile started through this cache is under way
+    /// (each has stored its kernel, or dropped it when its expression was dropped).
+    #[doc(hidden)]
+    pub fn wait_for_background_compiles(&self) {
+        let mut state = self.background.lock();
+        while state.in_flight > 0 {
+            state = self
+                .background
+                .changed
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Compile policies and tiered execution, each tier forced deterministically with
+//! the cache's test hooks (compiles held back, or made to fail): no test depends on
+//! how long a compile takes.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array, RecordBatch};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef};
+use broadhead::prepare::{Prepared, Purpose};
+use broadhead::{Backend, CompilePolicy, Filter, KernelCache, Projector};
+
+fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Int64, true),
+        Field::new("x", DataType::Float64, false),
+    ]))
+}
+
+/// `rows` rows: `a` = row, `b` = row % 4 (NULL every fifth row when `nulls`), `x`
+/// = row / 2.
+fn batch(rows: i64, nulls: bool) -> RecordBatch {
+    let b = (0..rows).map(|r| (!nulls || r % 5 != 4).then_some(r % 4));
+    RecordBatch::try_new(
+        schema(),
+        vec![
+            Arc::new(Int64Array::from_iter_values(0..rows)),
+            Arc::new(Int64Array::from_iter(b)),
+            Arc::new(Float64Array::from_iter_values(
+                (0..rows).map(|r| r as f64 / 2.0),
+            )),
+        ],
+    )
+    .expect("a valid batch")
+}
+
+fn cache() -> Arc<KernelCache> {
+    Arc::new(KernelCache::new(16, 64 << 20))
+}
+
+fn predicate(sql: &str) -> Prepared {
+    Prepared::parse(sql, &schema(), Purpose::Predicate).expect("binds")
+}
+
+fn rows(filter: &Filter, batch: &RecordBatch) -> Vec<usize> {
+    filter.evaluate(batch).expect("evaluates").iter().collect()
+}
+
+#[test]
+fn tiered_runs_the_interpreter_until_the_kernel_arrives_then_the_kernel() {
+    let cache = cache();
+    cache.hold_compiles();
+    let filter = Filter::with_policy(
+        &predicate("a % 3 = 0 AND b > 1"),
+        &cache,
+        CompilePolicy::Tiered,
+    )
+    .expect("builds at once, compile held");
+    assert!(filter.is_jit(), "compiling: it will run compiled");
+    let data = batch(100, true);
+    let expected: Vec<usize> = (0..100)
+        .filter(|r| r % 3 == 0 && r % 5 != 4 && r % 4 > 1)
+        .collect();
+    assert_eq!(rows(&filter, &data), expected);
+    assert_eq!(rows(&filter, &data), expected);
+    let mask = filter.evaluate_mask(&data).expect("evaluates");
+    assert_eq!(mask.true_count(), expected.len());
+    let stats = filter.tier_stats();
+    assert_eq!((stats.interpreted_batches, stats.compiled_batches), (3, 0));
+    assert_eq!(stats.kernel_after, None);
+    assert!(stats.compiling);
+    assert!(stats.to_string().contains("kernel compiling"), "{stats}");
+    assert_eq!(cache.stats().misses, 0, "nothing compiled while held");
+
+    cache.release_compiles();
+    assert!(filter.wait_for_kernel());
+    assert_eq!(rows(&filter, &data), expected);
+    let stats = filter.tier_stats();
+    assert_eq!((stats.interpreted_batches, stats.compiled_batches), (3, 1));
+    assert!(stats.kernel_after.is_some());
+    // `a` has no nulls in this batch: a kernel without its validity code compiles
+    // in the background, the schema's ran the batch meanwhile.
+    assert!(stats.compiling);
+    assert!(filter.wait_for_kernel());
+    assert!(!filter.tier_stats().compiling);
+    assert!(stats.to_string().contains("kernel ready"), "{stats}");
+    // Clones share the counts; explain shows them.
+    let clone = filter.clone();
+    assert_eq!(rows(&clone, &data), expected);
+    let explained = filter.explain().expect("explains");
+    assert!(matches!(explained.backend, Backend::Jit(_)));
+    assert_eq!(explained.tiers.compiled_batches, 2);
+    assert!(
+        explained
+            .to_string()
+            .contains("tiers:     3 batches interpreted, 2 compiled (tiered)"),
+        "{explained}"
+    );
+}
+
+#[test]
+fn errors_are_the_same_on_both_tiers() {
+    let cache = cache();
+    cache.hold_compiles();
+    let filter = Filter::with_policy(&predicate("a / b > 1"), &cache, CompilePolicy::Tiered)
+        .expect("builds");
+    let data = batch(10, false);
+    let interpreted = filter.evaluate(&data).unwrap_err().to_string();
+    cache.release_compiles();
+    assert!(filter.wait_for_kernel());
+    let compiled = filter.evaluate(&data).unwrap_err().to_string();
+    assert_eq!(interpreted, "division by zero at row 0");
+    assert_eq!(compiled, interpreted);
+    let stats = filter.tier_stats();
+    assert_eq!((stats.interpreted_batches, stats.compiled_batches), (1, 1));
+}
+
+#[test]
+fn a_null_pattern_without_a_kernel_runs_on_a_covering_one_while_its_own_compiles() {
+    // `a` and `b` are nullable in the schema: the kernel compiled first reads their
+    // validity, so it can run batches with or without nulls; a batch without nulls
+    // asks for its own kernel in the background and runs on the first meanwhile.
+    let cache = cache();
+    let filter =
+        Filter::with_policy(&predicate("b = 3"), &cache, CompilePolicy::Tiered).expect("builds");
+    assert!(filter.wait_for_kernel());
+    cache.hold_compiles();
+    let plain = batch(64, false);
+    let expected: Vec<usize> = (0..64).filter(|r| r % 4 == 3).collect();
+    assert_eq!(rows(&filter, &plain), expected);
+    assert!(filter.tier_stats().compiling, "its own kernel is held back");
+    cache.release_compiles();
+    assert!(filter.wait_for_kernel());
+    assert_eq!(rows(&filter, &plain), expected);
+    let stats = filter.tier_stats();
+    assert_eq!((stats.interpreted_batches, stats.compiled_batches), (0, 2));
+    assert_eq!(
+        cache.stats().misses,
+        2,
+        "the schema's pattern, then the batch's"
+    );
+}
+
+#[test]
+fn a_failed_compile_leaves_the_interpreter_in_charge_for_good() {
+    let cache = cache();
+    cache.fail_compiles(Some("injected failure"));
+    let filter = Filter::with_policy(&predicate("a > 5"), &cache, CompilePolicy::Tiered)
+        .expect("builds: the failure is not the caller's");
+    assert!(!filter.wait_for_kernel());
+    assert!(!filter.is_jit());
+    cache.fail_compiles(None);
+    let data = batch(10, true);
+    assert_eq!(rows(&filter, &data), vec![6, 7, 8, 9]);
+    assert_eq!(rows(&filter, &data), vec![6, 7, 8, 9]);
+    let stats = filter.tier_stats();
+    assert_eq!((stats.interpreted_batches, stats.compiled_batches), (2, 0));
+    assert_eq!(stats.kernel_after, None);
+    let reason = stats.interpreted_because.expect("a reason");
+    assert!(reason.contains("injected failure"), "{reason}");
+    let explained = filter.explain().expect("explains without compiling");
+    match explained.backend {
+        Backend::Interpreted(r) => assert_eq!(r, reason),
+        Backend::Jit(_) => panic!("explained as compiled"),
+    }
+    assert_eq!(cache.stats().misses, 0, "no second try");
+
+    // Lazy: the same, on the first batch.
+    cache.fail_compiles(Some("injected failure"));
+    let lazy =
+        Filter::with_policy(&predicate("a > 5"), &cache, CompilePolicy::Lazy).expect("builds");
+    assert_eq!(rows(&lazy, &data), vec![6, 7, 8, 9]);
+    assert!(!lazy.is_jit());
+    cache.fail_compiles(None);
+}
+
+#[test]
+fn lazy_compiles_on_the_first_batch_and_eager_at_build_time() {
+    let cache = cache();
+    let lazy =
+        Filter::with_policy(&predicate("a > 5"), &cache, CompilePolicy::Lazy).expect("builds");
+    assert_eq!(cache.stats().misses, 0, "nothing compiled yet");
+    assert_eq!(lazy.tier_stats().kernel_after, None);
+    assert!(lazy.is_jit());
+    assert_eq!(rows(&lazy, &batch(10, true)), vec![6, 7, 8, 9]);
+    assert_eq!(cache.stats().misses, 1);
+    let stats = lazy.tier_stats();
+    assert_eq!((stats.interpreted_batches, stats.compiled_batches), (0, 1));
+    assert!(stats.kernel_after.is_some());
+
+    let cache = self::cache();
+    let eager =
+        Filter::with_policy(&predicate("a > 5"), &cache, CompilePolicy::Eager).expect("builds");
+    assert_eq!(cache.stats().misses, 1, "compiled while built");
+    assert!(eager.tier_stats().kernel_after.is_some());
+    assert_eq!(eager.policy(), CompilePolicy::Eager);
+    assert_eq!(CompilePolicy::default(), CompilePolicy::Eager);
+}
+
+#[test]
+fn dropping_a_tiered_filter_before_its_kernel_arrives_ends_the_compile_thread() {
+    let cache = cache();
+    cache.hold_compiles();
+    let filter =
+        Filter::with_policy(&predicate("a > 5"), &cache, CompilePolicy::Tiered).expect("builds");
+    assert_eq!(rows(&filter, &batch(10, true)), vec![6, 7, 8, 9]);
+    drop(filter);
+    cache.release_compiles();
+    // Returns once the thread has finished (and dropped the kernel it compiled,
+    // which only the cache keeps).
+    cache.wait_for_background_compiles();
+    assert_eq!(cache.stats().misses, 1);
+    assert_eq!(cache.stats().entries, 1);
+    // The next filter of the same shape finds it.
+    let again =
+        Filter::with_policy(&predicate("a > 7"), &cache, CompilePolicy::Tiered).expect("builds");
+    assert!(again.wait_for_kernel());
+    assert_eq!(cache.stats().hits, 1);
+    assert_eq!(rows(&again, &batch(10, true)), vec![8, 9]);
+}
+
+#[test]
+fn a_tiered_filter_is_shared_across_threads_while_its_kernel_arrives() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Filter>();
+    send_sync::<Projector>();
+    let cache = cache();
+    cache.hold_compiles();
+    let filter = Filter::with_policy(
+        &predicate("a % 7 = 1 OR b IS NULL"),
+        &cache,
+        CompilePolicy::Tiered,
+    )
+    .expect("builds");
+    let data = batch(1000, true);
+    let expected: Vec<usize> = (0..1000).filter(|r| r % 7 == 1 || r % 5 == 4).collect();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    for _ in 0..50 {
+                        assert_eq!(rows(&filter, &data), expected);
+                    }
+                })
+            })
+            .collect();
+        cache.release_compiles();
+        for w in workers {
+            w.join().expect("a worker");
+        }
+    });
+    let stats = filter.tier_stats();
+    assert_eq!(stats.interpreted_batches + stats.compiled_batches, 200);
+}
+
+#[test]
+fn a_tiered_projector_gives_the_same_columns_on_both_tiers() {
+    let schema = schema();
+    let exprs: Vec<Prepared> = [
+        "a * 3 + b",
+        "CASE WHEN b > 1 THEN x ELSE -x END",
+        "a + 1 > b",
+    ]
+    .iter()
+    .map(|s| Prepared::parse(s, &schema, Purpose::Projection).expect("binds"))
+    .collect();
+    let cache = cache();
+    cache.hold_compiles();
+    let projector =
+        Projector::with_policy(&schema, &exprs, &cache, CompilePolicy::Tiered).expect("builds");
+    let eager = Projector::from_prepared(&schema, &exprs, KernelCache::global()).expect("builds");
+    let data = batch(77, true);
+    let selection = broadhead::SelectionVector::UInt32(vec![0, 3, 4, 50, 76]);
+    let interpreted = projector.evaluate(&data).expect("evaluates");
+    let interpreted_selected = projector
+        .evaluate_selected(&data, &selection)
+        .expect("evaluates");
+    cache.release_compiles();
+    assert!(projector.wait_for_kernel());
+    let compiled = projector.evaluate(&data).expect("evaluates");
+    let compiled_selected = projector
+        .evaluate_selected(&data, &selection)
+        .expect("evaluates");
+    let reference = eager.evaluate(&data).expect("evaluates");
+    let reference_selected = eager
+        .evaluate_selected(&data, &selection)
+        .expect("evaluates");
+    let same = |x: &[ArrayRef], y: &[ArrayRef]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| x.to_data() == y.to_data())
+    };
+    assert!(same(&interpreted, &reference));
+    assert!(same(&compiled, &reference));
+    assert!(same(&interpreted_selected, &reference_selected));
+    assert!(same(&compiled_selected, &reference_selected));
+    let first: Vec<Option<i64>> = compiled[0].as_primitive::<Int64Type>().iter().collect();
+    assert_eq!(&first[..5], &[Some(0), Some(4), Some(8), Some(12), None]);
+    let stats = projector.tier_stats();
+    assert_eq!((stats.interpreted_batches, stats.compiled_batches), (2, 2));
+    assert!(projector
+        .explain()
+        .expect("explains")
+        .to_string()
+        .contains("2 compiled (tiered)"));
+}
+
+#[test]
+fn what_the_jit_does_not_support_reports_its_reason_under_every_policy() {
+    let schema = schema();
+    // A subtree the interpreter computes that can fail: the whole is interpreted.
+    let p = Prepared::parse("interpreted(a / (b + 1)) > 1", &schema, Purpose::Predicate)
+        .expect("binds");
+    let expected: Vec<usize> = (0..8).filter(|r| r / (r % 4 + 1) > 1).collect();
+    for policy in [
+        CompilePolicy::Eager,
+        CompilePolicy::Lazy,
+        CompilePolicy::Tiered,
+    ] {
+        let filter = Filter::with_policy(&p, &cache(), policy).expect("builds");
+        assert!(!filter.is_jit());
+        assert!(!filter.wait_for_kernel());
+        assert_eq!(rows(&filter, &batch(8, false)), expected);
+        let stats = filter.tier_stats();
+        assert_eq!((stats.interpreted_batches, stats.compiled_batches), (1, 0));
+        assert!(stats.interpreted_because.is_some(), "{policy:?}");
+        assert_eq!(stats.kernel_after, None);
+    }
+}
