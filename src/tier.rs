@@ -208,9 +208,10 @@ impl Background {
     }
 }
 
-/// Hooks for tests that need a tier to be deterministic. They apply to the kernels
-/// compiled for [`CompilePolicy::Lazy`] and [`CompilePolicy::Tiered`] expressions
-/// through this cache (`Eager` compiles are not affected).
+/// Background compiles, and hooks for tests that need a tier to be deterministic.
+/// The hooks apply to the kernels compiled for [`CompilePolicy::Lazy`] and
+/// [`CompilePolicy::Tiered`] expressions through this cache (`Eager` compiles are not
+/// affected).
 impl KernelCache {
     /// Background compiles through this cache wait until
     /// [`KernelCache::release_compiles`]: an expression built with
@@ -236,7 +237,11 @@ impl KernelCache {
 
     /// Waits until no background compile started through this cache is under way
     /// (each has stored its kernel, or dropped it when its expression was dropped).
-    #[doc(hidden)]
+    ///
+    /// Call it before a process exits normally while `Tiered` expressions may still
+    /// be compiling (or end the process with `_exit`, as the `broadhead` command line
+    /// does): `exit` runs LLVM's static destructors, which must not run under a
+    /// compile.
     pub fn wait_for_background_compiles(&self) {
         let mut state = self.background.lock();
         while state.in_flight > 0 {

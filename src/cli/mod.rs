@@ -32,7 +32,6 @@ mod table;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use broadhead::scan::ScanError;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -258,7 +257,8 @@ pub fn warn(message: std::fmt::Arguments) {
 }
 
 /// Runs the command line; the exit code says how it went.
-pub fn main() -> ExitCode {
+/// Runs the command line; returns the exit code.
+pub fn main() -> u8 {
     // A panic is a bug: one line, no backtrace, exit 1.
     std::panic::set_hook(Box::new(|info| {
         warn(format_args!(
@@ -269,7 +269,7 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
     cleanup::install();
@@ -287,12 +287,12 @@ pub fn main() -> ExitCode {
         .and_then(|()| output::flush_stdout())
     });
     match result {
-        Ok(Ok(())) => ExitCode::SUCCESS,
-        Ok(Err(_)) if output::stdout_closed() => ExitCode::SUCCESS,
+        Ok(Ok(())) => 0,
+        Ok(Err(_)) if output::stdout_closed() => 0,
         Ok(Err(f)) => {
             warn(format_args!("broadhead: error: {}", f.message));
-            ExitCode::from(f.code)
+            f.code
         }
-        Err(_) => ExitCode::from(1),
+        Err(_) => 1,
     }
 }
