@@ -730,7 +730,8 @@ impl Binder<'_> {
             return decided;
         }
         let decimal_ret = self.decimal_operands(name, &mut args, span)?;
-        let candidates: Vec<&'static Signature> = functions::lookup(name).collect();
+        let mut candidates: Vec<&'static Signature> = functions::lookup(name).collect();
+        decimal_rounding_candidates(&mut candidates, &args);
         if candidates.is_empty() {
             let mut names = functions::names();
             names.extend([
@@ -799,6 +800,10 @@ impl Binder<'_> {
                 if matches!(a.data_type, DataType::Timestamp(..)) =>
             {
                 a.data_type.clone()
+            }
+            // round(x, n) and its kin: the scale asked for.
+            (_, Some(a)) if matches!(sig.func, functions::FuncId::DecimalRound(_)) => {
+                rounded_decimal_type(&a.data_type, args.get(1))
             }
             // A decimal result: the type the decimal rules give, else the first
             // argument's (`-x`, `abs(x)`).
@@ -1075,6 +1080,8 @@ impl Binder<'_> {
                                     }))
                         }
                         Some(v) => v.convert_exact(p).is_some(),
+                        // A decimal parameter takes decimals of any precision and scale.
+                        None if functions::param_accepts(p, &a.data_type) => true,
                         None => common_type(&a.data_type, p)
                             .is_some_and(|c| functions::same_type(&c, p)),
                     }
@@ -1284,4 +1291,37 @@ impl Binder<'_> {
             })
         })
     }
+}
+
+/// `round`, `trunc`, `floor`, `ceil` of a decimal with a constant number of places
+/// are computed exactly in a decimal; otherwise (a float or integer, or places
+/// given by a column) in DOUBLE: `candidates` keeps only the signatures for that.
+fn decimal_rounding_candidates(candidates: &mut Vec<&'static Signature>, args: &[TypedExpr]) {
+    let rounding = |s: &&Signature| matches!(s.func, functions::FuncId::DecimalRound(_));
+    if !candidates.iter().any(rounding) {
+        return;
+    }
+    let exact = args
+        .first()
+        .is_some_and(|x| crate::types::is_decimal(&x.data_type))
+        && args[1..].iter().all(TypedExpr::is_constant);
+    candidates.retain(|s| rounding(s) == exact);
+}
+
+/// The decimal type of `round(x, places)` (and `trunc`, `floor`, `ceil`): see
+/// [`crate::decimal::rounded_type`]. A NULL number of places keeps `x`'s type (the
+/// value is NULL).
+fn rounded_decimal_type(x: &DataType, places: Option<&TypedExpr>) -> DataType {
+    let n = match places {
+        None => 0,
+        // One that fails to evaluate raises its error when rows are evaluated.
+        Some(e) => match crate::interpret::evaluate_constant(e)
+            .ok()
+            .and_then(|v| v.as_i128())
+        {
+            Some(n) => i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }),
+            None => return x.clone(),
+        },
+    };
+    crate::decimal::rounded_type(x, n)
 }

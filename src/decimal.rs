@@ -123,8 +123,59 @@ pub fn div_pow10_directed<T: DecimalInt>(v: T, n: u32, direction: Rounding) -> O
     })
 }
 
+/// The type of `round(x, n)` and `trunc(x, n)` (and of `floor`, `ceil`, `round`,
+/// `trunc` with `n` = 0) for `x` of type `t = DECIMAL(p, s)`, as DuckDB types them
+/// for a column: `n >= s` keeps `t`; `0 <= n < s` gives `DECIMAL(p, n)` (a carry
+/// always fits: `p - n > p - s`); `n < 0` gives `DECIMAL(max(p, p - s + 1), 0)`,
+/// room for the carry of `round(9999, -2)` = `10000`, at most the width's 38 or 76
+/// digits. Not a decimal: `t` itself.
+pub fn rounded_type(t: &arrow::datatypes::DataType, n: i64) -> arrow::datatypes::DataType {
+    use arrow::datatypes::DataType::{Decimal128, Decimal256};
+    let (p, s) = match *t {
+        Decimal128(p, s) | Decimal256(p, s) => (p, s),
+        _ => return t.clone(),
+    };
+    let (p, s) = if n >= i64::from(s) {
+        return t.clone();
+    } else if n >= 0 {
+        (p, n as i8)
+    } else {
+        let cap = if matches!(t, Decimal256(..)) { 76 } else { 38 };
+        (p.max(p - s as u8 + 1).min(cap), 0)
+    };
+    match t {
+        Decimal256(..) => Decimal256(p, s),
+        _ => Decimal128(p, s),
+    }
+}
+
+/// `v` (of scale `scale`) rounded in `direction` to `n` decimal places, as an
+/// unscaled value of [`rounded_type`]'s scale (`n` below 0: to tens, hundreds, …,
+/// at scale 0). `None` when the result does not fit `T` (the caller checks the
+/// result's precision).
+pub fn round_value<T: DecimalInt>(v: T, scale: i8, n: i64, direction: Rounding) -> Option<T> {
+    if n >= i64::from(scale) {
+        return Some(v);
+    }
+    let dropped = u32::try_from(i64::from(scale) - n).ok()?;
+    let q = match pow10::<T>(dropped) {
+        Some(_) => div_pow10_directed(v, dropped, direction)?,
+        // Every value of `T` is below `10^dropped / 2` in magnitude.
+        None => match direction {
+            Rounding::Floor if v < T::ZERO => T::ONE.neg_wrapping(),
+            Rounding::Ceil if v > T::ZERO => T::ONE,
+            _ => T::ZERO,
+        },
+    };
+    if n >= 0 || q == T::ZERO {
+        Some(q)
+    } else {
+        q.mul_checked(pow10(u32::try_from(-n).ok()?)?).ok()
+    }
+}
+
 /// How digits are dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rounding {
     /// `round`: halves away from zero.
     HalfAwayFromZero,
@@ -302,6 +353,53 @@ pub fn to_integer<T: DecimalInt>(v: T, scale: i8) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_to_places_follows_duckdb() {
+        use arrow::datatypes::DataType::{Decimal128 as D, Decimal256 as W};
+        use Rounding::*;
+        // (value, scale, n, direction, expected unscaled result), checked with DuckDB.
+        for (v, s, n, dir, want) in [
+            (2675i128, 3, 2, HalfAwayFromZero, 268), // round(2.675, 2) = 2.68
+            (-2675, 3, 2, HalfAwayFromZero, -268),
+            (12345, 4, 2, TowardZero, 123),
+            (-199, 2, 0, TowardZero, -1),
+            (-101, 2, 0, Floor, -2),
+            (-101, 2, 0, Ceil, -1),
+            (101, 2, 0, Ceil, 2),
+            (95, 1, 0, Ceil, 10),
+            (95, 1, 0, HalfAwayFromZero, 10),
+            (12345, 1, -2, HalfAwayFromZero, 1200), // round(1234.5, -2)
+            (-12345, 1, -2, HalfAwayFromZero, -1200),
+            (9999, 0, -2, HalfAwayFromZero, 10000),
+            (12345, 1, -2, TowardZero, 1200),
+            (-155, 2, -1, TowardZero, 0),
+            (155, 2, -100, HalfAwayFromZero, 0),
+            (125, 2, 5, HalfAwayFromZero, 125), // n beyond the scale: unchanged
+            (i128::MAX, 0, -50, HalfAwayFromZero, 0),
+        ] {
+            assert_eq!(round_value(v, s, n, dir), Some(want), "{v} {s} {n} {dir:?}");
+        }
+        // floor(-0.5) at a scale beyond i128's digits is -1, not 0.
+        assert_eq!(round_value(-5i128, 40, 0, Floor), Some(-1));
+        assert_eq!(round_value(5i128, 40, 0, Ceil), Some(1));
+        // A carry beyond the type is None.
+        assert_eq!(round_value(i128::MAX, 0, -1, HalfAwayFromZero), None);
+
+        for (t, n, want) in [
+            (D(10, 4), 2, D(10, 2)),
+            (D(10, 2), 5, D(10, 2)),
+            (D(10, 4), 0, D(10, 0)),
+            (D(10, 1), -2, D(10, 0)),
+            (D(4, 0), -2, D(5, 0)),
+            (D(3, 2), -1, D(3, 0)),
+            (D(38, 0), -1, D(38, 0)),
+            (W(50, 10), -1, W(50, 0)),
+            (W(76, 0), -1, W(76, 0)),
+        ] {
+            assert_eq!(rounded_type(&t, n), want, "{t} {n}");
+        }
+    }
 
     #[test]
     fn text_round_trips_and_rounds_half_away_from_zero() {

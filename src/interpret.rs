@@ -510,6 +510,16 @@ impl Interpreter<'_> {
                 self.arithmetic(func, ret, l, r)?
             }
             Negate | Abs => self.unary_checked(func, &args[0].to_array(n))?,
+            DecimalRound(direction) => {
+                let places = match args.get(1) {
+                    None => Some(0),
+                    Some(p) => p
+                        .to_array(1)
+                        .as_primitive_opt::<t::Int64Type>()
+                        .and_then(|a| a.is_valid(0).then(|| a.value(0))),
+                };
+                decimal_round(&args[0].to_array(n), places, direction, ret)?
+            }
             Equal | NotEqual | Less | LessEq | Greater | GreaterEq | IsDistinctFrom
             | IsNotDistinctFrom => {
                 let l = comparable(&args[0])?;
@@ -1117,6 +1127,52 @@ where
         },
         what,
     )
+}
+
+/// `round`, `trunc`, `floor` or `ceil` of decimals to `places` decimal places (the
+/// result of type `ret`, which [`crate::decimal::rounded_type`] gave; `None`: a NULL
+/// number of places, so NULL); a result beyond `ret`'s precision is an overflow error.
+fn decimal_round(
+    x: &ArrayRef,
+    places: Option<i64>,
+    direction: crate::decimal::Rounding,
+    ret: &DataType,
+) -> Result<Value> {
+    fn run<T>(
+        x: &ArrayRef,
+        n: i64,
+        direction: crate::decimal::Rounding,
+        ret: &DataType,
+    ) -> Result<Value>
+    where
+        T: ArrowPrimitiveType,
+        T::Native: crate::decimal::DecimalInt,
+    {
+        use crate::decimal::{fits, round_value};
+        let p = x.as_primitive::<T>();
+        let scale = crate::types::decimal_parts(p.data_type()).map_or(0, |(_, s)| s);
+        let precision = crate::types::decimal_parts(ret).map_or(0, |(p, _)| p);
+        let mut failed = vec![false; p.len()];
+        let out: PrimitiveArray<T> = p
+            .iter()
+            .zip(failed.iter_mut())
+            .map(|(v, fail)| {
+                let r = round_value(v?, scale, n, direction).filter(|r| fits(*r, precision));
+                *fail = r.is_none();
+                r
+            })
+            .collect();
+        let out = out.with_data_type(ret.clone());
+        let kind = overflow("rounding", ret);
+        Ok(Value::array(Arc::new(out)).with_errors(Errors::of(kind, BooleanBuffer::from(failed))))
+    }
+    let Some(n) = places else {
+        return Ok(Value::array(arrow::array::new_null_array(ret, x.len())));
+    };
+    match x.data_type() {
+        DataType::Decimal256(..) => run::<t::Decimal256Type>(x, n, direction, ret),
+        _ => run::<t::Decimal128Type>(x, n, direction, ret),
+    }
 }
 
 /// Decimal `+ - * %` row by row, in the result type `t` (the binder gave `+ - %`

@@ -835,6 +835,7 @@ impl Lowerer {
             Multiply => arith(ArithOp::Mul)(self),
             Divide => arith(ArithOp::Div)(self),
             Modulo => arith(ArithOp::Rem)(self),
+            DecimalRound(direction) => self.decimal_round(direction, args, ret),
             Negate | Abs => {
                 let x = self.expr(&args[0])?;
                 Ok(self.add(if func == Negate {
@@ -1155,6 +1156,82 @@ impl Lowerer {
                 ))
             })?;
         Ok(self.add(Node::RangeCheck(xi, -max, max)))
+    }
+
+    /// `round`, `trunc`, `floor` or `ceil` of a 64-bit decimal to `ret`'s scale, as
+    /// [`crate::decimal::round_value`] computes it: the dropped digits divided away in
+    /// `direction`, multiplied back for places below zero, then `ret`'s precision
+    /// checked.
+    fn decimal_round(
+        &mut self,
+        direction: crate::decimal::Rounding,
+        args: &[TypedExpr],
+        ret: &DataType,
+    ) -> Result<NodeId, Unsupported> {
+        use crate::decimal::Rounding::*;
+        use crate::types::decimal_parts;
+        Self::typ(&args[0])?;
+        Self::typ_of(ret)?;
+        let (Some((_, s)), Some((p, _))) = (decimal_parts(&args[0].data_type), decimal_parts(ret))
+        else {
+            return unsupported(format!(
+                "{direction:?} of {}",
+                sql_type_name(&args[0].data_type)
+            ));
+        };
+        let n = match args.get(1) {
+            None => 0,
+            Some(e) => match e.as_literal().and_then(ScalarValue::as_i128) {
+                Some(n) => n,
+                None => return unsupported("decimal places that are not a literal"),
+            },
+        };
+        let xi = self.expr(&args[0])?;
+        if n >= i128::from(s) {
+            return Ok(xi);
+        }
+        let pow10 = |k: i128| -> Option<i64> {
+            let v = crate::decimal::pow10::<i128>(u32::try_from(k).ok()?)?;
+            i64::try_from(v).ok()
+        };
+        let too_many = || {
+            unsupported(format!(
+                "rounding {} to {n} places",
+                sql_type_name(&args[0].data_type)
+            ))
+        };
+        let Some(d) = pow10(i128::from(s) - n) else {
+            return too_many();
+        };
+        let c = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
+        let q = match direction {
+            HalfAwayFromZero => self.div_round(xi, d),
+            TowardZero => {
+                let d = c(self, d);
+                self.add(Node::Arith(ArithOp::Div, xi, d))
+            }
+            Floor => {
+                let d = c(self, d);
+                self.add(Node::Arith(ArithOp::FloorDiv, xi, d))
+            }
+            Ceil => {
+                // -floor(-x / d): a decimal's range is symmetric, so -x never overflows.
+                let d = c(self, d);
+                let negated = self.add(Node::Neg(xi));
+                let floor = self.add(Node::Arith(ArithOp::FloorDiv, negated, d));
+                self.add(Node::Neg(floor))
+            }
+        };
+        let rounded = if n < 0 {
+            let Some(k) = pow10(-n) else {
+                return too_many();
+            };
+            let k = c(self, k);
+            self.add(Node::Arith(ArithOp::Mul, q, k))
+        } else {
+            q
+        };
+        self.precision_check(rounded, p)
     }
 
     /// `xi / d` for a positive constant `d`, rounded half away from zero

@@ -314,3 +314,135 @@ fn values_beyond_the_declared_precision() {
         "{err}"
     );
 }
+
+/// `round`, `trunc`, `floor`, `ceil` of decimals are exact and typed as DuckDB types
+/// them for a column (checked with DuckDB 2.0: `SELECT typeof(round(x, n)), …`).
+#[test]
+fn rounding_functions_are_exact_decimals() {
+    let x = |v: &[Option<i128>], p, s| {
+        batch(vec![
+            ("x", decimals(v, p, s)),
+            (
+                "k",
+                Arc::new(Int32Array::from(vec![1; v.len()])) as ArrayRef,
+            ),
+        ])
+    };
+    let three = x(
+        &[Some(2675), Some(-2675), None, Some(9999), Some(-1)],
+        10,
+        3,
+    );
+    let cases: &[(&str, &str, &[&str])] = &[
+        // round(2.675, 2) is 2.68 exactly (2.67 as a double).
+        (
+            "round(x, 2)",
+            "DECIMAL(10,2)",
+            &["2.68", "-2.68", "NULL", "10.00", "0.00"],
+        ),
+        ("round(x)", "DECIMAL(10,0)", &["3", "-3", "NULL", "10", "0"]),
+        (
+            "round(x, 0)",
+            "DECIMAL(10,0)",
+            &["3", "-3", "NULL", "10", "0"],
+        ),
+        (
+            "round(x, 5)",
+            "DECIMAL(10,3)",
+            &["2.675", "-2.675", "NULL", "9.999", "-0.001"],
+        ),
+        (
+            "round(x, -1)",
+            "DECIMAL(10,0)",
+            &["0", "0", "NULL", "10", "0"],
+        ),
+        (
+            "trunc(x, 2)",
+            "DECIMAL(10,2)",
+            &["2.67", "-2.67", "NULL", "9.99", "0.00"],
+        ),
+        ("trunc(x)", "DECIMAL(10,0)", &["2", "-2", "NULL", "9", "0"]),
+        ("floor(x)", "DECIMAL(10,0)", &["2", "-3", "NULL", "9", "-1"]),
+        ("ceil(x)", "DECIMAL(10,0)", &["3", "-2", "NULL", "10", "0"]),
+        (
+            "ceiling(x)",
+            "DECIMAL(10,0)",
+            &["3", "-2", "NULL", "10", "0"],
+        ),
+        // A number of places from a column: computed in DOUBLE, as before.
+        (
+            "round(x, k)",
+            "DOUBLE",
+            &["2.7", "-2.7", "NULL", "10.0", "-0.0"],
+        ),
+    ];
+    for (sql, ty, want) in cases {
+        let (t, v) = project(sql, &three).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(
+            (t.as_str(), v),
+            (*ty, want.iter().map(|s| s.to_string()).collect()),
+            "{sql}"
+        );
+    }
+    // Places below zero: to tens, hundreds; room for the carry.
+    let whole = x(&[Some(9999), Some(1234), Some(-1234), Some(155)], 4, 0);
+    let (t, v) = project("round(x, -2)", &whole).unwrap();
+    assert_eq!(
+        (t.as_str(), v),
+        (
+            "DECIMAL(5,0)",
+            vec!["10000".into(), "1200".into(), "-1200".into(), "200".into()]
+        )
+    );
+    let (t, v) = project("trunc(x, -2)", &whole).unwrap();
+    assert_eq!(
+        (t.as_str(), v),
+        (
+            "DECIMAL(5,0)",
+            vec!["9900".into(), "1200".into(), "-1200".into(), "100".into()]
+        )
+    );
+    // A wide decimal (interpreted) rounds the same way.
+    let wide = x(&[Some(123_456_789_012_345_678_901_234_567_895)], 38, 1);
+    let (t, v) = project("round(x)", &wide).unwrap();
+    assert_eq!(
+        (t.as_str(), v),
+        (
+            "DECIMAL(38,0)",
+            vec!["12345678901234567890123456790".into()]
+        )
+    );
+    // A carry beyond 38 digits is an overflow error naming the row.
+    let full = x(
+        &[
+            Some(1),
+            Some(99_999_999_999_999_999_999_999_999_999_999_999_999),
+        ],
+        38,
+        0,
+    );
+    let err = project("round(x, -1)", &full).unwrap_err();
+    assert!(err.contains("row 1") || err.contains("row 2"), "{err}");
+    // NULL places: NULL.
+    let (_, v) = project("round(x, NULL)", &three).unwrap();
+    assert!(v.iter().all(|s| s == "NULL"), "{v:?}");
+    // Filters on rounded values compile (the JIT computes 64-bit decimals).
+    assert_eq!(select("round(x, 2) = 2.68", &three), Ok(vec![0]));
+    assert_eq!(select("floor(x) < -2", &three), Ok(vec![1]));
+    for sql in [
+        "round(x, 2) = 2.68",
+        "floor(x) < -2",
+        "ceil(x) > 0",
+        "trunc(x, -1) = 0",
+    ] {
+        let explained = Filter::new(&three.schema(), sql)
+            .unwrap()
+            .explain()
+            .unwrap();
+        assert!(
+            matches!(explained.backend, broadhead::Backend::Jit(_))
+                && explained.interpreted.is_empty(),
+            "{sql}: {explained}"
+        );
+    }
+}

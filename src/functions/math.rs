@@ -449,6 +449,7 @@ pub(super) fn register(r: &mut Registry) {
             map2::<Float64Type, Int64Type, Float64Type, _>(|x: f64, n: i64| round_to(x, n, true))
                 .fallible(),
         );
+    decimal_rounding(r);
     r.function("power")
         .alias("pow")
         .example("power(2, 10)", "1024.0")
@@ -628,6 +629,57 @@ pub(super) fn register(r: &mut Registry) {
     r.function("shift_left").example("shift_left(1, 4)", "16");
     r.function("shift_right")
         .example("shift_right(-16, 2)", "-4");
+}
+
+/// `round`, `trunc`, `floor` and `ceil` of decimals, exact, in a decimal of the
+/// scale asked for (the binder computes the type: [`crate::decimal::rounded_type`]).
+fn decimal_rounding(r: &mut Registry) {
+    use super::{FuncId::DecimalRound, NullBehavior::NullIfAnyNull};
+    use crate::decimal::Rounding::*;
+    for t in super::operators::decimal_params() {
+        let one = vec![t.clone()];
+        let with_places = vec![t.clone(), DataType::Int64];
+        r.builtin(
+            "round",
+            DecimalRound(HalfAwayFromZero),
+            one.clone(),
+            t.clone(),
+            NullIfAnyNull,
+            false,
+            "x rounded to an integer, halves away from zero: DECIMAL(p, s) gives DECIMAL(p, 0)",
+        );
+        r.builtin("round", DecimalRound(HalfAwayFromZero), with_places.clone(), t.clone(), NullIfAnyNull, true,
+            "x rounded to n decimal places (a constant; n < 0: to tens, hundreds, …), halves away from zero: DECIMAL(p, s) gives DECIMAL(p, n) when 0 <= n < s, DECIMAL(max(p, p - s + 1), 0) when n < 0");
+        r.builtin(
+            "trunc",
+            DecimalRound(TowardZero),
+            one.clone(),
+            t.clone(),
+            NullIfAnyNull,
+            false,
+            "x truncated toward zero: DECIMAL(p, s) gives DECIMAL(p, 0)",
+        );
+        r.builtin("trunc", DecimalRound(TowardZero), with_places, t.clone(), NullIfAnyNull, true,
+            "x truncated toward zero to n decimal places (a constant; n < 0: to tens, hundreds, …): DECIMAL(p, s) gives DECIMAL(p, n) when 0 <= n < s, DECIMAL(max(p, p - s + 1), 0) when n < 0");
+        r.builtin(
+            "floor",
+            DecimalRound(Floor),
+            one.clone(),
+            t.clone(),
+            NullIfAnyNull,
+            false,
+            "the largest integer not above x: DECIMAL(p, s) gives DECIMAL(p, 0)",
+        );
+        r.builtin(
+            "ceil",
+            DecimalRound(Ceil),
+            one,
+            t.clone(),
+            NullIfAnyNull,
+            false,
+            "the smallest integer not below x: DECIMAL(p, s) gives DECIMAL(p, 0)",
+        );
+    }
 }
 
 #[cfg(test)]

@@ -92,6 +92,10 @@ pub enum FuncId {
     DateSubDays,
     /// `date - date`, in days
     DateDiffDays,
+    /// `round`, `trunc`, `floor`, `ceil` of a decimal, to the scale of the result
+    /// type the binder gives (`round(x, n)` with a constant `n`; see
+    /// [`crate::decimal::rounded_type`]).
+    DecimalRound(crate::decimal::Rounding),
     /// Implemented by [`Signature::imp`].
     Row,
 }
