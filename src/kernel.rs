@@ -699,18 +699,26 @@ fn narrow_decimals(
         .map(|(spec, c)| match c.data_type() {
             DataType::Decimal128(p, _) if spec.ty == PType::I64 => {
                 let wide = c.as_primitive::<Decimal128Type>();
-                let limit = crate::decimal::pow10::<i128>(u32::from(*p)).unwrap_or(i128::MAX);
-                // One branch-free pass over every slot; only when some slot is beyond
-                // the precision (maybe under a NULL) are the valid rows looked at.
-                let all_fit = wide
-                    .values()
-                    .iter()
-                    .fold(true, |fit, &v| fit & (v > -limit) & (v < limit));
+                // Precision at most 18: 10^p fits an i64.
+                let limit = crate::decimal::pow10::<i128>(u32::from(*p))
+                    .and_then(|l| i64::try_from(l).ok())
+                    .unwrap_or(i64::MAX);
+                // The little-endian (low, high) words of each value: it fits when the
+                // high word is the low word's sign and the low word is within the
+                // precision. Branch-free passes, which LLVM vectorizes.
+                let words: &[i64] = wide.values().inner().typed_data::<i64>();
+                let low: Vec<i64> = words.chunks_exact(2).map(|w| w[0]).collect();
+                let all_fit = words.chunks_exact(2).fold(true, |fit, w| {
+                    fit & (w[1] == w[0] >> 63) & (w[0] > -limit) & (w[0] < limit)
+                });
+                // Only when some slot is beyond the precision (maybe under a NULL) are
+                // the valid rows looked at.
                 let outside = if all_fit {
                     None
                 } else {
+                    let limit = i128::from(limit);
                     wide.iter()
-                        .position(|v| v.is_some_and(|v| v.unsigned_abs() >= limit.unsigned_abs()))
+                        .position(|v| v.is_some_and(|v| v <= -limit || v >= limit))
                 };
                 if let Some(row) = outside {
                     return Err(EvalError::Function {
@@ -726,7 +734,7 @@ fn narrow_decimals(
                     }
                     .into());
                 }
-                let narrow: arrow::array::Int64Array = wide.unary(|v| v as i64);
+                let narrow = arrow::array::Int64Array::new(low.into(), wide.nulls().cloned());
                 Ok(Arc::new(narrow) as ArrayRef)
             }
             _ => Ok(c.clone()),
