@@ -397,7 +397,8 @@ pub(super) fn register(r: &mut Registry) {
         unary(f64::cbrt),
     );
     r.function("floor")
-        .example("floor(-1.5)", "-2.0")
+        .example("floor(-1.5)", "-2")
+        .example("floor(-1.5e0)", "-2.0")
         .intrinsic_sig(
             &[F],
             "the largest integral value not above x",
@@ -407,7 +408,8 @@ pub(super) fn register(r: &mut Registry) {
         );
     r.function("ceil")
         .alias("ceiling")
-        .example("ceil(-1.5)", "-1.0")
+        .example("ceil(-1.5)", "-1")
+        .example("ceil(-1.5e0)", "-1.0")
         .intrinsic_sig(
             &[F],
             "the smallest integral value not below x",
@@ -416,8 +418,10 @@ pub(super) fn register(r: &mut Registry) {
             None,
         );
     r.function("round")
-        .example("round(2.5)", "3.0")
-        .example("round(1234.5678, -2)", "1200.0")
+        .example("round(2.5)", "3")
+        .example("round(2.675, 2)", "2.68")
+        .example("round(2.5e0)", "3.0")
+        .example("round(1234.5678, -2)", "1200")
         .intrinsic_sig(
             &[F],
             "x rounded to the nearest integer, halves away from zero",
@@ -433,7 +437,8 @@ pub(super) fn register(r: &mut Registry) {
                 .fallible(),
         );
     r.function("trunc")
-        .example("trunc(-1.7)", "-1.0")
+        .example("trunc(-1.7)", "-1")
+        .example("trunc(-1.7e0)", "-1.0")
         .example("trunc(1.789, 2)", "1.78")
         .intrinsic_sig(
             &[F],
