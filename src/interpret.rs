@@ -1027,6 +1027,17 @@ fn checked_map<T: ArrowPrimitiveType>(
     f: impl Fn(T::Native) -> Option<T::Native>,
     what: &str,
 ) -> Result<Value> {
+    checked_map_as(p, f, what, p.data_type())
+}
+
+/// [`checked_map`] into values of type `out` (the same Arrow primitive type, with
+/// another precision and scale: a decimal rounded to fewer places).
+fn checked_map_as<T: ArrowPrimitiveType>(
+    p: &PrimitiveArray<T>,
+    f: impl Fn(T::Native) -> Option<T::Native>,
+    what: &str,
+    out_type: &DataType,
+) -> Result<Value> {
     let mut failed = vec![false; p.len()];
     let out: PrimitiveArray<T> = p
         .iter()
@@ -1039,8 +1050,8 @@ fn checked_map<T: ArrowPrimitiveType>(
             })
         })
         .collect();
-    let out = out.with_data_type(p.data_type().clone());
-    let kind = overflow(what, p.data_type());
+    let out = out.with_data_type(out_type.clone());
+    let kind = overflow(what, out_type);
     let kind = if what.starts_with("cast") {
         ErrorKind::Overflow(what.to_string())
     } else {
@@ -1152,19 +1163,8 @@ fn decimal_round(
         let p = x.as_primitive::<T>();
         let scale = crate::types::decimal_parts(p.data_type()).map_or(0, |(_, s)| s);
         let precision = crate::types::decimal_parts(ret).map_or(0, |(p, _)| p);
-        let mut failed = vec![false; p.len()];
-        let out: PrimitiveArray<T> = p
-            .iter()
-            .zip(failed.iter_mut())
-            .map(|(v, fail)| {
-                let r = round_value(v?, scale, n, direction).filter(|r| fits(*r, precision));
-                *fail = r.is_none();
-                r
-            })
-            .collect();
-        let out = out.with_data_type(ret.clone());
-        let kind = overflow("rounding", ret);
-        Ok(Value::array(Arc::new(out)).with_errors(Errors::of(kind, BooleanBuffer::from(failed))))
+        let round = |v| round_value(v, scale, n, direction).filter(|r| fits(*r, precision));
+        checked_map_as(p, round, "rounding", ret)
     }
     let Some(n) = places else {
         return Ok(Value::array(arrow::array::new_null_array(ret, x.len())));
