@@ -1060,6 +1060,20 @@ fn checked_map_as<T: ArrowPrimitiveType>(
     Ok(Value::array(Arc::new(out)).with_errors(Errors::of(kind, BooleanBuffer::from(failed))))
 }
 
+/// The errors of `func` over rows of type `t`: division by zero where `zero` is
+/// set, overflow (named by the operation) where `over` is.
+fn arithmetic_errors(func: FuncId, t: &DataType, zero: Vec<bool>, over: Vec<bool>) -> Errors {
+    let what = match func {
+        FuncId::Add => "addition",
+        FuncId::Subtract => "subtraction",
+        FuncId::Multiply => "multiplication",
+        FuncId::Divide => "division",
+        _ => "modulo",
+    };
+    Errors::of(ErrorKind::DivisionByZero, BooleanBuffer::from(zero))
+        .union(Errors::of(overflow(what, t), BooleanBuffer::from(over)))
+}
+
 /// Binary arithmetic row by row, recording division by zero and overflow per row.
 fn checked_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Result<Value> {
     macro_rules! run {
@@ -1085,16 +1099,7 @@ fn checked_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Res
                     v
                 })
                 .collect();
-            let what = match func {
-                FuncId::Add => "addition",
-                FuncId::Subtract => "subtraction",
-                FuncId::Multiply => "multiplication",
-                FuncId::Divide => "division",
-                _ => "modulo",
-            };
-            let errors = Errors::of(ErrorKind::DivisionByZero, BooleanBuffer::from(zero))
-                .union(Errors::of(overflow(what, t), BooleanBuffer::from(over)));
-            Ok(Value::array(Arc::new(out)).with_errors(errors))
+            Ok(Value::array(Arc::new(out)).with_errors(arithmetic_errors(func, t, zero, over)))
         }};
     }
     match t {
@@ -1211,14 +1216,7 @@ fn decimal_binary(func: FuncId, t: &DataType, l: &ArrayRef, r: &ArrayRef) -> Res
                 v
             })
             .collect();
-        let what = match func {
-            FuncId::Add => "addition",
-            FuncId::Subtract => "subtraction",
-            FuncId::Multiply => "multiplication",
-            _ => "modulo",
-        };
-        let errors = Errors::of(ErrorKind::DivisionByZero, BooleanBuffer::from(zero))
-            .union(Errors::of(overflow(what, t), BooleanBuffer::from(over)));
+        let errors = arithmetic_errors(func, t, zero, over);
         Ok(Value::array(Arc::new(out.with_data_type(t.clone()))).with_errors(errors))
     }
     match l.data_type() {
