@@ -679,9 +679,10 @@ impl Jit {
 }
 
 /// The `Decimal128` columns the kernel reads as `i64` (precision up to 18) as
-/// `Int64` arrays of their unscaled values (`None` when there are none). Arrow
-/// does not enforce a decimal's precision: a value beyond it is an error naming the
-/// row, not a silent truncation.
+/// `Int64` arrays of their unscaled values (`None` when there are none); those it
+/// reads as `i128` in place are only checked. Arrow does not enforce a decimal's
+/// precision: a value beyond it is an error naming the row, not a silent truncation
+/// (nor a 128-bit product the kernel's digit bounds do not cover).
 fn narrow_decimals(
     inputs: &[broadhead_codegen::InputSpec],
     columns: &[ArrayRef],
@@ -697,12 +698,40 @@ fn narrow_decimals(
         .iter()
         .zip(columns)
         .map(|(spec, c)| match c.data_type() {
-            DataType::Decimal128(p, _) if spec.ty == PType::I64 => {
+            DataType::Decimal128(p, s) if matches!(spec.ty, PType::I64 | PType::I128) => {
                 let wide = c.as_primitive::<Decimal128Type>();
-                // Precision at most 18: 10^p fits an i64.
-                let limit = crate::decimal::pow10::<i128>(u32::from(*p))
-                    .and_then(|l| i64::try_from(l).ok())
-                    .unwrap_or(i64::MAX);
+                let beyond_precision = |row: usize| -> Error {
+                    EvalError::Function {
+                        message: format!(
+                            "the value {} of a {} column does not fit its precision",
+                            crate::decimal::format(wide.value(row), *s),
+                            crate::types::sql_type_name(c.data_type())
+                        ),
+                        row,
+                    }
+                    .into()
+                };
+                // 10^p: it fits an i128 (p <= 38), and an i64 when the kernel reads i64.
+                let limit = crate::decimal::pow10::<i128>(u32::from(*p)).unwrap_or(i128::MAX);
+                if spec.ty == PType::I128 {
+                    // Read in place; only checked. One branch-free pass over every
+                    // slot; only when some slot is beyond the precision (maybe under
+                    // a NULL) are the valid rows looked at.
+                    let all_fit = wide
+                        .values()
+                        .iter()
+                        .fold(true, |fit, &v| fit & (v > -limit) & (v < limit));
+                    if !all_fit {
+                        let outside = wide.iter().position(|v| {
+                            v.is_some_and(|v| v.unsigned_abs() >= limit.unsigned_abs())
+                        });
+                        if let Some(row) = outside {
+                            return Err(beyond_precision(row));
+                        }
+                    }
+                    return Ok(c.clone());
+                }
+                let limit = i64::try_from(limit).unwrap_or(i64::MAX);
                 // The little-endian (low, high) words of each value: it fits when the
                 // high word is the low word's sign and the low word is within the
                 // precision. Branch-free passes, which LLVM vectorizes.
@@ -711,28 +740,14 @@ fn narrow_decimals(
                 let all_fit = words.chunks_exact(2).fold(true, |fit, w| {
                     fit & (w[1] == w[0] >> 63) & (w[0] > -limit) & (w[0] < limit)
                 });
-                // Only when some slot is beyond the precision (maybe under a NULL) are
-                // the valid rows looked at.
-                let outside = if all_fit {
-                    None
-                } else {
+                if !all_fit {
                     let limit = i128::from(limit);
-                    wide.iter()
-                        .position(|v| v.is_some_and(|v| v <= -limit || v >= limit))
-                };
-                if let Some(row) = outside {
-                    return Err(EvalError::Function {
-                        message: format!(
-                            "the value {} of a {} column does not fit its precision",
-                            crate::decimal::format(
-                                wide.value(row),
-                                crate::types::decimal_parts(c.data_type()).map_or(0, |(_, s)| s)
-                            ),
-                            crate::types::sql_type_name(c.data_type())
-                        ),
-                        row,
+                    let outside = wide
+                        .iter()
+                        .position(|v| v.is_some_and(|v| v <= -limit || v >= limit));
+                    if let Some(row) = outside {
+                        return Err(beyond_precision(row));
                     }
-                    .into());
                 }
                 let narrow = arrow::array::Int64Array::new(low.into(), wide.nulls().cloned());
                 Ok(Arc::new(narrow) as ArrayRef)
@@ -740,7 +755,10 @@ fn narrow_decimals(
             _ => Ok(c.clone()),
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(Some(narrowed))
+    let any_narrowed = inputs.iter().zip(columns).any(|(spec, c)| {
+        spec.ty == PType::I64 && matches!(c.data_type(), DataType::Decimal128(..))
+    });
+    Ok(any_narrowed.then_some(narrowed))
 }
 
 fn mismatch(t: &DataType) -> Error {

@@ -14,8 +14,8 @@ use std::collections::{HashMap, HashSet};
 
 use arrow_schema::{DataType, Schema, TimeUnit};
 use broadhead_codegen::{
-    ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId, PType,
-    Program, QuickCheck, QuickTest, TruthTest,
+    int_range, ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId,
+    PType, Program, QuickCheck, QuickTest, TruthTest,
 };
 
 use crate::functions::row::{self, CallState};
@@ -100,15 +100,30 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
         DataType::Float32 => PType::F32,
         DataType::Float64 => PType::F64,
         DataType::Utf8 | DataType::Binary => PType::Str,
-        // A decimal of up to 18 digits is its unscaled value in 64 bits (the scale is
-        // in the bound tree); wider ones are not compiled yet.
+        // A decimal is its unscaled value (the scale is in the bound tree): in 64 bits
+        // up to 18 digits, else in 128 bits (read in place from the column);
+        // `Decimal256` values are not compiled.
         DataType::Decimal128(p, _) if *p <= DECIMAL_I64_DIGITS => PType::I64,
+        DataType::Decimal128(..) => PType::I128,
         _ => return None,
     })
 }
 
 /// The largest precision of a decimal the kernel computes as an `i64`.
 pub(crate) const DECIMAL_I64_DIGITS: u8 = 18;
+
+/// The largest precision of a decimal the kernel computes (as an `i128`).
+pub(crate) const DECIMAL_JIT_DIGITS: u8 = 38;
+
+/// Why the JIT does not compile an operation on 128-bit decimals: LLVM lowers it to a
+/// runtime library call (`__divti3`, `__modti3`, `__floattidf`, `__muloti4`) that
+/// kernels do not link.
+const WIDE_LIBCALL: &str = "128-bit division, remainder, float conversion and overflow-checked multiplication are runtime library calls the JIT does not link";
+
+/// The largest magnitude of a decimal of `digits` digits (`10^digits - 1`).
+fn decimal_max(digits: u8) -> Option<i128> {
+    crate::decimal::pow10::<i128>(u32::from(digits)).map(|m| m - 1)
+}
 
 /// Lowers the expressions (bound to a schema whose string columns are `Utf8`) into
 /// one kernel with one output each; `schema` is the schema of the batches the kernel
@@ -227,21 +242,6 @@ fn flipped(op: CmpOp) -> CmpOp {
         CmpOp::Ge => CmpOp::Le,
         other => other,
     }
-}
-
-/// The range of an integer physical type.
-fn int_range(t: PType) -> Option<(i128, i128)> {
-    Some(match t {
-        PType::I8 => (i8::MIN.into(), i8::MAX.into()),
-        PType::I16 => (i16::MIN.into(), i16::MAX.into()),
-        PType::I32 => (i32::MIN.into(), i32::MAX.into()),
-        PType::I64 => (i64::MIN.into(), i64::MAX.into()),
-        PType::U8 => (0, u8::MAX.into()),
-        PType::U16 => (0, u16::MAX.into()),
-        PType::U32 => (0, u32::MAX.into()),
-        PType::U64 => (0, u64::MAX.into()),
-        _ => return None,
-    })
 }
 
 /// `e` with its values of type `NULL` (always NULL: an untyped `NULL`, a column of
@@ -469,6 +469,26 @@ impl Lowerer {
         self.add(Node::Param(slot))
     }
 
+    /// A 128-bit literal: an `I128` parameter pointing at its value (equal values share
+    /// one).
+    fn wide_param(&mut self, value: i128) -> NodeId {
+        let key = ("128-bit literal", value.to_string());
+        let slot = match self.state_slots.get(&key) {
+            Some(&slot) => slot,
+            None => {
+                let boxed = Box::new(value);
+                let addr = &*boxed as *const i128 as u64;
+                self.states.push(boxed);
+                self.params.push(PType::I128);
+                self.values.push(addr);
+                let slot = self.params.len() - 1;
+                self.state_slots.insert(key, slot);
+                slot
+            }
+        };
+        self.add(Node::Param(slot))
+    }
+
     /// A call of a row-wise implementation through the generic helper; calls with
     /// equal `key`s (the same function) share one state.
     fn row_helper(&mut self, key: String, imp: RowImpl, args: Vec<NodeId>, ret: PType) -> NodeId {
@@ -517,6 +537,13 @@ impl Lowerer {
         }
         let ret = physical(&sig.ret)
             .ok_or_else(|| Unsupported(format!("{} (its result type)", sig.display())))?;
+        let wide = |t: &DataType| physical(t) == Some(PType::I128);
+        if wide(&sig.ret) || args.iter().any(|a| wide(&a.data_type)) {
+            return unsupported(format!(
+                "{} on decimals of more than {DECIMAL_I64_DIGITS} digits (function helpers take 64-bit values)",
+                sig.display()
+            ));
+        }
         let ids = args
             .iter()
             .map(|a| self.expr(a))
@@ -605,7 +632,7 @@ impl Lowerer {
     fn typ_of(t: &DataType) -> Result<PType, Unsupported> {
         physical(t).ok_or_else(|| match t {
             DataType::Decimal128(..) | DataType::Decimal256(..) => Unsupported(format!(
-                "{} values (the JIT computes decimals of up to {DECIMAL_I64_DIGITS} digits)",
+                "{} values (the JIT computes decimals of up to {DECIMAL_JIT_DIGITS} digits)",
                 sql_type_name(t)
             )),
             _ => Unsupported(format!("type {t}")),
@@ -645,6 +672,10 @@ impl Lowerer {
                 ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
                 ScalarValue::Utf8(text) => self.string_literal(text.as_bytes()),
                 ScalarValue::Binary(bytes) => self.string_literal(bytes),
+                ScalarValue::Decimal128(x, p, _) if *p > DECIMAL_I64_DIGITS => {
+                    ty?;
+                    self.wide_param(*x)
+                }
                 other => match literal_bits(other) {
                     Some(bits) => self.param(ty?, bits),
                     None => {
@@ -775,7 +806,8 @@ impl Lowerer {
         let x = self.expr(probe)?;
         let t = Self::typ(probe)?;
         let present = list.iter().filter(|v| !v.is_null());
-        if present.clone().count() > IN_CHAIN_MAX && t != PType::Bool {
+        // 128-bit values have no set lookup (its keys are 64 bits): always a chain.
+        if present.clone().count() > IN_CHAIN_MAX && t != PType::Bool && t != PType::I128 {
             let bits = present
                 .map(|v| literal_bits(v).ok_or_else(|| Unsupported("IN list value".into())))
                 .collect::<Result<Vec<_>, _>>()?;
@@ -791,6 +823,7 @@ impl Lowerer {
         for v in list.iter().filter(|v| !v.is_null()) {
             values.push(match v {
                 ScalarValue::Boolean(b) => self.add(Node::Bool(*b)),
+                ScalarValue::Decimal128(x, ..) if t == PType::I128 => self.wide_param(*x),
                 other => {
                     let bits =
                         literal_bits(other).ok_or_else(|| Unsupported("IN list value".into()))?;
@@ -829,10 +862,17 @@ impl Lowerer {
                 })
             }
         };
+        let wide = Self::typ_of(ret).ok() == Some(PType::I128);
         match func {
             Add | DateAddDays => arith(ArithOp::Add)(self),
             Subtract | DateSubDays | DateDiffDays => arith(ArithOp::Sub)(self),
+            Multiply if wide => self.wide_multiply(&args[0], &args[1], ret),
             Multiply => arith(ArithOp::Mul)(self),
+            Divide | Modulo if wide => unsupported(format!(
+                "{} of {} values ({WIDE_LIBCALL})",
+                if func == Divide { "/" } else { "%" },
+                sql_type_name(ret)
+            )),
             Divide => arith(ArithOp::Div)(self),
             Modulo => arith(ArithOp::Rem)(self),
             DecimalRound(direction) => self.decimal_round(direction, args, ret),
@@ -1146,13 +1186,14 @@ impl Lowerer {
         })
     }
 
-    /// `xi` (an `i64` decimal), with lanes beyond `precision` digits as errors.
+    /// `xi` (a decimal of the physical type of `precision` digits: `i64` up to 18,
+    /// else `i128`), with lanes beyond `precision` digits as errors.
     fn precision_check(&mut self, xi: NodeId, precision: u8) -> Result<NodeId, Unsupported> {
-        let max = crate::decimal::pow10::<i128>(precision as u32)
-            .and_then(|m| i64::try_from(m - 1).ok())
+        let max = decimal_max(precision)
+            .filter(|_| precision <= DECIMAL_JIT_DIGITS)
             .ok_or_else(|| {
                 Unsupported(format!(
-                    "a decimal of {precision} digits (the JIT computes decimals of up to {DECIMAL_I64_DIGITS} digits)"
+                    "a decimal of {precision} digits (the JIT computes decimals of up to {DECIMAL_JIT_DIGITS} digits)"
                 ))
             })?;
         Ok(self.add(Node::RangeCheck(xi, -max, max)))
@@ -1170,8 +1211,12 @@ impl Lowerer {
     ) -> Result<NodeId, Unsupported> {
         use crate::decimal::Rounding::*;
         use crate::types::decimal_parts;
-        Self::typ(&args[0])?;
-        Self::typ_of(ret)?;
+        if Self::typ(&args[0])? != PType::I64 || Self::typ_of(ret)? != PType::I64 {
+            return unsupported(format!(
+                "{direction:?} of {} values ({WIDE_LIBCALL})",
+                sql_type_name(&args[0].data_type)
+            ));
+        }
         let (Some((_, s)), Some((p, _))) = (decimal_parts(&args[0].data_type), decimal_parts(ret))
         else {
             return unsupported(format!(
@@ -1234,6 +1279,38 @@ impl Lowerer {
         self.precision_check(rounded, p)
     }
 
+    /// `a * b` for a product of type `ret`, a decimal of more than 18 digits: both
+    /// operands (decimals of `p1` and `p2` digits) as `i128`s. When `p1 + p2 <= 38`
+    /// the product of values below `10^p1` and `10^p2` is below `10^(p1 + p2)`, the
+    /// result's precision: multiplied without any check. Otherwise the multiply is
+    /// checked for 128-bit overflow (inline code, no library call on x86-64) and the
+    /// result against its precision.
+    fn wide_multiply(
+        &mut self,
+        a: &TypedExpr,
+        b: &TypedExpr,
+        ret: &DataType,
+    ) -> Result<NodeId, Unsupported> {
+        use crate::types::decimal_parts;
+        let digits =
+            |t: &DataType| decimal_parts(t).map_or(u16::from(u8::MAX), |(p, _)| u16::from(p));
+        let exact = digits(&a.data_type) + digits(&b.data_type) <= digits(ret);
+        let wide = |l: &mut Self, e: &TypedExpr| -> Result<NodeId, Unsupported> {
+            let x = l.expr(e)?;
+            Ok(match Self::typ(e)? {
+                PType::I128 => x,
+                _ => l.add(Node::Cast(x, PType::I128)),
+            })
+        };
+        let (x, y) = (wide(self, a)?, wide(self, b)?);
+        if exact {
+            return Ok(self.add(Node::Arith(ArithOp::WideMul, x, y)));
+        }
+        let product = self.add(Node::Arith(ArithOp::Mul, x, y));
+        let p = decimal_parts(ret).map_or(DECIMAL_JIT_DIGITS, |(p, _)| p);
+        self.precision_check(product, p)
+    }
+
     /// `xi / d` for a positive constant `d`, rounded half away from zero
     /// (`(xi ± d/2) / d`, the sign of `xi`): the decimal rounding of casts.
     fn div_round(&mut self, xi: NodeId, d: i64) -> NodeId {
@@ -1245,99 +1322,144 @@ impl Lowerer {
         self.add(Node::Arith(ArithOp::Div, shifted, divisor))
     }
 
-    /// Casts to and from 64-bit decimals (`DECIMAL(p ≤ 18, s)`), as
-    /// `functions::cast` computes them: rescaling multiplies (checked) or divides
-    /// rounding half away from zero, then the precision is checked; a decimal becomes
-    /// a double as `decimal::to_f64_cast` says (its unscaled value over `10^s`).
-    /// Other decimal casts (from floats, to and from VARCHAR, wider decimals) are not
-    /// compiled.
+    /// Casts to and from decimals of up to 38 digits, as `functions::cast` computes
+    /// them: raising the scale multiplies by `10^k` after checking that the value
+    /// fits the target's precision then, lowering it divides rounding half away from
+    /// zero (64-bit values only), then the precision is checked; a decimal becomes a
+    /// double as `decimal::to_f64_cast` says (its unscaled value over `10^s`, 64-bit
+    /// values only). Other decimal casts (from floats, to and from VARCHAR, dividing
+    /// or converting 128-bit values, `Decimal256`) are not compiled.
     fn decimal_convert(
         &mut self,
         from: &DataType,
         xi: NodeId,
         to: &DataType,
     ) -> Result<NodeId, Unsupported> {
-        use crate::types::decimal_parts;
-        let wide = |t: &DataType| decimal_parts(t).is_some_and(|(p, _)| p > DECIMAL_I64_DIGITS);
-        let not_compiled = || {
-            let why = if wide(from) || wide(to) {
-                format!(" (the JIT computes decimals of up to {DECIMAL_I64_DIGITS} digits)")
-            } else {
-                String::new()
-            };
+        use crate::types::{as_decimal, decimal_parts};
+        let not_compiled = |why: &str| {
             unsupported(format!(
                 "CAST from {} to {}{why}",
                 sql_type_name(from),
                 sql_type_name(to)
             ))
         };
-        let (pf, pt) = (physical(from), physical(to));
+        let (Some(pf), Some(pt)) = (physical(from), physical(to)) else {
+            let wide = [from, to]
+                .iter()
+                .any(|t| matches!(t, DataType::Decimal256(..)));
+            return not_compiled(if wide {
+                " (the JIT computes decimals of up to 38 digits)"
+            } else {
+                ""
+            });
+        };
+        let libcall = format!(" ({WIDE_LIBCALL})");
         let pow10 =
             |n: i8| -> Option<i64> { crate::decimal::pow10::<i128>(n as u32)?.try_into().ok() };
-        let int_like = |p: Option<PType>| p.is_some_and(|p| p.is_int());
         match (decimal_parts(from), decimal_parts(to)) {
-            (Some((p1, s1)), Some((p2, s2))) if pf.is_some() && pt.is_some() => {
-                if s1 == s2 && p2 >= p1 {
-                    return Ok(xi);
+            (Some((p1, s1)), Some((p2, s2))) => {
+                if s2 >= s1 {
+                    return Ok(self.rescale_up(xi, pf, p1, pt, p2, (s2 - s1) as u8));
                 }
-                let scaled = if s2 >= s1 {
-                    let Some(k) = pow10(s2 - s1) else {
-                        return not_compiled();
-                    };
-                    let k = self.add(Node::Const(PType::I64, k as u64));
-                    self.add(Node::Arith(ArithOp::Mul, xi, k))
-                } else {
-                    let Some(d) = pow10(s1 - s2) else {
-                        return not_compiled();
-                    };
-                    self.div_round(xi, d)
+                if pf == PType::I128 {
+                    return not_compiled(&libcall);
+                }
+                let Some(d) = pow10(s1 - s2) else {
+                    return not_compiled("");
                 };
-                self.precision_check(scaled, p2)
+                let rounded = self.div_round(xi, d);
+                // Any i64 fits a precision of 19 digits or more.
+                Ok(match pt {
+                    PType::I64 => self.precision_check(rounded, p2)?,
+                    _ => self.add(Node::Cast(rounded, pt)),
+                })
             }
-            (None, Some((p, s))) if int_like(pf) && pt.is_some() => {
-                let wide = if pf == Some(PType::I64) {
+            (None, Some((p, s))) if pf.is_int() => {
+                // The integer as a DECIMAL(w, 0) in the target's width (a value beyond
+                // i64 fails the precision of a 64-bit decimal anyway).
+                let x = if pf == pt {
                     xi
                 } else {
-                    self.add(Node::Cast(xi, PType::I64))
+                    self.add(Node::Cast(xi, pt))
                 };
-                let Some(k) = pow10(s) else {
-                    return not_compiled();
-                };
-                let scaled = if k == 1 {
-                    wide
-                } else {
-                    let k = self.add(Node::Const(PType::I64, k as u64));
-                    self.add(Node::Arith(ArithOp::Mul, wide, k))
-                };
-                self.precision_check(scaled, p)
+                let digits = as_decimal(from).map_or(u8::MAX, |(w, _)| w);
+                Ok(self.rescale_up(x, pt, digits, pt, p, s as u8))
             }
-            (Some((_, s)), None) if pf.is_some() && int_like(pt) => {
+            (Some((_, s)), None) if pt.is_int() => {
+                if s == 0 {
+                    return Ok(if pf == pt {
+                        xi
+                    } else {
+                        self.add(Node::Cast(xi, pt))
+                    });
+                }
+                if pf == PType::I128 {
+                    return not_compiled(&libcall);
+                }
                 let Some(d) = pow10(s) else {
-                    return not_compiled();
+                    return not_compiled("");
                 };
-                let whole = if d == 1 { xi } else { self.div_round(xi, d) };
-                let pt = pt.unwrap_or(PType::I64);
+                let whole = self.div_round(xi, d);
                 Ok(if pt == PType::I64 {
                     whole
                 } else {
                     self.add(Node::Cast(whole, pt))
                 })
             }
-            (Some((_, s)), None) if pf.is_some() && pt.is_some_and(|t| t.is_float()) => {
+            (Some((_, s)), None) if pt.is_float() => {
+                if pf == PType::I128 {
+                    return not_compiled(&libcall);
+                }
                 // decimal::to_f64_cast: the unscaled value as a double over 10^s.
                 let Some(d) = pow10(s) else {
-                    return not_compiled();
+                    return not_compiled("");
                 };
                 let f = self.add(Node::Cast(xi, PType::F64));
                 let d = self.add(Node::Const(PType::F64, (d as f64).to_bits()));
                 let double = self.add(Node::Arith(ArithOp::Div, f, d));
-                Ok(if pt == Some(PType::F32) {
+                Ok(if pt == PType::F32 {
                     self.add(Node::Cast(double, PType::F32))
                 } else {
                     double
                 })
             }
-            _ => not_compiled(),
+            _ => not_compiled(""),
+        }
+    }
+
+    /// `xi`, a decimal of `digits` digits of signed type `from`, times `10^k` as a
+    /// decimal of `precision` digits of type `to` (`I64` or `I128`): lanes whose value
+    /// has more than `precision - k` digits are errors (checked before multiplying,
+    /// so the product always fits and a 128-bit one needs no overflow check).
+    fn rescale_up(
+        &mut self,
+        xi: NodeId,
+        from: PType,
+        digits: u8,
+        to: PType,
+        precision: u8,
+        k: u8,
+    ) -> NodeId {
+        let fits = precision.saturating_sub(k);
+        let checked = match decimal_max(fits) {
+            Some(max) if digits > fits => self.add(Node::RangeCheck(xi, -max, max)),
+            _ => xi,
+        };
+        let resized = if from == to {
+            checked
+        } else {
+            self.add(Node::Cast(checked, to))
+        };
+        if k == 0 {
+            return resized;
+        }
+        let factor = crate::decimal::pow10::<i128>(u32::from(k)).unwrap_or(i128::MAX);
+        if to == PType::I128 {
+            let c = self.add(Node::Const128(factor));
+            self.add(Node::Arith(ArithOp::WideMul, resized, c))
+        } else {
+            let c = self.add(Node::Const(PType::I64, factor as u64));
+            self.add(Node::Arith(ArithOp::Mul, resized, c))
         }
     }
 

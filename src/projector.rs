@@ -475,13 +475,19 @@ impl Projector {
                         BooleanBuffer::new(Buffer::from(v), 0, rows),
                         nulls,
                     ))
-                } else if let DataType::Decimal128(..) = t {
+                } else if physical(t) == Some(PType::I64) && crate::types::is_decimal(t) {
                     // The kernel computes decimals of up to 18 digits as i64.
                     let narrow = arrow::array::Int64Array::new(
                         arrow::buffer::ScalarBuffer::from(Buffer::from(v)),
                         nulls,
                     );
                     let wide: arrow::array::Decimal128Array = narrow.unary(i128::from);
+                    Arc::new(wide.with_data_type(t.clone()))
+                } else if let DataType::Decimal128(..) = t {
+                    // Wider ones as i128, in place. Not through `ArrayData`'s
+                    // validation: rows that are NULL may hold any value.
+                    let values = arrow::buffer::ScalarBuffer::<i128>::from(Buffer::from(v));
+                    let wide = arrow::array::Decimal128Array::new(values, nulls);
                     Arc::new(wide.with_data_type(t.clone()))
                 } else {
                     primitive_output(t, Buffer::from(v), rows, nulls)?

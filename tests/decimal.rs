@@ -446,3 +446,283 @@ fn rounding_functions_are_exact_decimals() {
         );
     }
 }
+
+/// Decimals of 19 to 38 digits, with NULLs: TPC-H-like prices at DECIMAL(20,2),
+/// DECIMAL(15,2) discounts and taxes, and DECIMAL(30,4) and DECIMAL(38,10) columns
+/// holding the largest values of their precision in row 4.
+fn wide_table() -> RecordBatch {
+    let price = [
+        Some(123_456_789_012_345_678),
+        Some(-5),
+        None,
+        Some(9_999_999_999_999_999_999),
+        Some(10_000),
+        Some(1),
+    ];
+    let disc = [Some(5), Some(10), Some(0), None, Some(100), Some(7)];
+    let tax = [Some(8), Some(0), Some(2), Some(4), None, Some(6)];
+    let w = [
+        Some(123_456_789_012_345_678_901_234),
+        Some(-10_000),
+        Some(1),
+        None,
+        Some(10i128.pow(30) - 1),
+        Some(50_000),
+    ];
+    let x = [
+        Some(12_345_678_901_234_567_890_123_456_781_234_567_890),
+        Some(-5_000_000_000),
+        None,
+        Some(30_000_000_000),
+        Some(10i128.pow(38) - 1),
+        Some(0),
+    ];
+    batch(vec![
+        ("price", decimals(&price, 20, 2)),
+        ("disc", decimals(&disc, 15, 2)),
+        ("tax", decimals(&tax, 15, 2)),
+        ("w", decimals(&w, 30, 4)),
+        ("x", decimals(&x, 38, 10)),
+    ])
+}
+
+/// The assembly of the kernel `sql` (a projection over `schema`) compiles to, which
+/// must compile whole: no subtree left to the interpreter.
+fn compiled_assembly(sql: &str, schema: &Schema) -> String {
+    let projector = Projector::new(schema, &[sql]).unwrap();
+    let explained = projector.explain().unwrap();
+    let broadhead::explain::Backend::Jit(compiled) = &explained.backend else {
+        panic!("{sql} is not compiled: {:?}", explained.backend);
+    };
+    assert!(
+        explained.interpreted.is_empty(),
+        "{sql}: {:?}",
+        explained.interpreted
+    );
+    compiled.assembly.clone()
+}
+
+/// The JIT computes decimals of 19 to 38 digits as i128 without runtime library
+/// calls (LLVM lowers 128-bit division, remainder and float conversion to
+/// `__divti3`, `__modti3`, `__floattidf`, which kernels do not link); what would need
+/// one is left to the interpreter, and `explain` says why.
+#[test]
+fn wide_decimals_compile_to_inline_128_bit_code() {
+    let t = wide_table();
+    let schema = t.schema();
+    for sql in [
+        "price * (1 - disc) * (1 + tax)",
+        "price * disc",
+        "w + x",
+        "x * x",
+        "w - price",
+        "-x",
+        "abs(w)",
+        "x > w",
+        "w IN (-1, 5, 0.0001)",
+        "CASE WHEN disc > 0.06 THEN w ELSE -w END",
+        "coalesce(w, x)",
+        "CAST(price AS DECIMAL(38,4))",
+        "CAST(w AS DECIMAL(20,4))",
+        "CAST(disc AS DECIMAL(30,10))",
+        "w IS NULL OR w = 12345678901234567890.1234",
+    ] {
+        let asm = compiled_assembly(sql, &schema);
+        let calls: Vec<&str> = asm
+            .lines()
+            .filter(|l| l.contains("call") && l.contains("__"))
+            .collect();
+        assert!(calls.is_empty(), "{sql} calls {calls:?}");
+        for libcall in [
+            "__divti3",
+            "__modti3",
+            "__floattidf",
+            "__muloti4",
+            "__multi3",
+        ] {
+            assert!(!asm.contains(libcall), "{sql} refers to {libcall}");
+        }
+    }
+    for (sql, why) in [
+        ("x % w", "% of DECIMAL(38,10) values (128-bit division"),
+        (
+            "CAST(x AS DOUBLE) > 0",
+            "CAST from DECIMAL(38,10) to DOUBLE (128-bit",
+        ),
+        (
+            "CAST(x AS DECIMAL(38,2))",
+            "CAST from DECIMAL(38,10) to DECIMAL(38,2) (128-bit",
+        ),
+    ] {
+        let projector = Projector::new(&schema, &[sql]).unwrap();
+        let text = projector.explain().unwrap().to_string();
+        assert!(text.contains(why), "{sql}: {text}");
+    }
+}
+
+/// Wide decimal results on both back ends, as DuckDB gives them (`SELECT typeof(e),
+/// e` over the same rows); overflow beyond 38 digits is an error naming the first
+/// failing row (DuckDB fails the whole query).
+#[test]
+fn wide_decimal_arithmetic_matches_duckdb() {
+    let t = wide_table();
+    for (sql, ty, values) in [
+        (
+            "price * (1 - disc) * (1 + tax)",
+            "DECIMAL(38,6)",
+            vec![
+                "1266666655266666.656280",
+                "-0.045000",
+                "NULL",
+                "NULL",
+                "NULL",
+                "0.009858",
+            ],
+        ),
+        (
+            "price * disc",
+            "DECIMAL(35,4)",
+            vec![
+                "61728394506172.8390",
+                "-0.0050",
+                "NULL",
+                "NULL",
+                "100.0000",
+                "0.0007",
+            ],
+        ),
+        (
+            "w - price",
+            "DECIMAL(31,4)",
+            vec![
+                "12344444333344444433.3434",
+                "-0.9500",
+                "NULL",
+                "NULL",
+                "99999999999999999999999899.9999",
+                "4.9900",
+            ],
+        ),
+        (
+            "w * 2",
+            "DECIMAL(38,4)",
+            vec![
+                "24691357802469135780.2468",
+                "-2.0000",
+                "0.0002",
+                "NULL",
+                "199999999999999999999999999.9998",
+                "10.0000",
+            ],
+        ),
+        (
+            "CASE WHEN disc > 0.06 THEN w ELSE -w END",
+            "DECIMAL(30,4)",
+            vec![
+                "-12345678901234567890.1234",
+                "-1.0000",
+                "-0.0001",
+                "NULL",
+                "99999999999999999999999999.9999",
+                "5.0000",
+            ],
+        ),
+        (
+            "coalesce(w, x)",
+            "DECIMAL(38,10)",
+            vec![
+                "12345678901234567890.1234000000",
+                "-1.0000000000",
+                "0.0001000000",
+                "3.0000000000",
+                "99999999999999999999999999.9999000000",
+                "5.0000000000",
+            ],
+        ),
+        (
+            "-x",
+            "DECIMAL(38,10)",
+            vec![
+                "-1234567890123456789012345678.1234567890",
+                "0.5000000000",
+                "NULL",
+                "-3.0000000000",
+                "-9999999999999999999999999999.9999999999",
+                "0.0000000000",
+            ],
+        ),
+        (
+            "CAST(price AS DECIMAL(38,4))",
+            "DECIMAL(38,4)",
+            vec![
+                "1234567890123456.7800",
+                "-0.0500",
+                "NULL",
+                "99999999999999999.9900",
+                "100.0000",
+                "0.0100",
+            ],
+        ),
+        (
+            "CAST(disc AS DECIMAL(30,10))",
+            "DECIMAL(30,10)",
+            vec![
+                "0.0500000000",
+                "0.1000000000",
+                "0.0000000000",
+                "NULL",
+                "1.0000000000",
+                "0.0700000000",
+            ],
+        ),
+    ] {
+        let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        assert_eq!(project(sql, &t).unwrap(), (ty.to_string(), values), "{sql}");
+    }
+    assert_eq!(
+        project("price * (1 - disc)", &t).unwrap().0,
+        "DECIMAL(36,4)"
+    );
+    for (sql, row) in [
+        ("w + x", 4),
+        ("x + x", 4),
+        ("x * x", 0),
+        ("price * 1000000000000000000000", 0),
+        ("CAST(w AS DECIMAL(20,4))", 0),
+    ] {
+        let e = project(sql, &t).unwrap_err();
+        assert!(e.ends_with(&format!(" at row {row}")), "{sql}: {e}");
+    }
+    assert_eq!(
+        project("x * x", &t.slice(1, 1)).unwrap().1,
+        ["0.25000000000000000000"]
+    );
+}
+
+/// Comparisons between wide decimals of different scales, and with narrow ones and
+/// literals, are exact (as DuckDB's).
+#[test]
+fn wide_decimal_comparisons_across_scales() {
+    let t = wide_table();
+    assert_eq!(select("x > w", &t).unwrap(), vec![0, 1, 4]);
+    assert_eq!(select("x < price", &t).unwrap(), vec![1, 3, 5]);
+    assert_eq!(
+        select("w = 12345678901234567890.1234", &t).unwrap(),
+        vec![0]
+    );
+    assert_eq!(select("w IN (-1, 5, 0.0001)", &t).unwrap(), vec![1, 2, 5]);
+    assert_eq!(
+        select("x >= 9999999999999999999999999999.9999999999", &t).unwrap(),
+        vec![4]
+    );
+    assert_eq!(
+        select("w IS DISTINCT FROM x", &t).unwrap(),
+        vec![0, 1, 2, 3, 4, 5]
+    );
+    assert_eq!(
+        select("-w < -1 AND w IS NOT NULL", &t).unwrap(),
+        vec![0, 4, 5]
+    );
+    // Sliced: the same rows, renumbered.
+    assert_eq!(select("x > w", &t.slice(1, 4)).unwrap(), vec![0, 3]);
+}

@@ -37,8 +37,8 @@ use inkwell::values::{
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
 use crate::program::{
-    ArithOp, ByteLayout, Callee, CmpOp, Helper, Mode, Node, NodeId, PType, Program, QuickCheck,
-    QuickTest, TruthTest,
+    int_range, ArithOp, ByteLayout, Callee, CmpOp, Helper, Mode, Node, NodeId, PType, Program,
+    QuickCheck, QuickTest, TruthTest,
 };
 
 /// The symbol kernels call [`in_set_lookup`](crate::program::in_set_lookup) by.
@@ -287,6 +287,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             PType::I16 | PType::U16 => self.ctx.i16_type().into(),
             PType::I32 | PType::U32 => self.ctx.i32_type().into(),
             PType::I64 | PType::U64 => self.i64t.into(),
+            PType::I128 => self.ctx.i128_type().into(),
             PType::F32 => self.ctx.f32_type().into(),
             PType::F64 => self.ctx.f64_type().into(),
             PType::Bool => self.ctx.bool_type().into(),
@@ -411,6 +412,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     fn int_vec_const(&self, t: PType, v: i128) -> R<VectorValue<'ctx>> {
+        if t == PType::I128 {
+            let words = [v as u64, (v >> 64) as u64];
+            return self.splat(
+                self.ctx
+                    .i128_type()
+                    .const_int_arbitrary_precision(&words)
+                    .into(),
+            );
+        }
         self.const_vec(t, v as u64)
     }
 
@@ -464,16 +474,29 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.b
                     .build_in_bounds_gep(params, &[self.c64(i as u64)], "")?
             };
-            let ty = if *t == PType::Str {
+            let ty = match *t {
                 // The parameter points at the string's `{ u64 address, u64 length }`.
-                self.i64t.ptr_type(AddressSpace::default()).into()
-            } else {
-                self.scalar_ty(*t)
+                PType::Str => self.i64t.ptr_type(AddressSpace::default()).into(),
+                // The parameter points at the 16-byte value.
+                PType::I128 => self
+                    .ctx
+                    .i128_type()
+                    .ptr_type(AddressSpace::default())
+                    .into(),
+                t => self.scalar_ty(t),
             };
             let p = self
                 .b
                 .build_pointer_cast(p, ty.ptr_type(AddressSpace::default()), "")?;
-            let v = self.b.build_load(p, &format!("param{i}"))?;
+            let mut v = self.b.build_load(p, &format!("param{i}"))?;
+            if *t == PType::I128 {
+                let load = self.b.build_load(v.into_pointer_value(), "")?;
+                if let Some(inst) = load.as_instruction_value() {
+                    inst.set_alignment(8)
+                        .map_err(|e| EmitError(e.to_string()))?;
+                }
+                v = load;
+            }
             self.params[i] = Some(v);
         }
         Ok(())
@@ -959,6 +982,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 valid: None,
                 err: None,
             },
+            Node::Const128(x) => V::Vals {
+                v: self.int_vec_const(PType::I128, x)?,
+                valid: None,
+                err: None,
+            },
             Node::Bool(x) => {
                 let (t, f) = if x {
                     (self.ones(), self.mzero())
@@ -1001,18 +1029,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let xv = self.node(x, block, memo)?;
                 let (v, valid, err) = Self::vals(xv)?;
                 let b = &self.b;
-                let below = b.build_int_compare(
-                    IntPredicate::SLT,
-                    v,
-                    self.int_vec_const(t, lo.into())?,
-                    "",
-                )?;
-                let above = b.build_int_compare(
-                    IntPredicate::SGT,
-                    v,
-                    self.int_vec_const(t, hi.into())?,
-                    "",
-                )?;
+                let below =
+                    b.build_int_compare(IntPredicate::SLT, v, self.int_vec_const(t, lo)?, "")?;
+                let above =
+                    b.build_int_compare(IntPredicate::SGT, v, self.int_vec_const(t, hi)?, "")?;
                 let outside = b.build_or(below, above, "")?;
                 let err = self.or_opt(err, Some(self.new_errors(outside, valid)?))?;
                 V::Vals { v, valid, err }
@@ -1293,16 +1313,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     fn min_max(t: PType) -> (i128, i128) {
-        match t {
-            PType::I8 => (i8::MIN as i128, i8::MAX as i128),
-            PType::I16 => (i16::MIN as i128, i16::MAX as i128),
-            PType::I32 => (i32::MIN as i128, i32::MAX as i128),
-            PType::I64 => (i64::MIN as i128, i64::MAX as i128),
-            PType::U8 => (0, u8::MAX as i128),
-            PType::U16 => (0, u16::MAX as i128),
-            PType::U32 => (0, u32::MAX as i128),
-            _ => (0, u64::MAX as i128),
-        }
+        int_range(t).unwrap_or((0, u64::MAX as i128))
     }
 
     fn arith(&mut self, op: ArithOp, t: PType, l: V<'ctx>, r: V<'ctx>) -> R<V<'ctx>> {
@@ -1315,7 +1326,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             match op {
                 ArithOp::Add => b.build_float_add(lv, rv, "")?,
                 ArithOp::Sub => b.build_float_sub(lv, rv, "")?,
-                ArithOp::Mul => b.build_float_mul(lv, rv, "")?,
+                ArithOp::Mul | ArithOp::WideMul => b.build_float_mul(lv, rv, "")?,
                 ArithOp::Div | ArithOp::Rem | ArithOp::FloorDiv => {
                     let zero = b.build_float_compare(
                         FloatPredicate::OEQ,
@@ -1334,6 +1345,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         } else {
             let signed = t.is_signed();
             match op {
+                // No overflow check: the program guarantees the product fits.
+                ArithOp::WideMul => self.b.build_int_mul(lv, rv, "")?,
                 ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
                     let name = match (op, signed) {
                         (ArithOp::Add, true) => "llvm.sadd.with.overflow",

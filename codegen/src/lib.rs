@@ -18,6 +18,7 @@ pub use jit::{
     CompileTimings, Explain, Kernel, KernelFn, KernelKey, Object, Pipeline,
 };
 pub use program::{
-    ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn, InSet,
-    InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, QuickCheck, QuickTest, Slot, TruthTest,
+    int_range, ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn,
+    InSet, InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, QuickCheck, QuickTest, Slot,
+    TruthTest,
 };

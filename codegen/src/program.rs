@@ -11,6 +11,13 @@ pub enum PType {
     I16,
     I32,
     I64,
+    /// A 128-bit signed integer: the unscaled value of a `DECIMAL(p, s)` of 19 to 38
+    /// digits, read in place from a `Decimal128` column (16 bytes per row). Only what
+    /// LLVM lowers without runtime library calls is allowed on it (checked `+ - *`,
+    /// [`ArithOp::WideMul`], negation, comparisons, range checks, integer casts); no
+    /// division or remainder (`__divti3`, `__modti3`), float conversion
+    /// (`__floattidf`), IN set or helper call.
+    I128,
     U8,
     U16,
     U32,
@@ -28,7 +35,10 @@ pub enum PType {
 impl PType {
     /// Signed integer type.
     pub fn is_signed(self) -> bool {
-        matches!(self, PType::I8 | PType::I16 | PType::I32 | PType::I64)
+        matches!(
+            self,
+            PType::I8 | PType::I16 | PType::I32 | PType::I64 | PType::I128
+        )
     }
     /// Unsigned integer type.
     pub fn is_unsigned(self) -> bool {
@@ -49,6 +59,7 @@ impl PType {
             PType::I16 | PType::U16 => 2,
             PType::I32 | PType::U32 | PType::F32 => 4,
             PType::I64 | PType::U64 | PType::F64 | PType::Ptr => 8,
+            PType::I128 => 16,
             PType::Bool | PType::Str => 0,
         }
     }
@@ -66,6 +77,12 @@ pub enum ArithOp {
     Sub,
     /// `*`; integer overflow is an error.
     Mul,
+    /// `*` of two [`PType::I128`] values whose product the program guarantees to fit,
+    /// without the overflow check (a checked 128-bit multiply is about four times
+    /// the code): the lowering emits it only where the operands' digits bound the
+    /// product below `10^38` (`DECIMAL(p1) * DECIMAL(p2)` with `p1 + p2 <= 38`, or a
+    /// value range-checked before it is rescaled).
+    WideMul,
     /// `/`, truncating for integers; a zero divisor is an error (floats too); `MIN / -1` overflows.
     Div,
     /// remainder with the sign of the dividend; a zero divisor is an error.
@@ -179,8 +196,11 @@ pub enum Node {
     Input(usize),
     /// A literal passed at run time, by parameter slot.
     Param(usize),
-    /// A compile-time constant of a numeric type, as the value's bits.
+    /// A compile-time constant of a numeric type, as the value's bits (not for
+    /// [`PType::I128`]: see `Const128`).
     Const(PType, u64),
+    /// A compile-time constant of type [`PType::I128`].
+    Const128(i128),
     /// A boolean constant.
     Bool(bool),
     /// A NULL of the type.
@@ -190,8 +210,8 @@ pub enum Node {
     /// Negation (integer overflow is an error).
     Neg(NodeId),
     /// The signed integer value unchanged; lanes outside `lo ..= hi` are errors (a
-    /// decimal beyond its precision).
-    RangeCheck(NodeId, i64, i64),
+    /// decimal beyond its precision). The bounds are within the value's type.
+    RangeCheck(NodeId, i128, i128),
     /// Absolute value (integer overflow is an error).
     Abs(NodeId),
     /// Comparison of two values of one type (numeric or boolean).
@@ -365,7 +385,9 @@ pub struct Program {
     pub nodes: Vec<Node>,
     /// Input columns, by slot.
     pub inputs: Vec<InputSpec>,
-    /// Parameter types, by slot (8 bytes each).
+    /// Parameter types, by slot (8 bytes each; a [`PType::Str`] parameter points at the
+    /// string's `{ u64 address, u64 length }`, a [`PType::I128`] one at its 16-byte
+    /// value).
     pub params: Vec<PType>,
     /// Output nodes (one for a filter).
     pub outputs: Vec<NodeId>,
@@ -380,6 +402,7 @@ impl Program {
             Node::Input(s) => self.inputs[*s].ty,
             Node::Param(s) => self.params[*s],
             Node::Const(t, _) | Node::Null(t) | Node::Cast(_, t) => *t,
+            Node::Const128(_) => PType::I128,
             Node::Arith(_, l, _) => self.type_of(*l),
             Node::Neg(x) | Node::Abs(x) | Node::RangeCheck(x, ..) => self.type_of(*x),
             Node::Case(_, e) => self.type_of(*e),
@@ -432,16 +455,33 @@ impl Program {
                 Node::Param(s) if *s >= self.params.len() => {
                     return Err(format!("node {id}: no parameter slot {s}"))
                 }
+                Node::Const(PType::I128, _) => {
+                    return Err(format!("node {id}: a 128-bit constant is a Const128"))
+                }
                 Node::Input(_)
                 | Node::Param(_)
                 | Node::Const(..)
+                | Node::Const128(_)
                 | Node::Bool(_)
                 | Node::Null(_)
                 | Node::Call { .. } => {}
-                Node::Arith(_, l, r) => {
+                Node::Arith(op, l, r) => {
                     let t = same(*l, *r)?;
                     if !(t.is_int() || t.is_float()) {
                         return Err(format!("node {id}: arithmetic on {t:?}"));
+                    }
+                    match (t == PType::I128, op) {
+                        (true, ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::WideMul) => {}
+                        (false, ArithOp::WideMul) => {
+                            return Err(format!("node {id}: WideMul of {t:?}"))
+                        }
+                        (false, _) => {}
+                        (true, op) => {
+                            return Err(format!(
+                                "node {id}: {op:?} of I128 (128-bit division needs a \
+                                 runtime library call)"
+                            ))
+                        }
                     }
                 }
                 Node::Neg(x) | Node::Abs(x) => {
@@ -452,7 +492,8 @@ impl Program {
                 }
                 Node::RangeCheck(x, lo, hi) => {
                     let t = child(*x)?;
-                    if !t.is_signed() || lo > hi {
+                    let in_type = int_range(t).is_some_and(|(min, max)| min <= *lo && *hi <= max);
+                    if !t.is_signed() || lo > hi || !in_type {
                         return Err(format!("node {id}: range check of {t:?}"));
                     }
                 }
@@ -510,7 +551,7 @@ impl Program {
                 }
                 Node::InSet { x, state, .. } => {
                     let t = child(*x)?;
-                    if !(t.is_int() || t.is_float()) {
+                    if !(t.is_int() || t.is_float()) || t == PType::I128 {
                         return Err(format!("node {id}: IN set of {t:?}"));
                     }
                     if *state >= self.params.len() || self.params[*state] != PType::Ptr {
@@ -520,10 +561,12 @@ impl Program {
                 Node::Cast(x, to) => {
                     let t = child(*x)?;
                     let ok = |t: PType| t.is_int() || t.is_float() || t == PType::Bool;
+                    let wide = [t, *to].contains(&PType::I128);
                     if !ok(t)
                         || !ok(*to)
                         || (t == PType::Bool && to.is_float())
                         || (t.is_float() && *to == PType::Bool)
+                        || (wide && (t.is_float() || to.is_float()))
                     {
                         return Err(format!("node {id}: no cast from {t:?} to {to:?}"));
                     }
@@ -561,7 +604,7 @@ impl Program {
                             ));
                         }
                     }
-                    if matches!(out, PType::Str | PType::Ptr) {
+                    if matches!(out, PType::Str | PType::Ptr | PType::I128) {
                         return Err(format!("node {id}: helper output {out:?}"));
                     }
                 }
@@ -588,6 +631,9 @@ impl Program {
                         }
                         if *ret == PType::Ptr || types.contains(&PType::Ptr) {
                             return Err(format!("node {id}: pointers are not call values"));
+                        }
+                        if *ret == PType::I128 || types.contains(&PType::I128) {
+                            return Err(format!("node {id}: helpers take no 128-bit values"));
                         }
                     }
                 }
@@ -626,6 +672,22 @@ impl Program {
         }
         Ok(())
     }
+}
+
+/// The range of an integer type.
+pub fn int_range(t: PType) -> Option<(i128, i128)> {
+    Some(match t {
+        PType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        PType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        PType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        PType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        PType::I128 => (i128::MIN, i128::MAX),
+        PType::U8 => (0, u8::MAX.into()),
+        PType::U16 => (0, u16::MAX.into()),
+        PType::U32 => (0, u32::MAX.into()),
+        PType::U64 => (0, u64::MAX.into()),
+        _ => return None,
+    })
 }
 
 /// One input column as the kernel reads it (`#[repr(C)]`, shared with helpers).
