@@ -116,9 +116,10 @@ pub(crate) const DECIMAL_I64_DIGITS: u8 = 18;
 pub(crate) const DECIMAL_JIT_DIGITS: u8 = 38;
 
 /// Why the JIT does not compile an operation on 128-bit decimals: LLVM lowers it to a
-/// runtime library call (`__divti3`, `__modti3`, `__floattidf`, `__muloti4`) that
-/// kernels do not link.
-const WIDE_LIBCALL: &str = "128-bit division, remainder, float conversion and overflow-checked multiplication are runtime library calls the JIT does not link";
+/// runtime library call (`__divti3`, `__modti3`, `__floattidf`) that kernels do not
+/// link.
+const WIDE_LIBCALL: &str =
+    "128-bit division, remainder and float conversion are runtime library calls the JIT does not link";
 
 /// The largest magnitude of a decimal of `digits` digits (`10^digits - 1`).
 fn decimal_max(digits: u8) -> Option<i128> {

@@ -44,6 +44,8 @@ pub const COLUMNS: &[Column] = &[
     ("dur", || DataType::Duration(TimeUnit::Millisecond)),
     ("m", || DataType::Decimal128(15, 2)),
     ("m4", || DataType::Decimal128(18, 4)),
+    ("m30", || DataType::Decimal128(30, 4)),
+    ("m38", || DataType::Decimal128(38, 10)),
 ];
 
 pub fn schema() -> SchemaRef {
@@ -278,8 +280,9 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
         },
     ))));
     // Money: cents from -1000.00 to 1000.00, and now and then the largest values of
-    // the precision (so sums and products overflow it).
-    for (p, s) in [(15u8, 2i8), (18, 4)] {
+    // the precision (so sums and products overflow it); the wide ones also hold
+    // values beyond 64 bits.
+    for (p, s) in [(15u8, 2i8), (18, 4), (30, 4), (38, 10)] {
         let max = 10i128.pow(u32::from(p)) - 1;
         let values = Decimal128Array::from_iter((0..n).map(|_| {
             let v = if r.chance(0.03) {
@@ -288,6 +291,8 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
                 } else {
                     -max
                 }
+            } else if p > 18 && r.chance(0.2) {
+                (r.below(2_000_001) as i128 - 1_000_000) * 10i128.pow(u32::from(p) - 8)
             } else {
                 (r.below(200_001) as i128 - 100_000) * 10i128.pow(s as u32 - 2)
             };
