@@ -155,6 +155,8 @@ enum Numbers {
     Decimal,
     /// BIGINT: the same unscaled values, in cents (Q6-bigint: the speed DECIMAL(15,2) aims at).
     Cents,
+    /// The same values declared DECIMAL(20,2): computed in 128 bits (Q1-wide).
+    Wide,
 }
 
 /// A DECIMAL(15,2) column held as `numbers` says.
@@ -162,6 +164,12 @@ fn convert_decimal(c: &ArrayRef, numbers: Numbers) -> ArrayRef {
     match numbers {
         Numbers::Double => cast(c, &DataType::Float64).unwrap(),
         Numbers::Decimal => c.clone(),
+        Numbers::Wide => Arc::new(
+            c.as_primitive::<Decimal128Type>()
+                .clone()
+                .with_precision_and_scale(20, 2)
+                .unwrap(),
+        ),
         Numbers::Cents => Arc::new(Int64Array::from_iter_values(
             c.as_primitive::<Decimal128Type>()
                 .values()
@@ -1120,6 +1128,72 @@ fn arrow_q6_cents(b: &RecordBatch, sel: &mut Vec<u32>) {
     arrow_q6(b, sel, [i(5), i(7), i(2400)]);
 }
 
+// TPC-H Q1's `sum_charge` projection over DECIMAL(15,2) columns (DuckDB's result
+// type: DECIMAL(18,6), computed in 64 bits) and over the same values declared
+// DECIMAL(20,2) (DECIMAL(38,6), computed in 128 bits with checked multiplies),
+// against a fused loop and arrow-rs's decimal kernels (`numeric::sub` and `mul`, which
+// compute in i128 with overflow checks). `cargo bench --bench expressions -- '/Q1-'`.
+
+const Q1_CHARGE: &str = "l_extendedprice * (1 - l_discount) * (1 + l_tax)";
+
+/// Q1's charge from the three columns' unscaled values (scale 2), at scale 6.
+fn charge_values(b: &RecordBatch) -> Vec<i128> {
+    let (p, d, t) = (
+        decimals(b, "l_extendedprice"),
+        decimals(b, "l_discount"),
+        decimals(b, "l_tax"),
+    );
+    (0..p.len())
+        .map(|i| p[i] * (100 - d[i]) * (100 + t[i]))
+        .collect()
+}
+fn charge(values: Vec<i128>, p: u8) -> ArrayRef {
+    Arc::new(
+        Decimal128Array::from(values)
+            .with_precision_and_scale(p, 6)
+            .unwrap(),
+    )
+}
+fn hand_q1_decimal(b: &RecordBatch) -> ArrayRef {
+    // In 64 bits, as DECIMAL(18,6) allows.
+    let (p, d, t) = (
+        decimals(b, "l_extendedprice"),
+        decimals(b, "l_discount"),
+        decimals(b, "l_tax"),
+    );
+    let v: Vec<i128> = (0..p.len())
+        .map(|i| i128::from((p[i] as i64) * (100 - d[i] as i64) * (100 + t[i] as i64)))
+        .collect();
+    charge(v, 18)
+}
+fn hand_q1_wide(b: &RecordBatch) -> ArrayRef {
+    charge(charge_values(b), 38)
+}
+/// Q1's charge with arrow-rs's decimal kernels, as DECIMAL(p, 6).
+fn arrow_q1(b: &RecordBatch, p: u8) -> ArrayRef {
+    use arrow::compute::kernels::numeric::{add, mul, sub};
+    let col = |n: &str| b.column_by_name(n).unwrap();
+    let one = Scalar::new(
+        Decimal128Array::from(vec![100])
+            .with_precision_and_scale(3, 2)
+            .unwrap(),
+    );
+    let net = mul(
+        col("l_extendedprice"),
+        &sub(&one, col("l_discount")).unwrap(),
+    )
+    .unwrap();
+    let charged = mul(&net, &add(&one, col("l_tax")).unwrap()).unwrap();
+    let values = charged.as_primitive::<Decimal128Type>().clone();
+    Arc::new(values.with_precision_and_scale(p, 6).unwrap())
+}
+fn arrow_q1_decimal(b: &RecordBatch) -> ArrayRef {
+    arrow_q1(b, 18)
+}
+fn arrow_q1_wide(b: &RecordBatch) -> ArrayRef {
+    arrow_q1(b, 38)
+}
+
 /// The decimal cases, with how each holds the decimal columns.
 fn decimal_cases() -> Vec<(Case, Numbers)> {
     use Hand::Filter as F;
@@ -1131,6 +1205,15 @@ fn decimal_cases() -> Vec<(Case, Numbers)> {
         hand: F(hand),
         arrow: Some(F(arrow)),
         reads,
+    };
+    let charge_reads: &[&str] = &["l_extendedprice", "l_discount", "l_tax"];
+    let projection = |id, hand, arrow| Case {
+        id,
+        sql: Q1_CHARGE,
+        tpch: true,
+        hand: Hand::Project(hand),
+        arrow: Some(Hand::Project(arrow)),
+        reads: charge_reads,
     };
     vec![
         (
@@ -1145,11 +1228,19 @@ fn decimal_cases() -> Vec<(Case, Numbers)> {
             case("Q6-bigint", Q6_CENTS, hand_q6_cents, arrow_q6_cents),
             Numbers::Cents,
         ),
+        (
+            projection("Q1-decimal", hand_q1_decimal, arrow_q1_decimal),
+            Numbers::Decimal,
+        ),
+        (
+            projection("Q1-wide", hand_q1_wide, arrow_q1_wide),
+            Numbers::Wide,
+        ),
     ]
 }
 
 /// The decimal cases, each on its own copy of lineitem (generated one at a time:
-/// only the columns Q6 reads are kept).
+/// only the columns the case reads are kept).
 fn bench_decimals(c: &mut Criterion) {
     for (case, numbers) in decimal_cases() {
         if !wanted(case.id) {
