@@ -41,8 +41,8 @@ pub(crate) struct Jit {
     /// What background compiles deliver to (they hold it weakly: an expression
     /// dropped before its kernel arrives drops the kernel).
     shared: Arc<Shared>,
-    /// Whether an input is a `Decimal128` column the kernel reads as `i64`, which
-    /// [`narrow_decimals`] converts first.
+    /// Whether an input is a `Decimal128` column, which [`narrow_decimals`] checks
+    /// against its precision first (and converts when the kernel reads it as `i64`).
     narrows_decimals: bool,
 }
 
@@ -254,7 +254,7 @@ impl Jit {
                 .iter()
                 .zip(&lowered.columns)
                 .any(|(spec, c)| {
-                    spec.ty == PType::I64
+                    matches!(spec.ty, PType::I64 | PType::I128)
                         && c.is_some_and(|c| {
                             matches!(schema.field(c).data_type(), DataType::Decimal128(..))
                         })
@@ -680,7 +680,7 @@ impl Jit {
 
 /// The `Decimal128` columns the kernel reads as `i64` (precision up to 18) as
 /// `Int64` arrays of their unscaled values (`None` when there are none); those it
-/// reads as `i128` in place are only checked. Arrow does not enforce a decimal's
+/// reads as `i128` in place are only checked (and stay as they are). Arrow does not enforce a decimal's
 /// precision: a value beyond it is an error naming the row, not a silent truncation
 /// (nor a 128-bit product the kernel's digit bounds do not cover).
 fn narrow_decimals(
