@@ -85,6 +85,7 @@ fn compile_seconds(nodes: Vec<Node>, params: usize) -> broadhead::Result<f64> {
             ty: PType::I64,
             nullable: true,
             layout: ByteLayout::Offsets32,
+            stored_as_i128: false,
         }],
         params: vec![PType::I64; params],
         mode: Mode::Filter,

@@ -41,9 +41,9 @@ pub(crate) struct Jit {
     /// What background compiles deliver to (they hold it weakly: an expression
     /// dropped before its kernel arrives drops the kernel).
     shared: Arc<Shared>,
-    /// Whether an input is a `Decimal128` column, which [`narrow_decimals`] checks
-    /// against its precision first (and converts when the kernel reads it as `i64`).
-    narrows_decimals: bool,
+    /// Whether an input is a `Decimal128` array, which [`check_precision`] checks
+    /// before each run.
+    checks_decimals: bool,
 }
 
 /// The variants, and the state of their compilation.
@@ -247,18 +247,11 @@ impl Jit {
             Ok(l) => l,
             Err(u) => return Ok(Err(u)),
         };
-        let narrows_decimals =
-            lowered
-                .program
-                .inputs
-                .iter()
-                .zip(&lowered.columns)
-                .any(|(spec, c)| {
-                    matches!(spec.ty, PType::I64 | PType::I128)
-                        && c.is_some_and(|c| {
-                            matches!(schema.field(c).data_type(), DataType::Decimal128(..))
-                        })
-                });
+        let checks_decimals = lowered
+            .program
+            .inputs
+            .iter()
+            .any(|spec| spec.stored_as_i128 || spec.ty == PType::I128);
         let jit = Jit {
             lowered,
             exprs,
@@ -271,7 +264,7 @@ impl Jit {
                 failed: OnceLock::new(),
                 pending: Mutex::new(Vec::new()),
             }),
-            narrows_decimals,
+            checks_decimals,
         };
         let nullable = jit.nullable(schema);
         match policy {
@@ -536,7 +529,12 @@ impl Jit {
                 t => {
                     let (values, bytes) = primitive_values(array.as_ref())
                         .ok_or_else(|| mismatch(array.data_type()))?;
-                    if bytes != rows * t.width() as usize {
+                    let width = if spec.stored_as_i128 {
+                        PType::I128.width()
+                    } else {
+                        t.width()
+                    };
+                    if bytes != rows * width as usize {
                         return Err(mismatch(array.data_type()));
                     }
                     Slot {
@@ -558,7 +556,7 @@ impl Jit {
     /// inputs (see [`Jit::kernel`]); nothing ran.
     ///
     /// A call allocates nothing when the inputs are columns read as they are (no
-    /// interpreted subtree, no decimal to narrow), at most [`INLINE`] of them, with
+    /// interpreted subtree), at most [`INLINE`] of them, with
     /// word-aligned bitmaps, and a variant for their null pattern is compiled.
     pub(crate) fn run(
         &self,
@@ -574,16 +572,11 @@ impl Jit {
             if arrays.len() != inputs {
                 return Err(EvalError::SchemaMismatch("column count differs".into()).into());
             }
-            if self.narrows_decimals {
-                if let Some(narrowed) = narrow_decimals(&self.lowered.program.inputs, arrays)? {
-                    return self.run(
-                        Columns::Arrays(&narrowed),
-                        rows,
-                        outs,
-                        mode,
-                        arena,
-                        describe,
-                    );
+        }
+        if self.checks_decimals {
+            for (slot, spec) in self.lowered.program.inputs.iter().enumerate() {
+                if spec.stored_as_i128 || spec.ty == PType::I128 {
+                    check_precision(self.column(columns, slot)?)?;
                 }
             }
         }
@@ -638,7 +631,7 @@ impl Jit {
         batch: &RecordBatch,
         f: impl FnOnce(Columns<'_>) -> Result<R>,
     ) -> Result<R> {
-        if self.lowered.interpreted.is_empty() && !self.narrows_decimals {
+        if self.lowered.interpreted.is_empty() {
             f(Columns::Batch(batch))
         } else {
             f(Columns::Arrays(&self.inputs(batch)?))
@@ -678,87 +671,53 @@ impl Jit {
     }
 }
 
-/// The `Decimal128` columns the kernel reads as `i64` (precision up to 18) as
-/// `Int64` arrays of their unscaled values (`None` when there are none); those it
-/// reads as `i128` in place are only checked (and stay as they are). Arrow does not enforce a decimal's
-/// precision: a value beyond it is an error naming the row, not a silent truncation
-/// (nor a 128-bit product the kernel's digit bounds do not cover).
-fn narrow_decimals(
-    inputs: &[broadhead_codegen::InputSpec],
-    columns: &[ArrayRef],
-) -> Result<Option<Vec<ArrayRef>>> {
+/// Checks a `Decimal128` input the kernel reads (as `i64` values in the low halves of
+/// its 16-byte values when the precision is at most 18 digits, else as `i128`s)
+/// against its precision. Arrow does not enforce a decimal's precision: a value
+/// beyond it is an error naming the row, not a silent truncation (nor a 128-bit
+/// product the kernel's digit bounds do not cover). Garbage under a NULL is ignored.
+fn check_precision(c: &ArrayRef) -> Result<()> {
     use arrow::datatypes::Decimal128Type;
-    if !columns
-        .iter()
-        .any(|c| matches!(c.data_type(), DataType::Decimal128(..)))
-    {
-        return Ok(None);
+    let DataType::Decimal128(p, s) = c.data_type() else {
+        return Err(mismatch(c.data_type()));
+    };
+    let wide = c.as_primitive::<Decimal128Type>();
+    // 10^p fits an i128 (p <= 38), and an i64 for p <= 18.
+    let limit = crate::decimal::pow10::<i128>(u32::from(*p)).unwrap_or(i128::MAX);
+    // One branch-free pass over every slot, which LLVM vectorizes; only when some
+    // slot is beyond the precision (maybe under a NULL) are the valid rows looked at.
+    let all_fit = match i64::try_from(limit) {
+        Ok(limit) => {
+            // The little-endian (low, high) words of each value: it fits when the
+            // high word is the low word's sign and the low word is within 10^p.
+            let words: &[i64] = wide.values().inner().typed_data::<i64>();
+            words.chunks_exact(2).fold(true, |fit, w| {
+                fit & (w[1] == w[0] >> 63) & (w[0] > -limit) & (w[0] < limit)
+            })
+        }
+        Err(_) => wide
+            .values()
+            .iter()
+            .fold(true, |fit, &v| fit & (v > -limit) & (v < limit)),
+    };
+    if all_fit {
+        return Ok(());
     }
-    let narrowed = inputs
+    match wide
         .iter()
-        .zip(columns)
-        .map(|(spec, c)| match c.data_type() {
-            DataType::Decimal128(p, s) if matches!(spec.ty, PType::I64 | PType::I128) => {
-                let wide = c.as_primitive::<Decimal128Type>();
-                let beyond_precision = |row: usize| -> Error {
-                    EvalError::Function {
-                        message: format!(
-                            "the value {} of a {} column does not fit its precision",
-                            crate::decimal::format(wide.value(row), *s),
-                            crate::types::sql_type_name(c.data_type())
-                        ),
-                        row,
-                    }
-                    .into()
-                };
-                // 10^p: it fits an i128 (p <= 38), and an i64 when the kernel reads i64.
-                let limit = crate::decimal::pow10::<i128>(u32::from(*p)).unwrap_or(i128::MAX);
-                if spec.ty == PType::I128 {
-                    // Read in place; only checked. One branch-free pass over every
-                    // slot; only when some slot is beyond the precision (maybe under
-                    // a NULL) are the valid rows looked at.
-                    let all_fit = wide
-                        .values()
-                        .iter()
-                        .fold(true, |fit, &v| fit & (v > -limit) & (v < limit));
-                    if !all_fit {
-                        let outside = wide.iter().position(|v| {
-                            v.is_some_and(|v| v.unsigned_abs() >= limit.unsigned_abs())
-                        });
-                        if let Some(row) = outside {
-                            return Err(beyond_precision(row));
-                        }
-                    }
-                    return Ok(c.clone());
-                }
-                let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-                // The little-endian (low, high) words of each value: it fits when the
-                // high word is the low word's sign and the low word is within the
-                // precision. Branch-free passes, which LLVM vectorizes.
-                let words: &[i64] = wide.values().inner().typed_data::<i64>();
-                let low: Vec<i64> = words.chunks_exact(2).map(|w| w[0]).collect();
-                let all_fit = words.chunks_exact(2).fold(true, |fit, w| {
-                    fit & (w[1] == w[0] >> 63) & (w[0] > -limit) & (w[0] < limit)
-                });
-                if !all_fit {
-                    let limit = i128::from(limit);
-                    let outside = wide
-                        .iter()
-                        .position(|v| v.is_some_and(|v| v <= -limit || v >= limit));
-                    if let Some(row) = outside {
-                        return Err(beyond_precision(row));
-                    }
-                }
-                let narrow = arrow::array::Int64Array::new(low.into(), wide.nulls().cloned());
-                Ok(Arc::new(narrow) as ArrayRef)
-            }
-            _ => Ok(c.clone()),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let any_narrowed = inputs.iter().zip(columns).any(|(spec, c)| {
-        spec.ty == PType::I64 && matches!(c.data_type(), DataType::Decimal128(..))
-    });
-    Ok(any_narrowed.then_some(narrowed))
+        .position(|v| v.is_some_and(|v| v <= -limit || v >= limit))
+    {
+        Some(row) => Err(EvalError::Function {
+            message: format!(
+                "the value {} of a {} column does not fit its precision",
+                crate::decimal::format(wide.value(row), *s),
+                crate::types::sql_type_name(c.data_type())
+            ),
+            row,
+        }
+        .into()),
+        None => Ok(()),
+    }
 }
 
 fn mismatch(t: &DataType) -> Error {

@@ -101,7 +101,7 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
         DataType::Float64 => PType::F64,
         DataType::Utf8 | DataType::Binary => PType::Str,
         // A decimal is its unscaled value (the scale is in the bound tree): in 64 bits
-        // up to 18 digits, else in 128 bits (read in place from the column);
+        // up to 18 digits, else in 128 bits (both read in place from the column);
         // `Decimal256` values are not compiled.
         DataType::Decimal128(p, _) if *p <= DECIMAL_I64_DIGITS => PType::I64,
         DataType::Decimal128(..) => PType::I128,
@@ -111,6 +111,14 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
 
 /// The largest precision of a decimal the kernel computes as an `i64`.
 pub(crate) const DECIMAL_I64_DIGITS: u8 = 18;
+
+/// Whether the kernel reads an input of type `data_type` as `ty` from 16-byte
+/// values: a `Decimal128` of at most [`DECIMAL_I64_DIGITS`] digits is computed as
+/// an `i64` but read in place, the low halves of its values (see
+/// `kernel::check_decimals`).
+fn stored_as_i128(data_type: &DataType, ty: PType) -> bool {
+    ty == PType::I64 && matches!(data_type, DataType::Decimal128(..))
+}
 
 /// The largest precision of a decimal the kernel computes (as an `i128`).
 pub(crate) const DECIMAL_JIT_DIGITS: u8 = 38;
@@ -343,7 +351,8 @@ impl Lowerer {
         id
     }
 
-    fn slot(&mut self, column: usize, ty: PType) -> usize {
+    /// The input slot of column `column` (of type `data_type`), read as `ty`.
+    fn slot(&mut self, column: usize, data_type: &DataType, ty: PType) -> usize {
         match self.columns.iter().position(|&c| c == Some(column)) {
             Some(s) => s,
             None => {
@@ -354,6 +363,7 @@ impl Lowerer {
                 self.columns.push(Some(column));
                 self.inputs.push(InputSpec {
                     layout,
+                    stored_as_i128: stored_as_i128(data_type, ty),
                     ..InputSpec::new(ty)
                 });
                 self.columns.len() - 1
@@ -570,7 +580,9 @@ impl Lowerer {
     /// The input slot of a string (or BLOB) column.
     fn column_of_strings(&mut self, e: &TypedExpr) -> Option<usize> {
         match e.kind {
-            TypedKind::Column(c) if is_bytes(&e.data_type) => Some(self.slot(c, PType::Str)),
+            TypedKind::Column(c) if is_bytes(&e.data_type) => {
+                Some(self.slot(c, &e.data_type, PType::Str))
+            }
             _ => None,
         }
     }
@@ -588,7 +600,10 @@ impl Lowerer {
             return i.slot;
         }
         self.columns.push(None);
-        self.inputs.push(InputSpec::new(ty));
+        self.inputs.push(InputSpec {
+            stored_as_i128: stored_as_i128(&e.data_type, ty),
+            ..InputSpec::new(ty)
+        });
         let slot = self.columns.len() - 1;
         self.interpreted.push(Interpreted {
             slot,
@@ -665,7 +680,7 @@ impl Lowerer {
         Ok(match &e.kind {
             TypedKind::Column(c) => {
                 let t = ty?;
-                let s = self.slot(*c, t);
+                let s = self.slot(*c, &e.data_type, t);
                 self.add(Node::Input(s))
             }
             TypedKind::Literal(v) => match v {

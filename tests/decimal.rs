@@ -315,6 +315,47 @@ fn values_beyond_the_declared_precision() {
     );
 }
 
+/// The JIT reads DECIMAL(p ≤ 18) columns in place (the low halves of their 16-byte
+/// values), sliced or not; mixed with decimals the interpreter computes (a cast from
+/// DOUBLE) the answers are the same.
+#[test]
+fn decimals_are_read_in_place() {
+    let d = decimals(&[Some(150), None, Some(-250), Some(99_999), Some(1)], 5, 2);
+    let f: ArrayRef = Arc::new(Float64Array::from(vec![
+        Some(1.375),
+        Some(2.0),
+        None,
+        Some(-0.5),
+        Some(1.25),
+    ]));
+    let t = batch(vec![("d", d), ("f", f)]);
+    assert_eq!(select("d > 1.2", &t).unwrap(), vec![0, 3]);
+    assert_eq!(select("d < 0", &t.slice(1, 4)).unwrap(), vec![1]);
+    assert_eq!(select("d * 2 >= 1999.98", &t.slice(3, 2)).unwrap(), vec![0]);
+    // CAST(f AS DECIMAL(10,2)): 1.38 (half away from zero), 2.00, NULL, -0.50, 1.25.
+    let mixed = "CAST(f AS DECIMAL(10,2)) > d";
+    assert_eq!(select(mixed, &t).unwrap(), vec![4]);
+    assert_eq!(
+        select("CAST(f AS DECIMAL(10,2)) = 1.38", &t).unwrap(),
+        vec![0]
+    );
+    let explained = Filter::new(&t.schema(), "d * 2 >= 1999.98")
+        .unwrap()
+        .explain()
+        .unwrap();
+    assert!(
+        matches!(explained.backend, broadhead::Backend::Jit(_)) && explained.interpreted.is_empty(),
+        "{explained}"
+    );
+    assert_eq!(
+        project("d + CAST(f AS DECIMAL(10,2))", &t.slice(2, 3)).unwrap(),
+        (
+            "DECIMAL(11,2)".to_string(),
+            vec!["NULL".to_string(), "999.49".to_string(), "1.26".to_string()]
+        )
+    );
+}
+
 /// `round`, `trunc`, `floor`, `ceil` of decimals are exact and typed as DuckDB types
 /// them for a column (checked with DuckDB 2.0: `SELECT typeof(round(x, n)), …`).
 #[test]

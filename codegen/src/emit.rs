@@ -1275,8 +1275,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             t => {
                 let base = self.slot_field(slot, 0)?.into_pointer_value();
-                let p = self.elem_ptr(base, t, block)?;
-                let v = self.load_block(p, t, block)?;
+                let v = if spec.stored_as_i128 {
+                    // The low halves of little-endian i128s (checked by the caller to
+                    // hold the values): a truncation, which becomes a shuffle.
+                    let p = self.elem_ptr(base, PType::I128, block)?;
+                    let wide = self.load_block(p, PType::I128, block)?;
+                    self.b.build_int_truncate(wide, self.vec_ty(t), "")?
+                } else {
+                    let p = self.elem_ptr(base, t, block)?;
+                    self.load_block(p, t, block)?
+                };
                 Ok(V::Vals {
                     v,
                     valid,

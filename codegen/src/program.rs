@@ -365,6 +365,11 @@ pub struct InputSpec {
     /// For [`PType::Str`] inputs, how the values are laid out ([`ByteLayout::Offsets32`]
     /// for every other type).
     pub layout: ByteLayout,
+    /// For [`PType::I64`] inputs, whether each value is stored in 16 bytes, a
+    /// little-endian `i128` (Arrow's `Decimal128` of at most 18 digits): the kernel
+    /// reads the low 8 bytes of each, which the caller has checked hold the whole
+    /// value. Reading the column in place spares a narrowing copy per batch.
+    pub stored_as_i128: bool,
 }
 
 impl InputSpec {
@@ -374,6 +379,7 @@ impl InputSpec {
             ty,
             nullable: false,
             layout: ByteLayout::Offsets32,
+            stored_as_i128: false,
         }
     }
 }
@@ -669,6 +675,11 @@ impl Program {
             if i.ty != PType::Str && i.layout != ByteLayout::Offsets32 {
                 return Err(format!("input {s}: only strings have a byte layout"));
             }
+            if i.stored_as_i128 && i.ty != PType::I64 {
+                return Err(format!(
+                    "input {s}: only i64 inputs are read from i128 values"
+                ));
+            }
         }
         Ok(())
     }
@@ -692,7 +703,8 @@ pub fn int_range(t: PType) -> Option<(i128, i128)> {
 
 /// One input column as the kernel reads it (`#[repr(C)]`, shared with helpers).
 ///
-/// * numeric: `values` points at the first value of the (possibly sliced) array;
+/// * numeric: `values` points at the first value of the (possibly sliced) array (a
+///   16-byte value for an input [`InputSpec::stored_as_i128`]);
 /// * boolean: `values` points at 64-bit words whose bit 0 is row 0;
 /// * string ([`ByteLayout`]): with offsets, `values` points at the `i32` or `i64`
 ///   offsets of row 0, `data` at the bytes; with views, `values` points at the
