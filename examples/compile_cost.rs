@@ -1,30 +1,83 @@
 //! Compile cost and kernel speed of TPC-H Q6 under both pipelines (medians of 15
-//! cold compiles; the kernel timed on one 8,192-row batch), the first compile in the
-//! process (LLVM's one-time set-up included) and the cost of a cache hit.
+//! cold compiles; the kernel timed on one 8,192-row batch), the first compile in a
+//! new process (LLVM's one-time set-up included), loading the kernel from the disk
+//! cache in a new process, and the cost of a cache hit. New processes are this
+//! example run again with `--child`.
 //!
 //! ```text
 //! cargo run --release --example compile_cost
 //! ```
 
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrow::array::{ArrayRef, Date32Array, Float64Array, RecordBatch};
-use arrow::datatypes::{DataType, Field, Schema};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use broadhead::sql::parse_expr;
-use broadhead::{Filter, KernelCache, Pipeline, SelectionMode, SelectionVector};
+use broadhead::{DiskCache, Filter, KernelCache, Pipeline, SelectionMode, SelectionVector};
+
+const Q6: &str = "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+                  AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24";
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
 }
 
-fn main() -> broadhead::Result<()> {
-    let schema = Arc::new(Schema::new(vec![
+fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
         Field::new("l_shipdate", DataType::Date32, false),
         Field::new("l_discount", DataType::Float64, false),
         Field::new("l_quantity", DataType::Float64, false),
-    ]));
+    ]))
+}
+
+/// In a new process: the time of its first `Filter` for Q6 (a compilation, or a load
+/// from the disk cache in `dir`), printed as nanoseconds and whether it was loaded.
+fn child(dir: Option<&str>) -> broadhead::Result<()> {
+    let schema = schema();
+    let q6 = parse_expr(Q6)?;
+    let cache = KernelCache::new(4, 1 << 30).with_disk_cache(dir.map(DiskCache::new));
+    let cache = Arc::new(cache);
+    let t = Instant::now();
+    let f = Filter::with_cache(&schema, &q6, &cache)?;
+    let elapsed = t.elapsed();
+    println!(
+        "{} {}",
+        elapsed.as_nanos(),
+        f.compile_timings().from_disk_cache
+    );
+    Ok(())
+}
+
+/// Runs `child` in 7 new processes; the median time and whether every run loaded.
+fn in_new_processes(dir: Option<&str>) -> (Duration, bool) {
+    let exe = std::env::current_exe().expect("this example's path");
+    let mut times = Vec::new();
+    let mut loaded = true;
+    for _ in 0..7 {
+        let mut cmd = Command::new(&exe);
+        cmd.arg("--child");
+        if let Some(d) = dir {
+            cmd.arg(d);
+        }
+        let out = cmd.output().expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut parts = text.split_whitespace();
+        let nanos: u64 = parts.next().and_then(|p| p.parse().ok()).expect("a time");
+        loaded &= parts.next() == Some("true");
+        times.push(Duration::from_nanos(nanos));
+    }
+    (median(times), loaded)
+}
+
+fn main() -> broadhead::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--child") {
+        return child(args.get(2).map(String::as_str));
+    }
+    let schema = schema();
     let n = 8192;
     let columns: Vec<ArrayRef> = vec![
         Arc::new(Date32Array::from_iter_values(
@@ -38,28 +91,24 @@ fn main() -> broadhead::Result<()> {
         )),
     ];
     let batch = RecordBatch::try_new(schema.clone(), columns).map_err(broadhead::Error::Arrow)?;
-    let q6 = parse_expr(
-        "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
-         AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
-    )?;
-    // The first compile in this process: LLVM's target set-up is paid here.
-    let first = {
-        let cache = Arc::new(KernelCache::new(4, 1 << 30));
-        let t = Instant::now();
-        Filter::with_cache(&schema, &q6, &cache)?;
-        t.elapsed()
-    };
-    println!("first compile in the process (O3): {first:?}");
+    let q6 = parse_expr(Q6)?;
+    let (first, _) = in_new_processes(None);
+    println!("first compile in a new process (default pipeline): {first:?}");
     for pipeline in [Pipeline::O3, Pipeline::Fast] {
-        let (mut total, mut opt, mut cg) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut total, mut opt, mut cg, mut link) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut filter = None;
         for _ in 0..15 {
+            // Dropped first, so each kernel is really linked (not shared with the last).
+            filter = None;
             let cache = Arc::new(KernelCache::new(4, 1 << 30).with_pipeline(pipeline));
             let t = Instant::now();
             let f = Filter::with_cache(&schema, &q6, &cache)?;
             total.push(t.elapsed());
-            opt.push(f.compile_timings().optimize);
-            cg.push(f.compile_timings().codegen);
+            let timings = f.compile_timings();
+            opt.push(timings.optimize);
+            cg.push(timings.codegen);
+            link.push(timings.link);
             filter = Some(f);
         }
         let filter = filter.expect("compiled");
@@ -74,15 +123,49 @@ fn main() -> broadhead::Result<()> {
             runs.push(t.elapsed() / reps);
         }
         println!(
-            "{pipeline:?}: compile {:?} (optimization {:?}, machine code {:?}); kernel {:.2} ns/row ({} rows selected)",
+            "{pipeline:?}: compile {:?} (optimization {:?}, machine code {:?}, link {:?}); kernel {:.2} ns/row ({} rows selected)",
             median(total),
             median(opt),
             median(cg),
+            median(link),
             median(runs).as_secs_f64() * 1e9 / n as f64,
             sel.len()
         );
     }
+    disk_cache(&schema, &q6)?;
     cache_hits(&schema, &q6)?;
+    Ok(())
+}
+
+/// Loading Q6's kernel from the disk cache: in this process (after the kernel was
+/// dropped) and in new processes.
+fn disk_cache(schema: &Schema, q6: &broadhead::Expr) -> broadhead::Result<()> {
+    let dir = std::env::temp_dir().join(format!("broadhead-compile-cost-{}", std::process::id()));
+    let disk = || Some(DiskCache::new(&dir));
+    drop(Filter::with_cache(
+        schema,
+        q6,
+        &Arc::new(KernelCache::new(4, 1 << 30).with_disk_cache(disk())),
+    )?);
+    let mut here = Vec::new();
+    for _ in 0..15 {
+        let cache = Arc::new(KernelCache::new(4, 1 << 30).with_disk_cache(disk()));
+        let t = Instant::now();
+        let f = Filter::with_cache(schema, q6, &cache)?;
+        here.push(t.elapsed());
+        assert!(f.compile_timings().from_disk_cache);
+    }
+    let (new_process, loaded) = in_new_processes(dir.to_str());
+    assert!(
+        loaded,
+        "the new processes loaded the kernel from the disk cache"
+    );
+    println!(
+        "disk cache: Filter::with_cache loading the kernel {:?} in this process, {:?} as the first in a new process",
+        median(here),
+        new_process
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -10,12 +10,21 @@
 //! (least recently used entries go first: an [`lru::LruCache`] keeps the order). It holds kernels by `Arc`: an evicted kernel
 //! lives on while a `Filter`/`Projector` uses it and frees its machine code when the
 //! last user drops it.
+//!
+//! Behind it, optionally, a [`DiskCache`]: on a miss the kernel's object code is
+//! looked up on disk (by its [`KernelKey`]) and loaded without compiling; a kernel
+//! compiled here is written there for the next process.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
-use broadhead_codegen::{compile, CodegenError, CompileOptions, Kernel, Pipeline, Program};
+use broadhead_codegen::{
+    compile_object, load, CodegenError, CompileOptions, CompileTimings, Kernel, KernelKey, Object,
+    Pipeline, Program,
+};
 use lru::LruCache;
+
+use crate::disk_cache::DiskCache;
 
 /// A snapshot of a cache's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +39,10 @@ pub struct CacheStats {
     pub entries: usize,
     /// Estimated bytes held now.
     pub bytes: usize,
+    /// Misses served from the disk cache (loaded, not compiled).
+    pub disk_hits: u64,
+    /// Kernels compiled here and written to the disk cache.
+    pub disk_writes: u64,
 }
 
 struct Entry {
@@ -54,6 +67,9 @@ pub struct KernelCache {
     evictions: AtomicU64,
     /// The background compiles of `Lazy`/`Tiered` expressions (see [`crate::tier`]).
     pub(crate) background: crate::tier::Background,
+    disk: RwLock<Option<Arc<DiskCache>>>,
+    disk_hits: AtomicU64,
+    disk_writes: AtomicU64,
 }
 
 impl std::fmt::Debug for KernelCache {
@@ -91,7 +107,30 @@ impl KernelCache {
             misses: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
             background: Default::default(),
+            disk: RwLock::new(None),
+            disk_hits: AtomicU64::new(0),
+            disk_writes: AtomicU64::new(0),
         }
+    }
+
+    /// The same cache backed by `disk` (or by none): see [`KernelCache::set_disk_cache`].
+    pub fn with_disk_cache(self, disk: Option<DiskCache>) -> KernelCache {
+        self.set_disk_cache(disk);
+        self
+    }
+
+    /// Backs this cache with a disk cache, or with none. Misses are then looked up
+    /// there before compiling, and what is compiled is written there. A cache made
+    /// with [`KernelCache::new`] has none, and so has the global cache unless asked
+    /// (`KernelCache::global().set_disk_cache(DiskCache::from_env())`; the
+    /// `broadhead` command does that unless given `--no-kernel-cache`).
+    pub fn set_disk_cache(&self, disk: Option<DiskCache>) {
+        *self.disk.write().unwrap_or_else(|p| p.into_inner()) = disk.map(Arc::new);
+    }
+
+    /// The disk cache behind this one, if any.
+    pub fn disk_cache(&self) -> Option<Arc<DiskCache>> {
+        self.disk.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The same cache compiling with another pipeline.
@@ -125,6 +164,8 @@ impl KernelCache {
             evictions: self.evictions.load(Ordering::Relaxed),
             entries: state.entries.len(),
             bytes: state.bytes,
+            disk_hits: self.disk_hits.load(Ordering::Relaxed),
+            disk_writes: self.disk_writes.load(Ordering::Relaxed),
         }
     }
 
@@ -154,13 +195,7 @@ impl KernelCache {
         }
         // Compile outside the lock so lookups of other kernels are not held up.
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let kernel = Arc::new(compile(
-            program,
-            CompileOptions {
-                explain: false,
-                pipeline: self.pipeline,
-            },
-        )?);
+        let kernel = Arc::new(self.load_or_compile(program)?);
         let mut state = self.lock();
         let kernel = match state.entries.get(program) {
             // Another thread compiled it meanwhile: share theirs.
@@ -181,6 +216,48 @@ impl KernelCache {
         // `program` is now the most recently used entry, so it goes last.
         self.evict(&mut state, 1);
         Ok(kernel)
+    }
+
+    /// The kernel for `program` from the disk cache, or compiled (and written there).
+    fn load_or_compile(&self, program: &Program) -> Result<Kernel, CodegenError> {
+        let Some(disk) = self.disk_cache() else {
+            return load(program, self.compile(program)?);
+        };
+        let key = KernelKey::new(program, self.pipeline);
+        if let Some(bytes) = disk.read(&key) {
+            let object = Object {
+                key,
+                bytes,
+                timings: CompileTimings {
+                    from_disk_cache: true,
+                    ..CompileTimings::default()
+                },
+                explain: None,
+            };
+            match load(program, object) {
+                Ok(kernel) => {
+                    self.disk_hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(kernel);
+                }
+                // Whole but not loadable here: replaced below.
+                Err(_) => disk.remove(&key),
+            }
+        }
+        let object = self.compile(program)?;
+        if disk.write(&object.key, &object.bytes) {
+            self.disk_writes.fetch_add(1, Ordering::Relaxed);
+        }
+        load(program, object)
+    }
+
+    fn compile(&self, program: &Program) -> Result<Object, CodegenError> {
+        compile_object(
+            program,
+            CompileOptions {
+                explain: false,
+                pipeline: self.pipeline,
+            },
+        )
     }
 
     /// Evicts least recently used entries until within the limits, keeping at least

@@ -39,6 +39,7 @@ pub mod cache;
 pub mod decimal;
 mod decode;
 mod dictionary;
+pub mod disk_cache;
 pub mod error;
 pub mod explain;
 pub mod expr;
@@ -67,6 +68,7 @@ pub mod types;
 
 pub use broadhead_codegen::Pipeline;
 pub use cache::{CacheStats, KernelCache};
+pub use disk_cache::DiskCache;
 pub use error::{BindError, Error, EvalError, ParseError, Result};
 pub use explain::{Backend, Explanation, InterpretedNode};
 pub use expr::{and, call, case, col, lit, null, or, Expr, ExprKind, Span};

@@ -14,8 +14,12 @@ use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use tempfile::TempDir;
 
+/// The binary, with the on-disk kernel cache off (tests never write to ~/.cache; the
+/// kernel cache tests below give it a temporary directory).
 fn broadhead() -> Command {
-    Command::cargo_bin("broadhead").unwrap()
+    let mut c = Command::cargo_bin("broadhead").unwrap();
+    c.env("BROADHEAD_KERNEL_CACHE", "off");
+    c
 }
 
 struct Run {
@@ -1037,6 +1041,7 @@ fn run_into_closed_pipe(args: &[&str]) -> Run {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("broadhead"))
+        .env("BROADHEAD_KERNEL_CACHE", "off")
         .args(args)
         .stdout(writer)
         .stderr(std::process::Stdio::piped())
@@ -1078,6 +1083,7 @@ fn output_errors_do_not_panic() {
         &["filter", f, "--where", "TRUE"],
     ] {
         let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("broadhead"))
+            .env("BROADHEAD_KERNEL_CACHE", "off")
             .args(args)
             .stdout(full())
             .output()
@@ -1091,6 +1097,7 @@ fn output_errors_do_not_panic() {
     }
     // An error with nowhere to report it: exit 1, no abort.
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("broadhead"))
+        .env("BROADHEAD_KERNEL_CACHE", "off")
         .args(["filter", "/nonexistent.parquet", "--where", "TRUE"])
         .stderr(full())
         .output()
@@ -1259,6 +1266,7 @@ fn interrupted_runs_leave_no_temporary_files() {
             ],
         ] {
             let mut child = std::process::Command::new(&bin)
+                .env("BROADHEAD_KERNEL_CACHE", "off")
                 .args(&args)
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -1474,4 +1482,71 @@ fn tpch_decimals_give_duckdbs_counts_and_printed_values() {
     // explain shows the decimal type of the value.
     let explained = ok(&["explain", "--schema", f, "l_extendedprice * l_discount"]);
     assert!(explained.contains("type:      DECIMAL("), "{explained}");
+}
+
+/// `broadhead bench` in `dir` as the kernel cache, with `extra` arguments: its stdout.
+fn bench_with_kernel_cache(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> String {
+    let mut c = Command::cargo_bin("broadhead").unwrap();
+    c.env("BROADHEAD_KERNEL_CACHE_DIR", dir);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c
+        .args(["bench", lineitem().to_str().unwrap(), "--runs", "1"])
+        .args([
+            "--where",
+            "l_linenumber * 3 < 11 AND l_shipdate > DATE '1995-01-01'",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn kernel_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "bhk"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_second_process_loads_the_kernel_the_first_compiled() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let first = bench_with_kernel_cache(&dir, &[], &[]);
+    assert!(first.contains("; compiled in "), "{first}");
+    assert_eq!(kernel_files(&dir), 1);
+    let second = bench_with_kernel_cache(&dir, &[], &[]);
+    assert!(
+        second.contains("loaded from the kernel cache in"),
+        "{second}"
+    );
+    // The same rows either way: the count before "rows selected".
+    let selected = |s: &str| {
+        let before = s.split(" rows selected").next()?;
+        before.rsplit(' ').next().map(str::to_string)
+    };
+    assert!(selected(&first).is_some());
+    assert_eq!(selected(&first), selected(&second));
+}
+
+#[test]
+fn no_kernel_cache_by_flag_or_environment_writes_nothing() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let out = bench_with_kernel_cache(&dir, &["--no-kernel-cache"], &[]);
+    assert!(out.contains("; compiled in "), "{out}");
+    let out = bench_with_kernel_cache(&dir, &[], &[("BROADHEAD_KERNEL_CACHE", "off")]);
+    assert!(out.contains("; compiled in "), "{out}");
+    assert_eq!(kernel_files(&dir), 0);
+    assert!(!dir.exists());
 }

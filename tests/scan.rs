@@ -34,6 +34,7 @@ struct Run {
 fn run(args: &[&str]) -> Run {
     let out = Command::cargo_bin("broadhead")
         .unwrap()
+        .env("BROADHEAD_KERNEL_CACHE", "off")
         .args(args)
         .timeout(std::time::Duration::from_secs(120))
         .output()

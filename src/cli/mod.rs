@@ -53,6 +53,10 @@ Examples:
 #[derive(Parser)]
 #[command(name = "broadhead", version, after_help = EXAMPLES)]
 struct Cli {
+    /// Neither read nor write compiled kernels in the on-disk kernel cache
+    /// (~/.cache/broadhead/kernels; also BROADHEAD_KERNEL_CACHE=off)
+    #[arg(long, global = true)]
+    no_kernel_cache: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -273,6 +277,9 @@ pub fn main() -> u8 {
         }
     };
     cleanup::install();
+    if !cli.no_kernel_cache {
+        broadhead::KernelCache::global().set_disk_cache(broadhead::DiskCache::from_env());
+    }
     let result = std::panic::catch_unwind(|| {
         match cli.command {
             Command::Filter(a) => filter::run(a),
