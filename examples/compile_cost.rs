@@ -100,7 +100,7 @@ fn main() -> broadhead::Result<()> {
         let mut filter = None;
         for _ in 0..15 {
             // Dropped first, so each kernel is really linked (not shared with the last).
-            filter = None;
+            drop(filter.take());
             let cache = Arc::new(KernelCache::new(4, 1 << 30).with_pipeline(pipeline));
             let t = Instant::now();
             let f = Filter::with_cache(&schema, &q6, &cache)?;
