@@ -131,7 +131,11 @@ impl DiskCache {
         let path = self.path(key);
         let mut file = File::open(&path).ok()?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).ok()?;
+        // No entry this cache writes is longer; a longer file fails the length check.
+        (&mut file)
+            .take(HEADER as u64 + MAX_ENTRY + 1)
+            .read_to_end(&mut bytes)
+            .ok()?;
         match parse(&bytes, key) {
             Some(object) => {
                 // Recently used: evicted last (where the file may be touched).
@@ -155,7 +159,7 @@ impl DiskCache {
         if object.len() as u64 > MAX_ENTRY.min(self.max_bytes) {
             return false;
         }
-        if fs::create_dir_all(&self.dir).is_err() {
+        if create_private_dir(&self.dir).is_err() {
             return false;
         }
         let mut entry = Vec::with_capacity(HEADER + object.len());
@@ -219,7 +223,7 @@ impl DiskCache {
                 if now.duration_since(modified).unwrap_or_default() > STALE_TEMP {
                     let _ = fs::remove_file(&path);
                 }
-            } else if name.ends_with(EXTENSION) && meta.is_file() {
+            } else if name.ends_with(&format!(".{EXTENSION}")) && meta.is_file() {
                 total += meta.len();
                 entries.push((modified, meta.len(), path));
             }
@@ -238,6 +242,17 @@ impl DiskCache {
         }
         self.estimated.store(total, Ordering::Relaxed);
     }
+}
+
+/// Creates `dir` and its missing parents, readable and writable by the user alone
+/// (on Unix): what is loaded from it is run as machine code, so no other user may
+/// write there. An existing directory is left as it is.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 /// A number no other call in this process returns (temporary file names).

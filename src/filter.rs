@@ -363,11 +363,14 @@ pub(crate) fn tier_stats(
         }
         Err(reason) => (None, false, Some(reason.to_string())),
     };
+    let kernel_from_disk_cache =
+        kernel_after.is_some() && backend.is_ok_and(|jit| jit.compile_timings().from_disk_cache);
     TierStats {
         policy,
         interpreted_batches,
         compiled_batches,
         kernel_after,
+        kernel_from_disk_cache,
         compiling,
         interpreted_because,
     }

@@ -364,23 +364,24 @@ impl Jit {
         let program = self.program_for(&pattern);
         let cache = self.cache.clone();
         let shared = Arc::downgrade(&self.shared);
-        cache.background.started();
+        // Counted until the thread ends, even by unwinding (or until the closure is
+        // dropped, when no thread starts).
+        let in_flight = crate::tier::InFlight::start(&cache);
         let spawned = std::thread::Builder::new()
             .name("broadhead-compile".into())
             .spawn({
                 let cache = cache.clone();
                 let pattern = pattern.clone();
                 move || {
+                    let _in_flight = in_flight;
                     let kernel = compile_deferred(&cache, &program).map_err(|e| e.to_string());
                     if let Some(shared) = shared.upgrade() {
                         shared.pending().retain(|p| *p != pattern);
                         shared.deliver(pattern, kernel);
                     }
-                    cache.background.finished();
                 }
             });
         if let Err(e) = spawned {
-            cache.background.finished();
             self.shared.pending().retain(|p| *p != pattern);
             let reason = format!("cannot start a compile thread: {e}");
             self.shared.deliver(pattern, Err(reason));

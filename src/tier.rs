@@ -37,7 +37,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::cache::KernelCache;
@@ -87,6 +87,9 @@ pub struct TierStats {
     /// (or a cache hit's) for `Eager`; `None` before it arrives, and when the
     /// interpreter evaluates everything.
     pub kernel_after: Option<Duration>,
+    /// Whether that kernel was loaded from the on-disk kernel cache
+    /// ([`DiskCache`](crate::DiskCache)) instead of compiled.
+    pub kernel_from_disk_cache: bool,
     /// Whether a kernel is being compiled in the background now.
     pub compiling: bool,
     /// Why the interpreter evaluates every batch, when it does: what the JIT does
@@ -110,7 +113,16 @@ impl fmt::Display for TierStats {
         )?;
         match (&self.kernel_after, &self.interpreted_because) {
             (_, Some(reason)) => write!(f, "; interpreted: {reason}"),
-            (Some(t), None) => write!(f, "; kernel ready {:.1} ms after binding", millis(*t)),
+            (Some(t), None) => write!(
+                f,
+                "; kernel {} {:.1} ms after binding",
+                if self.kernel_from_disk_cache {
+                    "loaded from the disk cache"
+                } else {
+                    "ready"
+                },
+                millis(*t)
+            ),
             (None, None) if self.compiling => write!(f, "; kernel compiling"),
             (None, None) => write!(f, "; kernel not compiled yet"),
         }
@@ -166,18 +178,33 @@ struct BackgroundState {
     in_flight: usize,
 }
 
+/// One background compile through a cache, counted in its [`Background`] from
+/// [`InFlight::start`] (before its thread is spawned) until dropped: when the thread
+/// ends, also by unwinding, so [`KernelCache::wait_for_background_compiles`] never
+/// waits for a thread that is gone.
+pub(crate) struct InFlight(Arc<KernelCache>);
+
+impl InFlight {
+    /// Counts a background compile through `cache`.
+    pub(crate) fn start(cache: &Arc<KernelCache>) -> InFlight {
+        cache.background.lock().in_flight += 1;
+        InFlight(cache.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.background.finished();
+    }
+}
+
 impl Background {
     fn lock(&self) -> MutexGuard<'_, BackgroundState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A background compile starts (counted before its thread is spawned).
-    pub(crate) fn started(&self) {
-        self.lock().in_flight += 1;
-    }
-
     /// A background compile has finished and dropped what it held.
-    pub(crate) fn finished(&self) {
+    fn finished(&self) {
         let mut state = self.lock();
         state.in_flight = state.in_flight.saturating_sub(1);
         self.changed.notify_all();

@@ -1484,22 +1484,23 @@ fn tpch_decimals_give_duckdbs_counts_and_printed_values() {
     assert!(explained.contains("type:      DECIMAL("), "{explained}");
 }
 
-/// `broadhead bench` in `dir` as the kernel cache, with `extra` arguments: its stdout.
-fn bench_with_kernel_cache(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> String {
+/// The predicate the kernel cache tests compile.
+const CACHED_PREDICATE: &str = "l_linenumber * 3 < 11 AND l_shipdate > DATE '1995-01-01'";
+
+/// `broadhead` with `dir` as its kernel cache, and `env`.
+fn broadhead_with_kernel_cache(dir: &Path, env: &[(&str, &str)]) -> Command {
     let mut c = Command::cargo_bin("broadhead").unwrap();
-    c.env("BROADHEAD_KERNEL_CACHE_DIR", dir);
+    c.env_remove("BROADHEAD_KERNEL_CACHE")
+        .env("BROADHEAD_KERNEL_CACHE_DIR", dir);
     for (k, v) in env {
         c.env(k, v);
     }
-    let out = c
-        .args(["bench", lineitem().to_str().unwrap(), "--runs", "1"])
-        .args([
-            "--where",
-            "l_linenumber * 3 < 11 AND l_shipdate > DATE '1995-01-01'",
-        ])
-        .args(extra)
-        .output()
-        .unwrap();
+    c
+}
+
+/// Its stdout, once it has succeeded.
+fn succeeded(c: &mut Command) -> String {
+    let out = c.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -1508,14 +1509,36 @@ fn bench_with_kernel_cache(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> 
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn kernel_files(dir: &Path) -> usize {
+/// `broadhead bench` of [`CACHED_PREDICATE`] in `dir` as the kernel cache, with
+/// `extra` arguments: its stdout.
+fn bench_with_kernel_cache(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> String {
+    succeeded(
+        broadhead_with_kernel_cache(dir, env)
+            .args(["bench", lineitem().to_str().unwrap(), "--runs", "1"])
+            .args(["--where", CACHED_PREDICATE])
+            .args(extra),
+    )
+}
+
+/// The count `broadhead bench` reports before "rows selected".
+fn bench_selected(out: &str) -> Option<String> {
+    let before = out.split(" rows selected").next()?;
+    before.rsplit(' ').next().map(str::to_string)
+}
+
+/// How many files in `dir` end in `.{ext}`.
+fn files_ending(dir: &Path, ext: &str) -> usize {
     std::fs::read_dir(dir)
         .map(|d| {
             d.flatten()
-                .filter(|e| e.path().extension().is_some_and(|x| x == "bhk"))
+                .filter(|e| e.path().extension().is_some_and(|x| x == ext))
                 .count()
         })
         .unwrap_or(0)
+}
+
+fn kernel_files(dir: &Path) -> usize {
+    files_ending(dir, "bhk")
 }
 
 #[test]
@@ -1530,13 +1553,35 @@ fn a_second_process_loads_the_kernel_the_first_compiled() {
         second.contains("loaded from the kernel cache in"),
         "{second}"
     );
-    // The same rows either way: the count before "rows selected".
-    let selected = |s: &str| {
-        let before = s.split(" rows selected").next()?;
-        before.rsplit(' ').next().map(str::to_string)
+    // The same rows either way.
+    assert!(bench_selected(&first).is_some());
+    assert_eq!(bench_selected(&first), bench_selected(&second));
+}
+
+#[test]
+fn a_query_done_before_its_kernel_still_leaves_the_kernel_for_the_next_process() {
+    // `filter` compiles in the background (tiered) and on this small file may be
+    // done on the interpreter first; the process waits for the kernel before it
+    // ends, so the kernel reaches the disk cache whole.
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let count = |c: &mut Command| {
+        succeeded(
+            c.args(["filter", s(lineitem()), "--where", CACHED_PREDICATE])
+                .arg("--count"),
+        )
     };
-    assert!(selected(&first).is_some());
-    assert_eq!(selected(&first), selected(&second));
+    let first = count(&mut broadhead_with_kernel_cache(&dir, &[]));
+    assert_eq!(kernel_files(&dir), 1);
+    assert_eq!(files_ending(&dir, "tmp"), 0, "no temporary file left");
+    // Another process loads it (bench compiles before it runs: eagerly).
+    let bench = bench_with_kernel_cache(&dir, &[], &[]);
+    assert!(bench.contains("loaded from the kernel cache in"), "{bench}");
+    assert_eq!(bench_selected(&bench).as_deref(), Some(first.trim()));
+    // And so does the next filter, with the same answer.
+    let again = count(&mut broadhead_with_kernel_cache(&dir, &[]));
+    assert_eq!(again, first);
+    assert_eq!(kernel_files(&dir), 1);
 }
 
 #[test]

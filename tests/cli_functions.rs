@@ -8,6 +8,7 @@ use assert_cmd::Command;
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("broadhead")
         .unwrap()
+        .env("BROADHEAD_KERNEL_CACHE", "off")
         .arg("functions")
         .args(args)
         .output()

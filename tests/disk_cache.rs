@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
+use broadhead::prepare::{Prepared, Purpose};
 use broadhead::sql::parse_expr;
-use broadhead::{DiskCache, Filter, KernelCache};
+use broadhead::{CompilePolicy, DiskCache, Filter, KernelCache};
 use tempfile::TempDir;
 
 fn schema() -> Schema {
@@ -112,7 +113,16 @@ fn corrupt_and_truncated_entries_are_detected_ignored_and_replaced() {
     drop(selected(&cache(&dir), &sql));
     let entry = entries(&dir, "bhk").pop().expect("an entry");
     let good = std::fs::read(&entry).unwrap();
-    let damaged: [(&str, Vec<u8>); 4] = [
+    // A whole entry (its checksum holds) of bytes that are not object code.
+    let not_object = {
+        let junk = b"not an object file".repeat(10);
+        let mut b = good[..44].to_vec(); // magic, format version, key
+        b.extend_from_slice(&(junk.len() as u64).to_le_bytes());
+        b.extend_from_slice(&crc32fast::hash(&junk).to_le_bytes());
+        b.extend_from_slice(&junk);
+        b
+    };
+    let damaged: [(&str, Vec<u8>); 5] = [
         ("a flipped byte in the object", {
             let mut b = good.clone();
             let last = b.len() - 1;
@@ -122,6 +132,7 @@ fn corrupt_and_truncated_entries_are_detected_ignored_and_replaced() {
         ("truncated object", good[..good.len() - 100].to_vec()),
         ("truncated header", good[..20].to_vec()),
         ("empty", Vec::new()),
+        ("not object code", not_object),
     ];
     for (what, bytes) in damaged {
         std::fs::write(&entry, &bytes).unwrap();
@@ -219,4 +230,33 @@ fn the_directory_stays_within_its_size_limit_dropping_the_least_recently_used() 
     let c = bounded(&dir);
     drop(selected(&c, &sql));
     assert_eq!(c.stats().disk_hits, 1);
+}
+
+#[test]
+fn a_tiered_expression_says_its_kernel_came_from_disk() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let (sql, expected) = predicate(5);
+    let prepared = Prepared::parse(&sql, &schema(), Purpose::Predicate).unwrap();
+    let tiered = |cache: &Arc<KernelCache>| {
+        let f = Filter::with_policy(&prepared, cache, CompilePolicy::Tiered).unwrap();
+        assert!(f.wait_for_kernel());
+        assert_eq!(f.evaluate(&batch()).unwrap().len(), expected);
+        f.tier_stats()
+    };
+    let compiled = tiered(&cache(&dir));
+    assert!(!compiled.kernel_from_disk_cache);
+    assert!(compiled.to_string().contains("kernel ready"), "{compiled}");
+    let second = cache(&dir);
+    let loaded = tiered(&second);
+    assert!(loaded.kernel_from_disk_cache);
+    assert_eq!(loaded.compiled_batches, 1);
+    assert!(
+        loaded
+            .to_string()
+            .contains("kernel loaded from the disk cache"),
+        "{loaded}"
+    );
+    let stats = second.stats();
+    assert_eq!((stats.disk_hits, stats.disk_writes), (1, 0));
 }

@@ -293,7 +293,7 @@ pub fn main() -> u8 {
         }
         .and_then(|()| output::flush_stdout())
     });
-    match result {
+    let code = match result {
         Ok(Ok(())) => 0,
         Ok(Err(_)) if output::stdout_closed() => 0,
         Ok(Err(f)) => {
@@ -301,5 +301,20 @@ pub fn main() -> u8 {
             f.code
         }
         Err(_) => 1,
+    };
+    finish_kernels_for_the_disk_cache();
+    code
+}
+
+/// With the on-disk kernel cache on, waits (the output is complete by now) for the
+/// kernels still compiling in the background: each is written to the disk cache
+/// when it is compiled, so the next run loads it instead of compiling. A query that
+/// ends before its kernel is ready thus pays for the compile once, at its end,
+/// rather than in every run. Without a disk cache nothing waits: the process ends
+/// with `_exit` under any compile.
+fn finish_kernels_for_the_disk_cache() {
+    let cache = broadhead::KernelCache::global();
+    if cache.disk_cache().is_some() {
+        cache.wait_for_background_compiles();
     }
 }
