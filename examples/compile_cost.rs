@@ -1,8 +1,9 @@
 //! Compile cost and kernel speed of TPC-H Q6 under both pipelines (medians of 15
 //! cold compiles; the kernel timed on one 8,192-row batch), the first compile in a
 //! new process (LLVM's one-time set-up included), loading the kernel from the disk
-//! cache in a new process, and the cost of a cache hit. New processes are this
-//! example run again with `--child`.
+//! cache in a new process (with and without LLVM's set-up done first, as the
+//! `broadhead` command does it on a thread of its own), and the cost of a cache hit.
+//! New processes are this example run again with `--child`.
 //!
 //! ```text
 //! cargo run --release --example compile_cost
@@ -34,48 +35,82 @@ fn schema() -> SchemaRef {
 }
 
 /// In a new process: the time of its first `Filter` for Q6 (a compilation, or a load
-/// from the disk cache in `dir`), printed as nanoseconds and whether it was loaded.
-fn child(dir: Option<&str>) -> broadhead::Result<()> {
+/// from the disk cache in `dir`), after LLVM's set-up when `initialize_first`
+/// (timed apart); prints the nanoseconds of the `Filter`, whether it was loaded, of
+/// the set-up, and of linking the kernel.
+fn child(dir: Option<&str>, initialize_first: bool) -> broadhead::Result<()> {
     let schema = schema();
     let q6 = parse_expr(Q6)?;
     let cache = KernelCache::new(4, 1 << 30).with_disk_cache(dir.map(DiskCache::new));
     let cache = Arc::new(cache);
     let t = Instant::now();
+    if initialize_first {
+        broadhead_codegen::initialize().map_err(|e| broadhead::Error::Compile(e.to_string()))?;
+    }
+    let initialized = t.elapsed();
+    let t = Instant::now();
     let f = Filter::with_cache(&schema, &q6, &cache)?;
     let elapsed = t.elapsed();
+    let timings = f.compile_timings();
     println!(
-        "{} {}",
+        "{} {} {} {}",
         elapsed.as_nanos(),
-        f.compile_timings().from_disk_cache
+        timings.from_disk_cache,
+        initialized.as_nanos(),
+        timings.link.as_nanos()
     );
     Ok(())
 }
 
-/// Runs `child` in 7 new processes; the median time and whether every run loaded.
-fn in_new_processes(dir: Option<&str>) -> (Duration, bool) {
+/// What [`child`] measured, medians over the runs.
+struct InNewProcesses {
+    filter: Duration,
+    loaded: bool,
+    initialize: Duration,
+    link: Duration,
+}
+
+/// Runs `child` in 9 new processes (see [`child`]).
+fn in_new_processes(dir: Option<&str>, initialize_first: bool) -> InNewProcesses {
     let exe = std::env::current_exe().expect("this example's path");
-    let mut times = Vec::new();
+    let (mut filter, mut initialize, mut link) = (Vec::new(), Vec::new(), Vec::new());
     let mut loaded = true;
-    for _ in 0..7 {
+    for _ in 0..9 {
         let mut cmd = Command::new(&exe);
-        cmd.arg("--child");
+        cmd.arg(if initialize_first {
+            "--child-initialized"
+        } else {
+            "--child"
+        });
         if let Some(d) = dir {
             cmd.arg(d);
         }
         let out = cmd.output().expect("runs");
         let text = String::from_utf8_lossy(&out.stdout);
-        let mut parts = text.split_whitespace();
-        let nanos: u64 = parts.next().and_then(|p| p.parse().ok()).expect("a time");
-        loaded &= parts.next() == Some("true");
-        times.push(Duration::from_nanos(nanos));
+        let parts: Vec<&str> = text.split_whitespace().collect();
+        let nanos = |i: usize| {
+            let n: u64 = parts.get(i).and_then(|p| p.parse().ok()).expect("a time");
+            Duration::from_nanos(n)
+        };
+        filter.push(nanos(0));
+        loaded &= parts.get(1) == Some(&"true");
+        initialize.push(nanos(2));
+        link.push(nanos(3));
     }
-    (median(times), loaded)
+    InNewProcesses {
+        filter: median(filter),
+        loaded,
+        initialize: median(initialize),
+        link: median(link),
+    }
 }
 
 fn main() -> broadhead::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--child") {
-        return child(args.get(2).map(String::as_str));
+    match args.get(1).map(String::as_str) {
+        Some("--child") => return child(args.get(2).map(String::as_str), false),
+        Some("--child-initialized") => return child(args.get(2).map(String::as_str), true),
+        _ => {}
     }
     let schema = schema();
     let n = 8192;
@@ -92,7 +127,7 @@ fn main() -> broadhead::Result<()> {
     ];
     let batch = RecordBatch::try_new(schema.clone(), columns).map_err(broadhead::Error::Arrow)?;
     let q6 = parse_expr(Q6)?;
-    let (first, _) = in_new_processes(None);
+    let first = in_new_processes(None, false).filter;
     println!("first compile in a new process (default pipeline): {first:?}");
     for pipeline in [Pipeline::O3, Pipeline::Fast] {
         let (mut total, mut opt, mut cg, mut link) =
@@ -155,15 +190,22 @@ fn disk_cache(schema: &Schema, q6: &broadhead::Expr) -> broadhead::Result<()> {
         here.push(t.elapsed());
         assert!(f.compile_timings().from_disk_cache);
     }
-    let (new_process, loaded) = in_new_processes(dir.to_str());
+    let cold = in_new_processes(dir.to_str(), false);
+    let initialized = in_new_processes(dir.to_str(), true);
     assert!(
-        loaded,
+        cold.loaded && initialized.loaded,
         "the new processes loaded the kernel from the disk cache"
     );
     println!(
-        "disk cache: Filter::with_cache loading the kernel {:?} in this process, {:?} as the first in a new process",
+        "disk cache: Filter::with_cache loading the kernel {:?} in this process; \
+         in a new process {:?} as its first use of LLVM (link {:?}), \
+         {:?} after LLVM's set-up (link {:?}; the set-up itself {:?})",
         median(here),
-        new_process
+        cold.filter,
+        cold.link,
+        initialized.filter,
+        initialized.link,
+        initialized.initialize,
     );
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())

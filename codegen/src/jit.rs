@@ -458,6 +458,14 @@ pub fn compile(program: &Program, options: CompileOptions) -> Result<Kernel, Cod
     load(program, compile_object(program, options)?)
 }
 
+/// Sets up LLVM's native target and the JIT now, once per process (later calls
+/// return at once), instead of in the first compile or load: about a millisecond
+/// that a program can spend on a thread of its own while it does other work (the
+/// `broadhead` command does it while it opens its input).
+pub fn initialize() -> Result<(), CodegenError> {
+    orc::initialize().map_err(CodegenError)
+}
+
 /// How many kernels' machine code is loaded in this process (kernels sharing code
 /// count once): what dropping kernels must bring back down.
 pub fn loaded_kernels() -> usize {

@@ -14,8 +14,8 @@ mod program;
 
 pub use emit::LANES;
 pub use jit::{
-    compile, compile_object, host_cpu, load, loaded_kernels, CodegenError, CompileOptions,
-    CompileTimings, Explain, Kernel, KernelFn, KernelKey, Object, Pipeline,
+    compile, compile_object, host_cpu, initialize, load, loaded_kernels, CodegenError,
+    CompileOptions, CompileTimings, Explain, Kernel, KernelFn, KernelKey, Object, Pipeline,
 };
 pub use program::{
     int_range, ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn,
