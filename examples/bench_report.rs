@@ -278,6 +278,18 @@ const LAYOUT_IDS: [(&str, &str); 4] = [
     ("V3", "s < 'm'"),
     ("V4", "s LIKE '%ab%'"),
 ];
+/// A section measured by other programs (`examples/compile_cost.rs`,
+/// `scripts/bench-kernel-cache.py`), written by hand: a full rewrite keeps it as it is.
+const KERNEL_CACHE_BEGIN: &str = "<!-- kernel cache on disk: begin -->";
+const KERNEL_CACHE_END: &str = "<!-- kernel cache on disk: end -->";
+
+/// The text from `begin` to `end` (both included) in `md`, if it has both.
+fn section_of<'a>(md: &'a str, begin: &str, end: &str) -> Option<&'a str> {
+    let b = md.find(begin)?;
+    let e = md[b..].find(end)? + b + end.len();
+    Some(&md[b..e])
+}
+
 const LAYOUTS_BEGIN: &str = "<!-- string layouts: begin -->";
 const LAYOUTS_END: &str = "<!-- string layouts: end -->";
 
@@ -433,6 +445,9 @@ fn main() {
         std::process::exit(1);
     }
 
+    let kept = std::fs::read_to_string(manifest.join("docs/benchmarks.md"))
+        .ok()
+        .and_then(|md| section_of(&md, KERNEL_CACHE_BEGIN, KERNEL_CACHE_END).map(str::to_string));
     let date = std::process::Command::new("date")
         .arg("+%Y-%m-%d")
         .output()
@@ -572,6 +587,9 @@ fn main() {
         "| `Filter::from_expr(schema, expr)` bind, optimize, lower, kernel-cache look-up (what a new literal costs) | {:.1} |",
         hit_expr.unwrap_or(f64::NAN) / 1e3
     );
+    if let Some(section) = &kept {
+        let _ = writeln!(md, "\n{section}");
+    }
 
     // Targets.
     let _ = writeln!(md, "\n## Targets\n");
