@@ -41,9 +41,6 @@ pub(crate) struct Jit {
     /// What background compiles deliver to (they hold it weakly: an expression
     /// dropped before its kernel arrives drops the kernel).
     shared: Arc<Shared>,
-    /// Whether an input is a `Decimal128` array, which [`check_precision`] checks
-    /// before each run.
-    checks_decimals: bool,
 }
 
 /// The variants, and the state of their compilation.
@@ -247,11 +244,6 @@ impl Jit {
             Ok(l) => l,
             Err(u) => return Ok(Err(u)),
         };
-        let checks_decimals = lowered
-            .program
-            .inputs
-            .iter()
-            .any(|spec| spec.stored_as_i128 || spec.ty == PType::I128);
         let jit = Jit {
             lowered,
             exprs,
@@ -264,7 +256,6 @@ impl Jit {
                 failed: OnceLock::new(),
                 pending: Mutex::new(Vec::new()),
             }),
-            checks_decimals,
         };
         let nullable = jit.nullable(schema);
         match policy {
@@ -574,13 +565,6 @@ impl Jit {
                 return Err(EvalError::SchemaMismatch("column count differs".into()).into());
             }
         }
-        if self.checks_decimals {
-            for (slot, spec) in self.lowered.program.inputs.iter().enumerate() {
-                if spec.stored_as_i128 || spec.ty == PType::I128 {
-                    check_precision(self.column(columns, slot)?)?;
-                }
-            }
-        }
         let variant = with_scratch(inputs, false, |has_nulls| {
             for (slot, has) in has_nulls.iter_mut().enumerate() {
                 let array = self.column(columns, slot)?;
@@ -663,6 +647,12 @@ impl Jit {
         reported_row: usize,
     ) -> Error {
         let one = batch.slice(row, 1);
+        // A decimal column's value beyond its precision (the kernel checks them).
+        for c in self.lowered.columns.iter().flatten() {
+            if let Err(Error::Eval(err)) = check_precision(one.column(*c)) {
+                return err.shifted(reported_row).into();
+            }
+        }
         for e in &self.exprs {
             if let Err(Error::Eval(err)) = interpret(e, &one) {
                 return err.shifted(reported_row).into();
@@ -672,38 +662,19 @@ impl Jit {
     }
 }
 
-/// Checks a `Decimal128` input the kernel reads (as `i64` values in the low halves of
-/// its 16-byte values when the precision is at most 18 digits, else as `i128`s)
-/// against its precision. Arrow does not enforce a decimal's precision: a value
-/// beyond it is an error naming the row, not a silent truncation (nor a 128-bit
-/// product the kernel's digit bounds do not cover). Garbage under a NULL is ignored.
+/// Checks the values of a `Decimal128` column against its precision (other columns
+/// pass). Arrow does not enforce a decimal's precision, and the kernel reads a
+/// DECIMAL(p <= 18) as `i64`s and bounds products by the digits: a valid value
+/// beyond the precision is an error naming the row, not a silent truncation.
+/// Garbage under a NULL is ignored. The kernel checks the values itself; this names
+/// the error of a row it reports (it is not meant for long arrays).
 fn check_precision(c: &ArrayRef) -> Result<()> {
     use arrow::datatypes::Decimal128Type;
     let DataType::Decimal128(p, s) = c.data_type() else {
-        return Err(mismatch(c.data_type()));
+        return Ok(());
     };
     let wide = c.as_primitive::<Decimal128Type>();
-    // 10^p fits an i128 (p <= 38), and an i64 for p <= 18.
     let limit = crate::decimal::pow10::<i128>(u32::from(*p)).unwrap_or(i128::MAX);
-    // One branch-free pass over every slot, which LLVM vectorizes; only when some
-    // slot is beyond the precision (maybe under a NULL) are the valid rows looked at.
-    let all_fit = match i64::try_from(limit) {
-        Ok(limit) => {
-            // The little-endian (low, high) words of each value: it fits when the
-            // high word is the low word's sign and the low word is within 10^p.
-            let words: &[i64] = wide.values().inner().typed_data::<i64>();
-            words.chunks_exact(2).fold(true, |fit, w| {
-                fit & (w[1] == w[0] >> 63) & (w[0] > -limit) & (w[0] < limit)
-            })
-        }
-        Err(_) => wide
-            .values()
-            .iter()
-            .fold(true, |fit, &v| fit & (v > -limit) & (v < limit)),
-    };
-    if all_fit {
-        return Ok(());
-    }
     match wide
         .iter()
         .position(|v| v.is_some_and(|v| v <= -limit || v >= limit))

@@ -114,8 +114,8 @@ pub(crate) const DECIMAL_I64_DIGITS: u8 = 18;
 
 /// Whether the kernel reads an input of type `data_type` as `ty` from 16-byte
 /// values: a `Decimal128` of at most [`DECIMAL_I64_DIGITS`] digits is computed as
-/// an `i64` but read in place, the low halves of its values (see
-/// `kernel::check_decimals`).
+/// an `i64` but read in place, the low halves of its values (a value that does not
+/// fit is an error).
 fn stored_as_i128(data_type: &DataType, ty: PType) -> bool {
     ty == PType::I64 && matches!(data_type, DataType::Decimal128(..))
 }
@@ -681,7 +681,13 @@ impl Lowerer {
             TypedKind::Column(c) => {
                 let t = ty?;
                 let s = self.slot(*c, &e.data_type, t);
-                self.add(Node::Input(s))
+                let input = self.add(Node::Input(s));
+                match e.data_type {
+                    // Arrow does not enforce a decimal's precision: a valid value
+                    // beyond it is an error (`Jit::describe_row` names it).
+                    DataType::Decimal128(p, _) => self.precision_check(input, p)?,
+                    _ => input,
+                }
             }
             TypedKind::Literal(v) => match v {
                 ScalarValue::Null(_) => self.add(Node::Null(ty?)),

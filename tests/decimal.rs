@@ -292,27 +292,41 @@ fn comparisons_across_scales_and_types() {
 #[test]
 fn values_beyond_the_declared_precision() {
     use arrow::buffer::{NullBuffer, ScalarBuffer};
-    let values = ScalarBuffer::from(vec![100i128, i128::MAX, 250, 12_345_678]);
+    // Row 4's low 64 bits read 1.00: only its high bits are beyond the precision.
+    let values = ScalarBuffer::from(vec![100i128, i128::MAX, 250, 12_345_678, (1 << 64) + 100]);
     let d = |nulls: Vec<bool>| -> RecordBatch {
         let a = Decimal128Array::new(values.clone(), Some(NullBuffer::from(nulls)))
             .with_precision_and_scale(5, 2)
             .unwrap();
         batch(vec![("d", Arc::new(a) as ArrayRef)])
     };
-    // Garbage under the NULLs of rows 1 and 3: no error.
-    let ok = d(vec![true, false, true, false]);
+    // Garbage under the NULLs of rows 1, 3 and 4: no error.
+    let ok = d(vec![true, false, true, false, false]);
     let filter = Filter::new(&ok.schema(), "d > 1.5").unwrap();
     assert_eq!(
         filter.evaluate(&ok).unwrap().iter().collect::<Vec<_>>(),
         vec![2]
     );
     // Row 3 is valid and holds 123456.78 in a DECIMAL(5,2) column.
-    let bad = d(vec![true, false, true, true]);
+    let bad = d(vec![true, false, true, true, false]);
     let err = filter.evaluate(&bad).unwrap_err().to_string();
     assert!(
         err.contains("123456.78") && err.contains("DECIMAL(5,2)") && err.contains("row 3"),
         "{err}"
     );
+    let bad = d(vec![true, false, true, false, true]);
+    let err = filter.evaluate(&bad).unwrap_err().to_string();
+    assert!(
+        err.contains("184467440737095517.16") && err.contains("row 4"),
+        "{err}"
+    );
+    // The same through a projection, and in a slice (rows renumbered).
+    let projector = Projector::new(&bad.schema(), &["d + 1"]).unwrap();
+    let err = projector
+        .evaluate(&bad.slice(2, 3))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("row 2"), "{err}");
 }
 
 /// The JIT reads DECIMAL(p ≤ 18) columns in place (the low halves of their 16-byte

@@ -1273,18 +1273,24 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let f = self.and(self.not(bits)?, valid)?;
                 Ok(V::Bool { t, f, err: None })
             }
+            t if spec.stored_as_i128 => {
+                // The low halves of little-endian i128s; a valid value whose high half
+                // is not its low half's sign does not fit 64 bits: an error.
+                let (low, high) = self.halves_16(slot, block)?;
+                let sign = self
+                    .b
+                    .build_right_shift(low, self.int_vec_const(t, 63)?, true, "")?;
+                let wide = self.b.build_int_compare(IntPredicate::NE, high, sign, "")?;
+                Ok(V::Vals {
+                    v: low,
+                    valid,
+                    err: Some(self.new_errors(wide, valid)?),
+                })
+            }
             t => {
                 let base = self.slot_field(slot, 0)?.into_pointer_value();
-                let v = if spec.stored_as_i128 {
-                    // The low halves of little-endian i128s (checked by the caller to
-                    // hold the values): a truncation, which becomes a shuffle.
-                    let p = self.elem_ptr(base, PType::I128, block)?;
-                    let wide = self.load_block(p, PType::I128, block)?;
-                    self.b.build_int_truncate(wide, self.vec_ty(t), "")?
-                } else {
-                    let p = self.elem_ptr(base, t, block)?;
-                    self.load_block(p, t, block)?
-                };
+                let p = self.elem_ptr(base, t, block)?;
+                let v = self.load_block(p, t, block)?;
                 Ok(V::Vals {
                     v,
                     valid,
@@ -1968,7 +1974,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         // length and the first four bytes) for the rows whose four bytes could be read.
         let (lo, hi, known) = match self.prog.inputs[slot].layout {
             ByteLayout::Views => {
-                let (lo, hi) = self.view_halves(slot, block)?;
+                let (lo, hi) = self.halves_16(slot, block)?;
                 (lo, Some(hi), None)
             }
             _ => {
@@ -2294,9 +2300,11 @@ impl<'ctx> Emitter<'_, 'ctx> {
         Ok((ptr, len))
     }
 
-    /// The block's 16-byte views as two `<LANES x i64>`: the low halves (length and
-    /// prefix) and the high halves (buffer index and offset, or inline bytes 4..12).
-    fn view_halves(
+    /// The block's 16-byte values of input `slot` as two `<LANES x i64>`, their low
+    /// and high halves: for string views, (length and prefix) and (buffer index and
+    /// offset, or inline bytes 4..12); for little-endian `i128`s, the low and high
+    /// words. One wide load and two shuffles (not a load per value).
+    fn halves_16(
         &self,
         slot: usize,
         block: &Block<'ctx>,
@@ -2370,7 +2378,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
         valid: Option<IntValue<'ctx>>,
         block: &Block<'ctx>,
     ) -> R<(VectorValue<'ctx>, VectorValue<'ctx>)> {
-        let (lo, hi) = self.view_halves(slot, block)?;
+        let (lo, hi) = self.halves_16(slot, block)?;
         let low32 = self.splat(self.c64(u32::MAX as u64).into())?;
         let len = self.b.build_and(lo, low32, "len")?;
         let twelve = self.splat(self.c64(12).into())?;

@@ -367,8 +367,9 @@ pub struct InputSpec {
     pub layout: ByteLayout,
     /// For [`PType::I64`] inputs, whether each value is stored in 16 bytes, a
     /// little-endian `i128` (Arrow's `Decimal128` of at most 18 digits): the kernel
-    /// reads the low 8 bytes of each, which the caller has checked hold the whole
-    /// value. Reading the column in place spares a narrowing copy per batch.
+    /// reads the low 8 bytes of each, and a valid value whose high 8 bytes are not
+    /// the sign of the low ones (it does not fit an `i64`) is an error of its row.
+    /// Reading the column in place spares a narrowing copy per batch.
     pub stored_as_i128: bool,
 }
 
