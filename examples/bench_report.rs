@@ -58,6 +58,8 @@ const DECIMAL_EXPRESSIONS: [&str; 3] = [
     "TPC-H Q6",
     "Q6 with l_discount BETWEEN 5 AND 7 AND l_quantity < 2400",
 ];
+/// The decimal projections: TPC-H Q1's charge in 64 and in 128 bits.
+const Q1_IDS: [&str; 2] = ["Q1-decimal", "Q1-wide"];
 const DECIMALS_BEGIN: &str = "<!-- decimals: begin -->";
 const DECIMALS_END: &str = "<!-- decimals: end -->";
 
@@ -224,7 +226,7 @@ fn decimal_section(root: &Path) -> Option<String> {
          on the columns' own type against scalars, `and`, then the selection; **hand**: \
          a fused loop on the raw values (`i128` for Q6-decimal). Only the three columns Q6 \
          reads are kept. Measured alone with `cargo bench --bench expressions -- \
-         '/Q6-'`, then `cargo run --release --example bench_report`.\n"
+         '/Q[16]-'`, then `cargo run --release --example bench_report`.\n"
     );
     let _ = writeln!(md, "| id | columns | expression |\n|---|---|---|");
     for (i, id) in DECIMAL_IDS.iter().enumerate() {
@@ -261,6 +263,52 @@ fn decimal_section(root: &Path) -> Option<String> {
                     r.arrow / r.jit,
                     r.jit / r.hand,
                     bigint.map_or("".into(), |b| format!("{:.2}", r.jit / b))
+                );
+            }
+        }
+    }
+    let q1 = [
+        (
+            string_rows(root, &Q1_IDS, None),
+            "Streaming (10,000,000 rows in 8,192-row batches)",
+        ),
+        (
+            string_rows(root, &Q1_IDS, Some(8_192)),
+            "In-cache, 8192-row batch",
+        ),
+    ];
+    if q1.iter().any(|(rows, _)| !rows.is_empty()) {
+        let _ = writeln!(
+            md,
+            "\n### TPC-H Q1's charge: `l_extendedprice * (1 - l_discount) * (1 + l_tax)`\n\n\
+             The same rows' three columns as DECIMAL(15,2) (Q1-decimal: computed in 64 bits, \
+             a DECIMAL(18,6) column out, DuckDB's result type) and as DECIMAL(20,2) \
+             (Q1-wide: computed in 128 bits, DECIMAL(38,6) out). **arrow-rs**: arrow's \
+             decimal `sub`, `add` and `mul` kernels (`i128` with overflow checks), the \
+             result labelled with the result type; **hand**: a fused loop on the raw \
+             values without overflow checks (`i64` for Q1-decimal, `i128` for Q1-wide). \
+             `cargo bench --bench expressions -- '/Q1-'`. Why the decimal rows are what \
+             they are, and the targets they miss: \
+             [performance-notes.md](performance-notes.md#decimals)."
+        );
+        for (rows, title) in &q1 {
+            let _ = writeln!(md, "\n#### {title}, ns per row\n");
+            let _ = writeln!(
+                md,
+                "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand |"
+            );
+            let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
+            for (id, r) in rows {
+                let _ = writeln!(
+                    md,
+                    "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} |",
+                    fmt(r.jit),
+                    fmt(r.interpreted),
+                    fmt(r.arrow),
+                    fmt(r.hand),
+                    r.interpreted / r.jit,
+                    r.arrow / r.jit,
+                    r.jit / r.hand,
                 );
             }
         }
