@@ -1463,6 +1463,18 @@ fn intervals_compare_compute_and_move_timestamps() {
             Some("-01:30:00")
         ])
     );
+    // A factor that is not a double exactly (a DECIMAL literal) is one, as in
+    // PostgreSQL (`interval * double precision`).
+    assert_eq!(
+        text("iv * 0.1"),
+        of(&[
+            Some("3 days"),
+            Some("3 days"),
+            None,
+            Some("02:36:00"),
+            Some("-00:06:00")
+        ])
+    );
     assert_eq!(text("iv / 2")[..2], of(&[Some("15 days"), Some("15 days")]));
     assert_eq!(
         text("-iv")[3..],
