@@ -162,13 +162,14 @@ impl Translator<'_> {
         Some(x)
     }
 
-    /// The translation of the node `e` itself (with its operands), checked against
-    /// DataFusion's type; `None` leaves the node to DataFusion.
+    /// The translation of the node `e` itself (with its operands), of DataFusion's
+    /// type (see [`Translator::as_datafusion_type`]); `None` leaves the node to
+    /// DataFusion.
     fn node(&mut self, e: &Arc<dyn PhysicalExpr>, conditional: bool) -> Option<Expr> {
         let mark = self.mark();
         let out = self
             .node_unchecked(e, conditional)
-            .filter(|x| self.same_type(x, e));
+            .and_then(|x| self.as_datafusion_type(x, e));
         if out.is_none() {
             self.undo(mark);
         }
@@ -440,16 +441,25 @@ impl Translator<'_> {
         Some(broadhead::call(name, out))
     }
 
-    /// Whether Broadhead binds `x` (over the inputs so far) to `e`'s DataFusion type,
-    /// a string or binary layout aside.
-    fn same_type(&self, x: &Expr, e: &Arc<dyn PhysicalExpr>) -> bool {
-        let Ok(want) = e.data_type(self.schema) else {
-            return false;
-        };
+    /// `x` (over the inputs so far) as a value of `e`'s DataFusion type: `x` itself
+    /// when Broadhead binds it to that type (a string or binary layout aside), `x`
+    /// cast to it when both are decimals of the same scale and Broadhead's precision
+    /// is the smaller (the same number; DataFusion's product of two DECIMAL(15,2)s is
+    /// a DECIMAL(31,4), Broadhead's, as DuckDB's, a DECIMAL(18,4): a product beyond
+    /// 18 digits is then Broadhead's overflow error, and the batch is evaluated again
+    /// by DataFusion), else `None`.
+    fn as_datafusion_type(&self, x: Expr, e: &Arc<dyn PhysicalExpr>) -> Option<Expr> {
+        let want = e.data_type(self.schema).ok()?;
         let schema = Schema::new(self.fields.clone());
-        match broadhead::bind::bind(x, &schema) {
-            Ok(typed) => same_values(&typed.data_type, &want) || typed.data_type == want,
-            Err(_) => false,
+        let got = broadhead::bind::bind(&x, &schema).ok()?.data_type;
+        if same_values(&got, &want) || got == want {
+            return Some(x);
+        }
+        match (&got, &want) {
+            (DataType::Decimal128(p, s), DataType::Decimal128(p2, s2)) if s == s2 && p < p2 => {
+                Some(x.cast(want))
+            }
+            _ => None,
         }
     }
 }

@@ -61,6 +61,8 @@ fn batch(rng: &mut Rng, rows: usize, specials: bool) -> RecordBatch {
     let mut p = vec![];
     let mut d = vec![];
     let mut m = vec![];
+    let mut n = vec![];
+    let mut w = vec![];
     for _ in 0..rows {
         let special = specials && rng.below(8) == 0;
         a.push((!rng.null(7)).then(|| {
@@ -97,7 +99,25 @@ fn batch(rng: &mut Rng, rows: usize, specials: bool) -> RecordBatch {
         s.push((!rng.null(5)).then(|| words[rng.below(words.len() as u64) as usize].to_string()));
         p.push((!rng.null(4)).then(|| rng.below(2) == 0));
         d.push((!rng.null(8)).then(|| rng.below(20_000) as i32));
-        m.push((!rng.null(6)).then(|| rng.below(2_000_001) as i128 - 1_000_000));
+        m.push((!rng.null(6)).then(|| {
+            if special {
+                // The extremes of DECIMAL(15,2): products beyond 18 digits.
+                [999_999_999_999_999, -999_999_999_999_999, 0][rng.below(3) as usize]
+            } else {
+                rng.below(2_000_001) as i128 - 1_000_000
+            }
+        }));
+        // A discount: 0.00 to 0.10, as TPC-H's.
+        n.push((!rng.null(7)).then(|| rng.below(11) as i128));
+        // DECIMAL(30,4): values beyond 64 bits.
+        w.push((!rng.null(6)).then(|| {
+            let big = (rng.below(1 << 40) as i128) * 1_000_000_000_000_000;
+            if rng.below(2) == 0 {
+                big
+            } else {
+                -big - rng.below(10_000) as i128
+            }
+        }));
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(Int32Array::from(a)),
@@ -110,6 +130,16 @@ fn batch(rng: &mut Rng, rows: usize, specials: bool) -> RecordBatch {
         Arc::new(
             Decimal128Array::from(m)
                 .with_precision_and_scale(15, 2)
+                .unwrap(),
+        ),
+        Arc::new(
+            Decimal128Array::from(n)
+                .with_precision_and_scale(15, 2)
+                .unwrap(),
+        ),
+        Arc::new(
+            Decimal128Array::from(w)
+                .with_precision_and_scale(30, 4)
                 .unwrap(),
         ),
     ];
@@ -126,6 +156,8 @@ fn schema() -> Arc<Schema> {
         Field::new("p", DataType::Boolean, true),
         Field::new("d", DataType::Date32, true),
         Field::new("m", DataType::Decimal128(15, 2), true),
+        Field::new("n", DataType::Decimal128(15, 2), true),
+        Field::new("w", DataType::Decimal128(30, 4), true),
     ]))
 }
 
@@ -193,6 +225,38 @@ const QUERIES: &[(&str, bool)] = &[
     ("SELECT x + y, x - y, x * y, x / y, x % y, -x FROM t", true),
     ("SELECT x * 2.5 + y FROM t WHERE a > 0", true),
     ("SELECT m + m, m - 1.5, m * 2, m + a FROM t", true),
+    // Decimal products: DataFusion's type is wider than Broadhead's (DECIMAL(31,4)
+    // against DECIMAL(18,4)); the extremes of m overflow Broadhead's, and those
+    // batches are evaluated again by DataFusion.
+    (
+        "SELECT m * n, m * m, m * (1 - n), m * (1 - n) * (1 + n) FROM t",
+        true,
+    ),
+    (
+        "SELECT sum(m * n) FROM t WHERE n BETWEEN 0.05 AND 0.07 AND m < 2400",
+        true,
+    ),
+    // DataFusion divides decimals into decimals, Broadhead into DOUBLE; it makes the
+    // 7 of `m % 7` a DECIMAL(20,0), with which Broadhead's remainder is a
+    // DECIMAL(22,2), not DataFusion's DECIMAL(15,2): both stay DataFusion's.
+    ("SELECT m / 3, m % 7 FROM t", false),
+    // Wide decimals (DECIMAL(30,4), values beyond 64 bits): 128-bit code.
+    ("SELECT w + w, w - m, w * 2, -w, abs(w) FROM t", true),
+    (
+        "SELECT w FROM t WHERE w > 12345678901234567890.5 OR w < m",
+        true,
+    ),
+    ("SELECT w * m, w * w FROM t", true),
+    (
+        "SELECT CASE WHEN n > 0.05 THEN m ELSE w END, coalesce(w, m) FROM t",
+        true,
+    ),
+    (
+        "SELECT CAST(w AS DOUBLE), CAST(m AS DECIMAL(10, 1)) FROM t",
+        false,
+    ),
+    // `%` of wide decimals is Broadhead's interpreter's: DataFusion keeps it.
+    ("SELECT w % 7 FROM t", false),
     // CASE.
     (
         "SELECT CASE WHEN a > 0 THEN 'pos' WHEN a < 0 THEN 'neg' ELSE 'zero' END FROM t",
@@ -224,8 +288,7 @@ const QUERIES: &[(&str, bool)] = &[
         true,
     ),
     ("SELECT CAST(a AS DECIMAL(12, 2)) + m FROM t", true),
-    // More than 18 digits: Broadhead would interpret it, so DataFusion keeps it.
-    ("SELECT CAST(a AS DECIMAL(20, 2)) + m FROM t", false),
+    ("SELECT CAST(a AS DECIMAL(20, 2)) + m FROM t", true),
     // String functions.
     (
         "SELECT upper(s), lower(s), length(s), octet_length(s) FROM t",
@@ -334,6 +397,8 @@ async fn broadhead_semantics_is_an_option() {
             "ILIKE",
             "CAST(b AS INT)",
             "CAST(a AS BIGINT) + b",
+            // Beyond Broadhead's DECIMAL(18,4), within DataFusion's DECIMAL(31,4).
+            "m * m",
         ];
         // Float comparisons differ on NaNs with the sign bit set, which the data has.
         let floats = sql
@@ -362,6 +427,16 @@ async fn broadhead_semantics_is_an_option() {
     assert!(overflow.is_err_and(|e| e.contains("out of range")));
     let wrapped = rows(&plain, "SELECT b + 9223372036854775807 FROM t").await;
     assert!(wrapped.is_ok());
+    // A decimal product beyond Broadhead's type (DuckDB's DECIMAL(18,4)) is an error,
+    // where DataFusion's DECIMAL(31,4) holds it.
+    let product = rows(&compiled, "SELECT m * m FROM t").await;
+    assert!(
+        product
+            .as_ref()
+            .is_err_and(|e| e.contains("DECIMAL(18,4) multiplication out of range")),
+        "{product:?}"
+    );
+    assert!(rows(&plain, "SELECT m * m FROM t").await.is_ok());
     // Every NaN equals NaN (Arrow: only one with the same bits; a NaN with its sign
     // bit set is below -inf).
     let nan = "SELECT count(*) FROM t WHERE x = 'NaN'::double";
