@@ -10,10 +10,11 @@
 //! planning compiles the kernels), checks the answers are equal and prints the
 //! best times and the share of expressions compiled.
 //!
-//! With `--doubles`, sums of doubles may differ in their last digits between any two
-//! runs, with or without the rule: the partitions' partial sums reach the final
-//! aggregate in whichever order they finish. Those answers are compared to 12
-//! significant digits; decimal answers are compared exactly.
+//! With `--doubles`, sums of doubles may differ in their last digits between two
+//! runs: DataFusion repartitions batches between its threads, so the order in which
+//! a partition's rows are added depends on timing, and adding doubles is not
+//! associative. Those answers are compared to 12 significant digits; decimal answers
+//! are compared exactly.
 
 #[path = "../tests/common/tpch.rs"]
 mod tpch;
