@@ -177,29 +177,37 @@ fn string_section(root: &Path) -> Option<String> {
             &string_rows(root, &STRING_IDS, n)
         };
         let _ = writeln!(md, "\n### {title}, ns per row\n");
-        let _ = writeln!(
-            md,
-            "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand |"
+        ratio_table(
+            &mut md,
+            STRING_IDS
+                .iter()
+                .filter_map(|id| Some((*id, rows.get(id)?))),
         );
-        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
-        for id in STRING_IDS {
-            if let Some(r) = rows.get(id) {
-                let _ = writeln!(
-                    md,
-                    "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} |",
-                    fmt(r.jit),
-                    fmt(r.interpreted),
-                    fmt(r.arrow),
-                    fmt(r.hand),
-                    r.interpreted / r.jit,
-                    r.arrow / r.jit,
-                    r.jit / r.hand
-                );
-            }
-        }
     }
     let _ = writeln!(md, "{STRINGS_END}");
     Some(md)
+}
+
+/// A table of rows measured four ways (ns per row) with the JIT's ratios to the others.
+fn ratio_table<'a>(md: &mut String, rows: impl Iterator<Item = (&'a str, &'a StringRow)>) {
+    let _ = writeln!(
+        md,
+        "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
+    for (id, r) in rows {
+        let _ = writeln!(
+            md,
+            "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} |",
+            fmt(r.jit),
+            fmt(r.interpreted),
+            fmt(r.arrow),
+            fmt(r.hand),
+            r.interpreted / r.jit,
+            r.arrow / r.jit,
+            r.jit / r.hand
+        );
+    }
 }
 
 /// The decimal section (between its markers), if its rows were measured.
@@ -293,24 +301,7 @@ fn decimal_section(root: &Path) -> Option<String> {
         );
         for (rows, title) in &q1 {
             let _ = writeln!(md, "\n#### {title}, ns per row\n");
-            let _ = writeln!(
-                md,
-                "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand |"
-            );
-            let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
-            for (id, r) in rows {
-                let _ = writeln!(
-                    md,
-                    "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} |",
-                    fmt(r.jit),
-                    fmt(r.interpreted),
-                    fmt(r.arrow),
-                    fmt(r.hand),
-                    r.interpreted / r.jit,
-                    r.arrow / r.jit,
-                    r.jit / r.hand,
-                );
-            }
+            ratio_table(&mut md, rows.iter().map(|(id, r)| (*id, r)));
         }
     }
     let _ = writeln!(md, "{DECIMALS_END}");
