@@ -182,23 +182,36 @@ fn string_section(root: &Path) -> Option<String> {
             STRING_IDS
                 .iter()
                 .filter_map(|id| Some((*id, rows.get(id)?))),
+            None,
         );
     }
     let _ = writeln!(md, "{STRINGS_END}");
     Some(md)
 }
 
-/// A table of rows measured four ways (ns per row) with the JIT's ratios to the others.
-fn ratio_table<'a>(md: &mut String, rows: impl Iterator<Item = (&'a str, &'a StringRow)>) {
+/// A table of rows measured four ways (ns per row) with the JIT's ratios to the
+/// others, and optionally one more column (its header, and its cell for a row).
+fn ratio_table<'a>(
+    md: &mut String,
+    rows: impl Iterator<Item = (&'a str, &'a StringRow)>,
+    extra: Option<(&str, &dyn Fn(&StringRow) -> String)>,
+) {
+    let (header, rule) = match &extra {
+        Some((name, _)) => (format!(" {name} |"), "---|"),
+        None => (String::new(), ""),
+    };
     let _ = writeln!(
         md,
-        "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand |"
+        "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand |{header}"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|{rule}");
     for (id, r) in rows {
+        let cell = extra
+            .as_ref()
+            .map_or(String::new(), |(_, cell)| format!(" {} |", cell(r)));
         let _ = writeln!(
             md,
-            "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} |",
+            "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} |{cell}",
             fmt(r.jit),
             fmt(r.interpreted),
             fmt(r.arrow),
@@ -252,28 +265,16 @@ fn decimal_section(root: &Path) -> Option<String> {
         ("In-cache, 8192-row batch", &in_cache),
     ] {
         let _ = writeln!(md, "\n### {title}, ns per row\n");
-        let _ = writeln!(
-            md,
-            "| id | jit | interpreted | arrow-rs | hand | jit vs interpreted | jit vs arrow-rs | vs hand | jit vs Q6-bigint |"
-        );
-        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|");
         let bigint = rows.get("Q6-bigint").map(|r| r.jit);
-        for id in DECIMAL_IDS {
-            if let Some(r) = rows.get(id) {
-                let _ = writeln!(
-                    md,
-                    "| {id} | {} | {} | {} | {} | {:.1}× | {:.2}× | {:.2} | {} |",
-                    fmt(r.jit),
-                    fmt(r.interpreted),
-                    fmt(r.arrow),
-                    fmt(r.hand),
-                    r.interpreted / r.jit,
-                    r.arrow / r.jit,
-                    r.jit / r.hand,
-                    bigint.map_or("".into(), |b| format!("{:.2}", r.jit / b))
-                );
-            }
-        }
+        let vs_bigint =
+            |r: &StringRow| bigint.map_or(String::new(), |b| format!("{:.2}", r.jit / b));
+        ratio_table(
+            &mut md,
+            DECIMAL_IDS
+                .iter()
+                .filter_map(|id| Some((*id, rows.get(id)?))),
+            Some(("jit vs Q6-bigint", &vs_bigint)),
+        );
     }
     let q1 = [
         (
@@ -301,7 +302,7 @@ fn decimal_section(root: &Path) -> Option<String> {
         );
         for (rows, title) in &q1 {
             let _ = writeln!(md, "\n#### {title}, ns per row\n");
-            ratio_table(&mut md, rows.iter().map(|(id, r)| (*id, r)));
+            ratio_table(&mut md, rows.iter().map(|(id, r)| (*id, r)), None);
         }
     }
     let _ = writeln!(md, "{DECIMALS_END}");
