@@ -189,12 +189,15 @@ fn string_section(root: &Path) -> Option<String> {
     Some(md)
 }
 
+/// A column after the ratios: its header, and its cell for a row.
+type ExtraColumn<'a> = (&'a str, &'a dyn Fn(&StringRow) -> String);
+
 /// A table of rows measured four ways (ns per row) with the JIT's ratios to the
 /// others, and optionally one more column (its header, and its cell for a row).
 fn ratio_table<'a>(
     md: &mut String,
     rows: impl Iterator<Item = (&'a str, &'a StringRow)>,
-    extra: Option<(&str, &dyn Fn(&StringRow) -> String)>,
+    extra: Option<ExtraColumn<'_>>,
 ) {
     let (header, rule) = match &extra {
         Some((name, _)) => (format!(" {name} |"), "---|"),
