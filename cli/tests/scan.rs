@@ -3,8 +3,6 @@
 //! are not files (symlink loops, FIFOs, devices), and `JitPredicate` in a reader of
 //! one's own.
 
-#![cfg(feature = "cli")]
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,7 +20,7 @@ use parquet::file::properties::WriterProperties;
 use tempfile::TempDir;
 
 #[allow(dead_code)]
-#[path = "../examples/parquet_stream.rs"]
+#[path = "../../examples/parquet_stream.rs"]
 mod example;
 
 struct Run {

@@ -1,8 +1,6 @@
 //! `broadhead functions [PATTERN]`: the registry in the terminal, filtered by name,
 //! alias or glob, in every text format; the same count as the generated reference.
 
-#![cfg(feature = "cli")]
-
 use assert_cmd::Command;
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -2,8 +2,6 @@
 //! format, JIT = interpreter = no pushdown = no pruning, multi-file inputs, and bad
 //! input (exit codes, messages naming files, carets, atomic output).
 
-#![cfg(feature = "cli")]
-
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 

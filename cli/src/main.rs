@@ -1,4 +1,8 @@
-//! The command line: argument definitions, dispatch, and errors with exit codes.
+//! `broadhead`: filter and project Parquet files with SQL expressions compiled to
+//! native code. See `docs/cli.md`, or `broadhead --help`.
+//!
+//! This file holds the argument definitions, dispatch, and errors with exit codes;
+//! each command is a module of its own.
 //!
 //! Nothing here uses `println!`/`eprintln!` (they panic when the stream fails): stdout is
 //! written with [`outln!`]/[`out!`], which return a [`Failure`], and stderr with
@@ -7,14 +11,14 @@
 /// Writes a line to stdout; a failed write is a [`Failure`] (a closed pipe ends quietly).
 macro_rules! outln {
     ($($arg:tt)*) => {
-        $crate::cli::output::print(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::output::print(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
 /// Writes to stdout without a newline; see [`outln!`].
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::cli::output::print(format_args!($($arg)*))
+        $crate::output::print(format_args!($($arg)*))
     };
 }
 
@@ -260,9 +264,26 @@ pub fn warn(message: std::fmt::Arguments) {
     let _ = writeln!(std::io::stderr(), "{message}");
 }
 
-/// Runs the command line; the exit code says how it went.
+fn main() {
+    let code = run();
+    exit_now(code)
+}
+
+/// Ends the process with `code` once stdout and stderr are flushed, without
+/// running atexit handlers and C++ static destructors: a kernel may still be
+/// compiling on a background thread (expressions never wait for the compiler), and
+/// destroying LLVM's globals under it crashes that thread.
+fn exit_now(code: u8) -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` only ends the process. Everything the command writes is
+    // written by now: stdout and stderr were flushed above, output files were
+    // closed (and renamed into place) before `run` returned.
+    unsafe { libc::_exit(i32::from(code)) }
+}
+
 /// Runs the command line; returns the exit code.
-pub fn main() -> u8 {
+fn run() -> u8 {
     // A panic is a bug: one line, no backtrace, exit 1.
     std::panic::set_hook(Box::new(|info| {
         warn(format_args!(
