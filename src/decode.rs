@@ -5,23 +5,28 @@
 //! ([`crate::layout`]). `Dictionary(K, V)` columns (any integer `K`) are bound as `V`
 //! and decoded (cast to `V`) when a batch is evaluated, unless a filter evaluates
 //! them once per dictionary value ([`crate::dictionary`]); `FixedSizeBinary` columns
-//! are bound as `BLOB` and cast to `Binary`.
+//! are bound as `BLOB` and cast to `Binary`. Decimals of any width (Arrow's
+//! `Decimal32` and `Decimal64` as well as `Decimal128`) are one type, `DECIMAL(p, s)`
+//! (`Decimal128`): the JIT reads the narrow ones in place as `i32`s and `i64`s, the
+//! interpreter widens them ([`widened_decimal`]).
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use arrow::array::{RecordBatch, RecordBatchOptions};
+use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::Result;
 use crate::layout::is_string;
 
 /// The SQL type a column of Arrow type `t` is bound as: VARCHAR (`Utf8`) for every
-/// string layout, BLOB (`Binary`) for every binary layout, `V` (bound so) for a
-/// dictionary of `V`, `t` itself otherwise.
+/// string layout, BLOB (`Binary`) for every binary layout, `DECIMAL(p, s)`
+/// (`Decimal128(p, s)`) for `Decimal32(p, s)` and `Decimal64(p, s)`, `V` (bound so)
+/// for a dictionary of `V`, `t` itself otherwise.
 pub(crate) fn bound_type(t: &DataType) -> DataType {
     match t {
         t if is_string(t) => DataType::Utf8,
+        DataType::Decimal32(p, s) | DataType::Decimal64(p, s) => DataType::Decimal128(*p, *s),
         DataType::Binary
         | DataType::LargeBinary
         | DataType::BinaryView
@@ -29,6 +34,21 @@ pub(crate) fn bound_type(t: &DataType) -> DataType {
         DataType::Dictionary(_, value) => bound_type(value),
         t => t.clone(),
     }
+}
+
+/// A `Decimal32` or `Decimal64` array as the `Decimal128` array of the same
+/// precision, scale, values and NULLs (what the interpreter computes on); `None`
+/// for other arrays. Values are copied as they are, even beyond the precision (as a
+/// `Decimal128` column may hold them).
+pub(crate) fn widened_decimal(a: &ArrayRef) -> Option<ArrayRef> {
+    use arrow::array::{AsArray, Decimal128Array};
+    use arrow::datatypes::{Decimal32Type, Decimal64Type};
+    let wide: Decimal128Array = match a.data_type() {
+        DataType::Decimal32(..) => a.as_primitive::<Decimal32Type>().unary(i128::from),
+        DataType::Decimal64(..) => a.as_primitive::<Decimal64Type>().unary(i128::from),
+        _ => return None,
+    };
+    Some(Arc::new(wide.with_data_type(bound_type(a.data_type()))))
 }
 
 /// The type a column of type `t` is cast to before the back ends read it; `None`

@@ -297,7 +297,13 @@ impl Interpreter<'_> {
     #[recursive::recursive]
     fn eval(&self, expr: &TypedExpr) -> Result<Value> {
         match &expr.kind {
-            TypedKind::Column(i) => Ok(Value::array(self.batch.column(*i).clone())),
+            TypedKind::Column(i) => {
+                let column = self.batch.column(*i);
+                // A DECIMAL stored in 32 or 64 bits, computed on as `Decimal128`.
+                let column =
+                    crate::decode::widened_decimal(column).unwrap_or_else(|| column.clone());
+                Ok(Value::array(column))
+            }
             TypedKind::Literal(v) => Ok(Value {
                 data: Data::Scalar(v.to_array(1)),
                 errors: Errors::none(),

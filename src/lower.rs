@@ -149,6 +149,11 @@ pub(crate) fn lower(
             .iter()
             .map(|f| byte_layout(f.data_type()).unwrap_or_default())
             .collect(),
+        stored: schema
+            .fields()
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect(),
         ..Lowerer::default()
     };
     let mut outputs = Vec::with_capacity(exprs.len());
@@ -202,6 +207,8 @@ struct Lowerer {
     shared: HashMap<usize, NodeId>,
     /// The layout of each schema column (of strings; the default for others).
     layouts: Vec<ByteLayout>,
+    /// The Arrow type of each schema column (a decimal's storage width).
+    stored: Vec<DataType>,
 }
 
 /// How much a [`Lowerer`] held at some point, to undo what a failed subtree added.
@@ -351,8 +358,8 @@ impl Lowerer {
         id
     }
 
-    /// The input slot of column `column` (of type `data_type`), read as `ty`.
-    fn slot(&mut self, column: usize, data_type: &DataType, ty: PType) -> usize {
+    /// The input slot of column `column`, read as `ty`.
+    fn slot(&mut self, column: usize, ty: PType) -> usize {
         match self.columns.iter().position(|&c| c == Some(column)) {
             Some(s) => s,
             None => {
@@ -363,7 +370,10 @@ impl Lowerer {
                 self.columns.push(Some(column));
                 self.inputs.push(InputSpec {
                     layout,
-                    stored_as_i128: stored_as_i128(data_type, ty),
+                    stored_as_i128: self
+                        .stored
+                        .get(column)
+                        .is_some_and(|t| stored_as_i128(t, ty)),
                     ..InputSpec::new(ty)
                 });
                 self.columns.len() - 1
@@ -580,9 +590,7 @@ impl Lowerer {
     /// The input slot of a string (or BLOB) column.
     fn column_of_strings(&mut self, e: &TypedExpr) -> Option<usize> {
         match e.kind {
-            TypedKind::Column(c) if is_bytes(&e.data_type) => {
-                Some(self.slot(c, &e.data_type, PType::Str))
-            }
+            TypedKind::Column(c) if is_bytes(&e.data_type) => Some(self.slot(c, PType::Str)),
             _ => None,
         }
     }
@@ -680,13 +688,31 @@ impl Lowerer {
         Ok(match &e.kind {
             TypedKind::Column(c) => {
                 let t = ty?;
-                let s = self.slot(*c, &e.data_type, t);
-                let input = self.add(Node::Input(s));
-                match e.data_type {
+                let stored = self.stored.get(*c).cloned();
+                match (stored, &e.data_type) {
+                    // A DECIMAL of up to 9 digits stored in 32 bits: read as `i32`s,
+                    // checked, widened to the `i64` the kernel computes with.
+                    (Some(DataType::Decimal32(p, _)), DataType::Decimal128(..))
+                        if t == PType::I64 =>
+                    {
+                        let s = self.slot(*c, PType::I32);
+                        let input = self.add(Node::Input(s));
+                        let checked = self.precision_check(input, p)?;
+                        self.add(Node::Cast(checked, PType::I64))
+                    }
                     // Arrow does not enforce a decimal's precision: a valid value
-                    // beyond it is an error (`Jit::describe_row` names it).
-                    DataType::Decimal128(p, _) => self.precision_check(input, p)?,
-                    _ => input,
+                    // beyond it is an error (`Jit::describe_row` names it). A
+                    // `Decimal64` column is read as its `i64`s, a `Decimal128` one in
+                    // place as `i64`s or `i128`s.
+                    (_, DataType::Decimal128(p, _)) => {
+                        let s = self.slot(*c, t);
+                        let input = self.add(Node::Input(s));
+                        self.precision_check(input, *p)?
+                    }
+                    _ => {
+                        let s = self.slot(*c, t);
+                        self.add(Node::Input(s))
+                    }
                 }
             }
             TypedKind::Literal(v) => match v {

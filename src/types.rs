@@ -322,7 +322,9 @@ pub fn sql_type_name(t: &DataType) -> String {
         Binary => "BLOB".into(),
         Date32 => "DATE".into(),
         Interval(IntervalUnit::MonthDayNano) => "INTERVAL".into(),
-        Decimal128(p, s) | Decimal256(p, s) => format!("DECIMAL({p},{s})"),
+        Decimal32(p, s) | Decimal64(p, s) | Decimal128(p, s) | Decimal256(p, s) => {
+            format!("DECIMAL({p},{s})")
+        }
         Timestamp(unit, tz) => {
             let mut s = String::from("TIMESTAMP");
             if *unit != TimeUnit::Microsecond {

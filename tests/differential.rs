@@ -521,7 +521,8 @@ fn value_of(r: &mut Rng, depth: u32, t: &DataType) -> Expr {
     }
 }
 
-/// A decimal of up to 38 digits: decimal columns (of 64 and 128 bits), literals
+/// A decimal of up to 38 digits: decimal columns (computed in 64 and 128 bits,
+/// stored in 32, 64 and 128), literals
 /// with a point (some beyond 64 bits), integers and decimals cast to decimals, and
 /// sums, differences, products and remainders of those (whose types the binder
 /// computes as DuckDB does).
@@ -529,7 +530,7 @@ fn decimal(r: &mut Rng, depth: u32) -> Expr {
     let leaf = depth == 0 || r.chance(0.4);
     if leaf {
         return match r.below(6) {
-            0 => col(*pick(r, &["m", "m4", "m30", "m38"])),
+            0 => col(*pick(r, &["m", "m4", "m30", "m38", "m64", "m32"])),
             1 => lit(ScalarValue::Decimal128(
                 r.below(2001) as i128 - 1000,
                 *pick(r, &[3u8, 5, 9]),
@@ -540,7 +541,7 @@ fn decimal(r: &mut Rng, depth: u32) -> Expr {
                 26,
                 4,
             )),
-            3 => col(*pick(r, &["m", "m4", "m30"])).cast(DataType::Decimal128(
+            3 => col(*pick(r, &["m", "m4", "m30", "m64", "m32"])).cast(DataType::Decimal128(
                 *pick(r, &[19u8, 30, 38]),
                 *pick(r, &[2i8, 4, 10]),
             )),
@@ -548,7 +549,7 @@ fn decimal(r: &mut Rng, depth: u32) -> Expr {
                 *pick(r, &[12u8, 15, 18]),
                 *pick(r, &[0i8, 2, 4]),
             )),
-            _ => col("m").cast(DataType::Decimal128(
+            _ => col(*pick(r, &["m", "m64", "m32"])).cast(DataType::Decimal128(
                 *pick(r, &[9u8, 12, 18]),
                 *pick(r, &[0i8, 1, 3, 6]),
             )),

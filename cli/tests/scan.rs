@@ -937,17 +937,65 @@ fn decimal_statistics_skip_row_groups() {
     let dir = TempDir::new().unwrap();
     let f = ordered_decimals(dir.path());
     let dataset = Dataset::open(std::slice::from_ref(&f)).unwrap();
-    // Read exactly: the columns are decimals, not DOUBLE.
+    // Read exactly: the columns are decimals, not DOUBLE; those stored as INT64 and
+    // INT32 are read in 64 and 32 bits (the JIT reads them in place).
     for (i, t) in [
-        arrow::datatypes::DataType::Decimal128(15, 2),
+        arrow::datatypes::DataType::Decimal64(15, 2),
         arrow::datatypes::DataType::Decimal128(20, 2),
-        arrow::datatypes::DataType::Decimal128(9, 2),
+        arrow::datatypes::DataType::Decimal32(9, 2),
     ]
     .iter()
     .enumerate()
     {
         assert_eq!(dataset.schema().field(i).data_type(), t);
     }
+    let scan = Scan::new(
+        &dataset,
+        Some("l_quantity > 995"),
+        &[0, 1, 2],
+        ScanOptions::default(),
+    )
+    .unwrap();
+    let mut read = Vec::new();
+    scan.run(&|b: RecordBatch| Ok(b), &mut |item| {
+        if let ScanItem::Batch(b) = item {
+            read.push(b);
+        }
+        Ok(true)
+    })
+    .unwrap();
+    let types: Vec<String> = read[0]
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.data_type().to_string())
+        .collect();
+    assert_eq!(
+        types,
+        ["Decimal64(15, 2)", "Decimal128(20, 2)", "Decimal32(9, 2)"]
+    );
+    // Printed exactly, in every output format.
+    let csv = ok(&[
+        "filter",
+        s(&f),
+        "--where",
+        "l_quantity > 997",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(
+        csv,
+        "l_discount,l_extendedprice,l_quantity\n0.09,199600.00,998.00\n0.09,199800.00,999.00\n"
+    );
+    let json = ok(&[
+        "filter",
+        s(&f),
+        "--where",
+        "l_quantity = 999",
+        "--format",
+        "json",
+    ]);
+    assert!(json.contains("999"), "{json}");
     for (predicate, rows, pruned) in [
         ("l_discount BETWEEN 0.05 AND 0.07", 300, 7),
         ("l_extendedprice > 100000", 499, 5),

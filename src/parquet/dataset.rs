@@ -18,13 +18,15 @@ use super::{guarded, ScanError};
 use crate::types::{sql_type_name, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION};
 
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
-/// decimals stay exact decimals of the same precision and scale ([`engine_decimal`]:
-/// `Decimal32`/`Decimal64` are widened to `Decimal128`), `Utf8View` and `LargeUtf8` become VARCHAR, the other
+/// decimals stay exact decimals of the same precision and scale ([`engine_decimal`];
+/// `Decimal32` and `Decimal64` are read as they are, the JIT reads them in place),
+/// `Utf8View` and `LargeUtf8` become VARCHAR, the other
 /// BLOB layouts BLOB, `Float16` becomes REAL, `Date64` becomes DATE (days); a
 /// dictionary of a type that is converted is decoded to the converted type (other
 /// dictionaries stay). `None`: read as it is.
 pub fn engine_type(t: &DataType) -> Option<DataType> {
     match t {
+        DataType::Decimal32(_, s) | DataType::Decimal64(_, s) if *s >= 0 => None,
         DataType::Decimal32(p, s)
         | DataType::Decimal64(p, s)
         | DataType::Decimal128(p, s)
@@ -365,6 +367,14 @@ impl SourceFile {
             .map_err(|e| ScanError::corrupt(path, e))?;
         check_metadata(metadata.metadata(), size - 8 - footer_len)
             .map_err(|e| ScanError::corrupt(path, e))?;
+        let metadata = match narrow_decimals(&metadata) {
+            Some(schema) => ArrowReaderMetadata::try_new(
+                metadata.metadata().clone(),
+                ArrowReaderOptions::new().with_schema(schema),
+            )
+            .map_err(|e| ScanError::corrupt(path, e))?,
+            None => metadata,
+        };
         check_page_headers(metadata.metadata(), &mut |offset, buf| {
             use std::os::unix::fs::FileExt;
             file.read_exact_at(buf, offset)
@@ -380,6 +390,50 @@ impl SourceFile {
     pub fn num_rows(&self) -> u64 {
         self.metadata.metadata().file_metadata().num_rows().max(0) as u64
     }
+}
+
+/// The schema a file is read with when it has DECIMAL columns of at most 18 digits
+/// stored as `INT32`, `INT64` or `FIXED_LEN_BYTE_ARRAY` (what Parquet writers use for
+/// them: 4 or 8 bytes a value for the first two): the file's own schema with those
+/// columns as `Decimal32` (`INT32`) or `Decimal64` (the others), which the reader
+/// produces without widening each value to the 16 bytes of the `Decimal128` it makes
+/// by default; the JIT reads them in place as it reads INTEGER and BIGINT columns.
+/// `None` when there is no such column. Only top-level columns are narrowed.
+fn narrow_decimals(metadata: &ArrowReaderMetadata) -> Option<SchemaRef> {
+    use parquet::basic::Type as Physical;
+    let descr = metadata.parquet_schema();
+    let schema = metadata.schema();
+    let mut changed = false;
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(c, f)| {
+            let leaves: Vec<usize> = (0..descr.num_columns())
+                .filter(|&l| descr.get_column_root_idx(l) == c)
+                .collect();
+            let narrow = match (f.data_type(), &leaves[..]) {
+                (DataType::Decimal128(p, s), [leaf]) if *p <= 18 && *s >= 0 => {
+                    match descr.column(*leaf).physical_type() {
+                        Physical::INT32 if *p <= 9 => Some(DataType::Decimal32(*p, *s)),
+                        Physical::INT64 | Physical::FIXED_LEN_BYTE_ARRAY => {
+                            Some(DataType::Decimal64(*p, *s))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            match narrow {
+                Some(t) => {
+                    changed = true;
+                    f.as_ref().clone().with_data_type(t)
+                }
+                None => f.as_ref().clone(),
+            }
+        })
+        .collect();
+    changed.then(|| Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())))
 }
 
 /// Parquet files that share one schema.
@@ -481,9 +535,11 @@ mod tests {
         // Decimals are read exactly, as 128-bit decimals up to 38 digits.
         assert_eq!(engine_type(&DataType::Decimal128(15, 2)), None);
         assert_eq!(engine_type(&DataType::Decimal256(50, 10)), None);
+        // 32- and 64-bit decimals are read in place (bound as DECIMAL).
+        assert_eq!(engine_type(&DataType::Decimal32(9, 2)), None);
+        assert_eq!(engine_type(&DataType::Decimal64(18, 0)), None);
         for (t, read_as) in [
-            (DataType::Decimal32(9, 2), DataType::Decimal128(9, 2)),
-            (DataType::Decimal64(18, 0), DataType::Decimal128(18, 0)),
+            (DataType::Decimal64(15, -2), DataType::Decimal128(17, 0)),
             (DataType::Decimal256(20, 4), DataType::Decimal128(20, 4)),
             (DataType::Decimal128(5, -2), DataType::Decimal128(7, 0)),
             (DataType::Decimal128(38, -3), DataType::Decimal256(41, 0)),

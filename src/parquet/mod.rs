@@ -22,8 +22,10 @@
 //! Columns are kept by position throughout: two columns of one name are two columns.
 //! Column types the engine does not have are converted as they are read (see
 //! [`engine_type`]): `Utf8View`/`LargeUtf8` to VARCHAR, the other binary layouts to
-//! BLOB, half floats to REAL; decimals stay exact (32- and 64-bit decimals are widened
-//! to `Decimal128` with the same precision and scale). Dictionary columns of engine
+//! BLOB, half floats to REAL; decimals stay exact. A DECIMAL of at most 18 digits
+//! stored as `INT32` or `INT64` (as Parquet writers store them) is read as Arrow's
+//! `Decimal32` or `Decimal64`, 4 or 8 bytes a value, which the JIT reads in place
+//! (the parquet crate's default, `Decimal128`, takes 16). Dictionary columns of engine
 //! types stay dictionaries: a predicate over one is evaluated once per dictionary
 //! value.
 //!

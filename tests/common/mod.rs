@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Date64Array, Decimal128Array,
-    DurationMillisecondArray, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array,
-    Int8Array, IntervalMonthDayNanoArray, RecordBatch, StringArray, Time32MillisecondArray,
-    Time64MicrosecondArray, TimestampMillisecondArray, UInt32Array, UInt64Array, UInt8Array,
+    Decimal32Array, Decimal64Array, DurationMillisecondArray, Float32Array, Float64Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, IntervalMonthDayNanoArray, RecordBatch,
+    StringArray, Time32MillisecondArray, Time64MicrosecondArray, TimestampMillisecondArray,
+    UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::datatypes::{
     DataType, Field, IntervalMonthDayNano, IntervalUnit, Schema, SchemaRef, TimeUnit,
@@ -46,6 +47,9 @@ pub const COLUMNS: &[Column] = &[
     ("m4", || DataType::Decimal128(18, 4)),
     ("m30", || DataType::Decimal128(30, 4)),
     ("m38", || DataType::Decimal128(38, 10)),
+    // DECIMALs stored in 64 and 32 bits (as the Parquet scan reads them).
+    ("m64", || DataType::Decimal64(15, 2)),
+    ("m32", || DataType::Decimal32(9, 2)),
 ];
 
 pub fn schema() -> SchemaRef {
@@ -302,6 +306,32 @@ pub fn batch(seed: u64, len: usize, null_p: f64) -> RecordBatch {
             values.with_precision_and_scale(p, s).expect("valid"),
         ));
     }
+    // The same kind of money in 64 and 32 bits, with their precisions' extremes.
+    let mut money = |max: i64| -> Vec<Option<i64>> {
+        (0..n)
+            .map(|_| {
+                let v = if r.chance(0.03) {
+                    if r.chance(0.5) {
+                        max
+                    } else {
+                        -max
+                    }
+                } else {
+                    r.below(200_001) as i64 - 100_000
+                };
+                valid(&mut r).then_some(v)
+            })
+            .collect()
+    };
+    let m64 = Decimal64Array::from(money(999_999_999_999_999));
+    cols.push(Arc::new(
+        m64.with_precision_and_scale(15, 2).expect("valid"),
+    ));
+    let m32: Decimal32Array = money(999_999_999)
+        .into_iter()
+        .map(|v| v.map(|v| v as i32))
+        .collect();
+    cols.push(Arc::new(m32.with_precision_and_scale(9, 2).expect("valid")));
     RecordBatch::try_new(schema(), cols).expect("batch matches schema")
 }
 
