@@ -7,8 +7,9 @@
 //! Plus a memory-bandwidth probe per expression (summing the columns it reads),
 //! compile cost by phase, and the cost of a cache hit. The string-function rows
 //! (S1–S4), the dictionary rows (D1–D3, against the same strings as plain VARCHAR,
-//! U1–U3) and the decimal rows (Q6-decimal, Q6-double, Q6-bigint: TPC-H Q6 with the
-//! DECIMAL(15,2) columns as they are, as DOUBLE and as BIGINT cents) also run what a
+//! U1–U3) and the decimal rows (Q6-decimal, Q6-dec64, Q6-double, Q6-bigint: TPC-H Q6
+//! with the DECIMAL(15,2) columns as they are, in 64 bits, as DOUBLE and as BIGINT
+//! cents) also run what a
 //! Rust user would write with arrow-rs (`arrow`). Regenerate
 //! the report with `scripts/bench.sh`; a criterion filter skips the data of the rows
 //! it leaves out (`cargo bench --bench expressions -- '/S[0-9]/'`: the string rows).
@@ -18,13 +19,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int32Array,
-    Int64Array, RecordBatch, Scalar, StringArray,
+    Array, ArrayRef, AsArray, BooleanArray, Date32Array, Decimal128Array, Decimal64Array,
+    Float64Array, Int32Array, Int64Array, RecordBatch, Scalar, StringArray,
 };
 use arrow::compute::{cast, concat_batches};
 use arrow::datatypes::{
-    DataType, Date32Type, Decimal128Type, Field, Float64Type, Int32Type, Int64Type, Schema,
-    SchemaRef,
+    DataType, Date32Type, Decimal128Type, Decimal64Type, Field, Float64Type, Int32Type, Int64Type,
+    Schema, SchemaRef,
 };
 use broadhead::interpret::interpret;
 use broadhead::prepare::{Prepared, Purpose};
@@ -153,6 +154,9 @@ enum Numbers {
     Double,
     /// DECIMAL(15,2), as tpchgen-arrow makes them (Q6-decimal).
     Decimal,
+    /// DECIMAL(15,2) in Arrow's `Decimal64`, 8 bytes a value: what the Parquet scan
+    /// reads an INT64 DECIMAL(15,2) column as (Q6-dec64).
+    Decimal64,
     /// BIGINT: the same unscaled values, in cents (Q6-bigint: the speed DECIMAL(15,2) aims at).
     Cents,
     /// The same values declared DECIMAL(20,2): computed in 128 bits (Q1-wide).
@@ -176,6 +180,16 @@ fn convert_decimal(c: &ArrayRef, numbers: Numbers) -> ArrayRef {
                 .iter()
                 .map(|&v| i64::try_from(v).unwrap()),
         )),
+        Numbers::Decimal64 => Arc::new(
+            Decimal64Array::from_iter_values(
+                c.as_primitive::<Decimal128Type>()
+                    .values()
+                    .iter()
+                    .map(|&v| i64::try_from(v).unwrap()),
+            )
+            .with_precision_and_scale(15, 2)
+            .unwrap(),
+        ),
     }
 }
 
@@ -1049,8 +1063,9 @@ fn bench_case(c: &mut Criterion, case: &Case, schema: &SchemaRef, batches: &[Rec
 
 // ---------------------------------------------------------------- decimals
 //
-// TPC-H Q6 over lineitem three ways, on the same rows: the DECIMAL(15,2) columns as
-// they are (Q6-decimal), as DOUBLE (Q6-double, F3's data) and as BIGINT cents
+// TPC-H Q6 over lineitem four ways, on the same rows: the DECIMAL(15,2) columns as
+// they are (Q6-decimal, `Decimal128`), in Arrow's `Decimal64` (Q6-dec64, as the
+// Parquet scan reads them), as DOUBLE (Q6-double, F3's data) and as BIGINT cents
 // (Q6-bigint, the speed the decimals aim at). Each also against arrow-rs's comparison
 // kernels on the columns' own type (`cmp::gt_eq`/`lt_eq`/`lt` with scalars, `and`,
 // then the selection). `cargo bench --bench expressions -- '/Q6-'` runs them alone.
@@ -1080,8 +1095,24 @@ fn hand_q6_decimal(b: &RecordBatch, out: &mut Vec<u32>) {
     });
 }
 fn hand_q6_cents(b: &RecordBatch, out: &mut Vec<u32>) {
+    hand_q6_i64(b, out, i64s);
+}
+fn hand_q6_dec64(b: &RecordBatch, out: &mut Vec<u32>) {
+    hand_q6_i64(b, out, |b, name| {
+        b.column_by_name(name)
+            .unwrap()
+            .as_primitive::<Decimal64Type>()
+            .values()
+    });
+}
+/// Q6 on 64-bit unscaled values in cents, which `values` reads from a column.
+fn hand_q6_i64(
+    b: &RecordBatch,
+    out: &mut Vec<u32>,
+    values: for<'a> fn(&'a RecordBatch, &str) -> &'a [i64],
+) {
     let d = dates(b);
-    let (disc, qty) = (i64s(b, "l_discount"), i64s(b, "l_quantity"));
+    let (disc, qty) = (values(b, "l_discount"), values(b, "l_quantity"));
     let (lo, hi) = (8766, 9131);
     select(out, d.len(), |i| {
         (d[i] >= lo) & (d[i] < hi) & (disc[i] >= 5) & (disc[i] <= 7) & (qty[i] < 2400)
@@ -1113,6 +1144,16 @@ fn arrow_q6_decimal(b: &RecordBatch, sel: &mut Vec<u32>) {
     let d = |v: i128| -> ArrayRef {
         Arc::new(
             Decimal128Array::from(vec![v])
+                .with_precision_and_scale(15, 2)
+                .unwrap(),
+        )
+    };
+    arrow_q6(b, sel, [d(5), d(7), d(2400)]);
+}
+fn arrow_q6_dec64(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let d = |v: i64| -> ArrayRef {
+        Arc::new(
+            Decimal64Array::from(vec![v])
                 .with_precision_and_scale(15, 2)
                 .unwrap(),
         )
@@ -1219,6 +1260,10 @@ fn decimal_cases() -> Vec<(Case, Numbers)> {
         (
             case("Q6-decimal", Q6, hand_q6_decimal, arrow_q6_decimal),
             Numbers::Decimal,
+        ),
+        (
+            case("Q6-dec64", Q6, hand_q6_dec64, arrow_q6_dec64),
+            Numbers::Decimal64,
         ),
         (
             case("Q6-double", Q6, hand_f3, arrow_q6_double),
