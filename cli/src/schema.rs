@@ -65,8 +65,9 @@ pub fn run(a: SchemaArgs) -> CliResult {
 pub fn sql_name(t: &DataType) -> String {
     use DataType::*;
     match t {
-        Decimal32(p, s) | Decimal64(p, s) => format!("DECIMAL({p},{s})"),
-        Decimal128(p, s) | Decimal256(p, s) => format!("DECIMAL({p},{s})"),
+        Decimal32(p, s) | Decimal64(p, s) | Decimal128(p, s) | Decimal256(p, s) => {
+            format!("DECIMAL({p},{s})")
+        }
         Utf8View | LargeUtf8 => "VARCHAR".into(),
         Binary | LargeBinary | BinaryView | FixedSizeBinary(_) => "BLOB".into(),
         Float16 => "FLOAT16".into(),
