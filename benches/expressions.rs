@@ -884,6 +884,12 @@ fn probe(batch: &RecordBatch, columns: &[&str]) -> f64 {
                 .iter()
                 .map(|&v| v as f64)
                 .sum(),
+            DataType::Decimal64(..) => c
+                .as_primitive::<Decimal64Type>()
+                .values()
+                .iter()
+                .map(|&v| v as f64)
+                .sum(),
             DataType::Int64 => c
                 .as_primitive::<Int64Type>()
                 .values()
