@@ -663,8 +663,9 @@ impl Jit {
 }
 
 /// Checks the values of a decimal column (`Decimal32`, `Decimal64` or `Decimal128`)
-/// against its precision (other columns pass). Arrow does not enforce a decimal's precision, and the kernel reads a
-/// DECIMAL(p <= 18) as `i64`s and bounds products by the digits: a valid value
+/// against its precision (other columns pass). Arrow does not enforce a decimal's
+/// precision, and the kernel reads a DECIMAL(p <= 18) as `i64`s (or `i32`s) and
+/// bounds products by the digits: a valid value
 /// beyond the precision is an error naming the row, not a silent truncation.
 /// Garbage under a NULL is ignored. The kernel checks the values itself; this names
 /// the error of a row it reports (it is not meant for long arrays).

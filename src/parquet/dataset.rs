@@ -403,15 +403,19 @@ fn narrow_decimals(metadata: &ArrowReaderMetadata) -> Option<SchemaRef> {
     use parquet::basic::Type as Physical;
     let descr = metadata.parquet_schema();
     let schema = metadata.schema();
+    // The leaves of each top-level column (one for a primitive column).
+    let mut leaves = vec![Vec::new(); schema.fields().len()];
+    for l in 0..descr.num_columns() {
+        if let Some(of_root) = leaves.get_mut(descr.get_column_root_idx(l)) {
+            of_root.push(l);
+        }
+    }
     let mut changed = false;
     let fields: Vec<Field> = schema
         .fields()
         .iter()
-        .enumerate()
-        .map(|(c, f)| {
-            let leaves: Vec<usize> = (0..descr.num_columns())
-                .filter(|&l| descr.get_column_root_idx(l) == c)
-                .collect();
+        .zip(&leaves)
+        .map(|(f, leaves)| {
             let narrow = match (f.data_type(), &leaves[..]) {
                 (DataType::Decimal128(p, s), [leaf]) if *p <= 18 && *s >= 0 => {
                     match descr.column(*leaf).physical_type() {
