@@ -12,7 +12,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use arrow_schema::{DataType, Schema, TimeUnit};
+use arrow_schema::{DataType, IntervalUnit, Schema, TimeUnit};
 use broadhead_codegen::{
     int_range, ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId,
     PType, Program, QuickCheck, QuickTest, TruthTest,
@@ -25,6 +25,8 @@ use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{is_time, sql_type_name, time_unit, units_per_second};
+
+mod interval;
 
 /// The longest numeric `IN` list compiled as a chain of comparisons; longer lists
 /// are looked up in a sorted set ([`Node::InSet`]), so compile time does not grow
@@ -105,6 +107,12 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
         // `Decimal256` values are not compiled.
         DataType::Decimal128(p, _) if *p <= DECIMAL_I64_DIGITS => PType::I64,
         DataType::Decimal128(..) => PType::I128,
+        // An INTERVAL is Arrow's 16 bytes read as one i128 (`lower::interval`); the
+        // other intervals and durations are read as their stored integers and
+        // converted to it.
+        DataType::Interval(IntervalUnit::MonthDayNano) => PType::I128,
+        DataType::Interval(IntervalUnit::YearMonth) => PType::I32,
+        DataType::Interval(IntervalUnit::DayTime) | DataType::Duration(_) => PType::I64,
         _ => return None,
     })
 }
@@ -541,8 +549,10 @@ impl Lowerer {
         sig: &'static Signature,
         args: &[TypedExpr],
     ) -> Result<NodeId, Unsupported> {
-        if let Lowering::Interpreted(why) = sig.lowering {
-            return unsupported(why);
+        match sig.lowering {
+            Lowering::Interpreted(why) => return unsupported(why),
+            Lowering::Inline => return self.inline_call(sig, args),
+            _ => {}
         }
         if sig.name == "concat_op" {
             // `a || b || c` is one call with every operand (one string per row).
@@ -558,10 +568,10 @@ impl Lowerer {
         }
         let ret = physical(&sig.ret)
             .ok_or_else(|| Unsupported(format!("{} (its result type)", sig.display())))?;
-        let wide = |t: &DataType| physical(t) == Some(PType::I128);
+        let wide = |t: &DataType| crate::types::is_decimal(t) && physical(t) != Some(PType::I64);
         if wide(&sig.ret) || args.iter().any(|a| wide(&a.data_type)) {
             return unsupported(format!(
-                "{} on decimals of more than {DECIMAL_I64_DIGITS} digits (function helpers take 64-bit values)",
+                "{} on decimals of more than {DECIMAL_I64_DIGITS} digits (function helpers take 64-bit decimals)",
                 sig.display()
             ));
         }
@@ -584,6 +594,7 @@ impl Lowerer {
             }),
             Lowering::Helper => self.row_helper(sig.display(), imp, ids, ret),
             Lowering::Interpreted(why) => return unsupported(why),
+            Lowering::Inline => return self.inline_call(sig, args),
         })
     }
 
@@ -724,6 +735,7 @@ impl Lowerer {
                     ty?;
                     self.wide_param(*x)
                 }
+                ScalarValue::IntervalMonthDayNano(v) => self.wide_param(interval::packed(*v)),
                 other => match literal_bits(other) {
                     Some(bits) => self.param(ty?, bits),
                     None => {
@@ -1529,6 +1541,11 @@ impl Lowerer {
         }
         let const_i64 = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
         Ok(match (from, to) {
+            (f, DataType::Interval(IntervalUnit::MonthDayNano))
+                if interval::read_as_interval(f) =>
+            {
+                self.interval_from(f, xi)?
+            }
             (DataType::Date32, DataType::Timestamp(unit, _)) => {
                 let wide = self.add(Node::Cast(xi, PType::I64));
                 let per_day = const_i64(self, 86_400 * units_per_second(*unit));

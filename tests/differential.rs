@@ -736,10 +736,7 @@ fn check_projection(
             && !sql[i].contains("interpreted(")
             && !matches!(
                 typed[i].data_type,
-                arrow::datatypes::DataType::Utf8
-                    | arrow::datatypes::DataType::Null
-                    // INTERVAL values are the interpreter's.
-                    | arrow::datatypes::DataType::Interval(_)
+                arrow::datatypes::DataType::Utf8 | arrow::datatypes::DataType::Null
             )
         {
             let alone = || Projector::from_exprs(&schema, std::slice::from_ref(&exprs[i]));
@@ -821,39 +818,6 @@ proptest! {
         let (len, offset, null_p, layout) = shape(&mut r);
         let batch = sliced_batch_in(seed ^ 1, len, offset, null_p, &layout);
         check_projection(&exprs, &batch, true)?;
-    }
-
-    /// INTERVAL values (the interpreter computes them; the kernel reads their
-    /// comparisons as inputs): filters and projections agree with the interpreter.
-    #[test]
-    fn interval_expressions_match_the_interpreter(seed in any::<u64>()) {
-        let mut r = Rng::new(seed);
-        let interval = |r: &mut Rng| -> Expr {
-            match r.below(6) {
-                0 => col("dur"),
-                1 => col("iv").add(col("dur")),
-                2 => col("iv").mul(lit(r.below(5) as f64 / 2.0 - 1.0)),
-                3 => col("ts").sub(col("d")),
-                4 => col("iv").neg(),
-                _ => col("iv"),
-            }
-        };
-        let (x, y) = (interval(&mut r), interval(&mut r));
-        let expr = match r.below(3) {
-            0 => x.lt(y),
-            1 => x.eq(y).or(boolean(&mut r, 1)),
-            _ => col("ts").add(x).gt_eq(col("d").sub(y)),
-        };
-        let exprs = vec![
-            col("ts").add(interval(&mut r)),
-            col("d").sub(interval(&mut r)),
-            call("date_part", vec![lit("epoch"), interval(&mut r)]),
-            interval(&mut r).cast(DataType::Utf8),
-        ];
-        let (len, offset, null_p, layout) = shape(&mut r);
-        let batch = sliced_batch_in(seed ^ 3, len, offset, null_p, &layout);
-        check_filter(&expr, &batch, false)?;
-        check_projection(&exprs, &batch, false)?;
     }
 
     /// Whatever the binder accepts, `Filter` and `Projector` accept too (compiled or
@@ -1199,4 +1163,115 @@ fn the_generator_calls_every_registry_function_in_a_well_typed_form() {
         unreachable.len() * 10 <= functions::functions().len(),
         "the generator makes no arguments for {unreachable:?}"
     );
+}
+
+proptest! {
+    // Each case compiles two kernels (and each projection alone once more): fewer
+    // cases than the cheaper properties above.
+    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+
+    /// INTERVAL values (read in place, durations converted, compared and computed in
+    /// the kernel, the rest through row helpers): filters and projections compile
+    /// and agree with the interpreter, also on extreme intervals and durations
+    /// (`iv_edge`, `dur_s`: fields at their limits, so sums, products and the
+    /// duration's conversion overflow).
+    #[test]
+    fn interval_expressions_match_the_interpreter(seed in any::<u64>()) {
+        let mut r = Rng::new(seed);
+        let literal = |r: &mut Rng| {
+            let v = arrow::datatypes::IntervalMonthDayNano::new(
+                r.below(5) as i32 - 2,
+                r.below(61) as i32 - 30,
+                (r.below(97) as i64 - 48) * 1_800_000_000_000,
+            );
+            lit(ScalarValue::IntervalMonthDayNano(v))
+        };
+        let interval = |r: &mut Rng| -> Expr {
+            match r.below(14) {
+                0 => col("dur"),
+                1 => col("iv").add(col("dur")),
+                2 => col("iv").mul(lit(r.below(5) as f64 / 2.0 - 1.0)),
+                3 => col("ts").sub(col("d")),
+                4 => col("iv").neg(),
+                5 => col("iv_edge"),
+                6 => col("dur_s"),
+                7 => col("iv_edge").add(col("iv")),
+                8 => col("iv").sub(literal(r)),
+                9 => case(vec![(col("flag"), col("iv"))], Some(col("dur"))),
+                10 => call("coalesce", vec![col("iv_edge"), col("dur_s"), literal(r)]),
+                11 => col("iv_edge").neg().sub(col("dur_s")),
+                12 => col("iv").div(lit(r.below(4) as i64 - 1)),
+                _ => col("iv"),
+            }
+        };
+        let (x, y) = (interval(&mut r), interval(&mut r));
+        let expr = match r.below(6) {
+            0 => x.lt(y),
+            1 => x.eq(y).or(boolean(&mut r, 1)),
+            2 => x.between(literal(&mut r), y),
+            3 => x.in_list(vec![literal(&mut r), y, literal(&mut r)]),
+            4 => x.not_eq(literal(&mut r)).and(y.gt_eq(literal(&mut r))),
+            _ => col("ts").add(x).gt_eq(col("d").sub(y)),
+        };
+        let exprs = vec![
+            col("ts").add(interval(&mut r)),
+            col("d").sub(interval(&mut r)),
+            call("date_part", vec![lit("epoch"), interval(&mut r)]),
+            interval(&mut r).cast(DataType::Utf8),
+            interval(&mut r),
+            interval(&mut r).add(interval(&mut r)),
+        ];
+        let (len, offset, null_p, layout) = shape(&mut r);
+        let batch = with_extreme_intervals(sliced_batch_in(seed ^ 3, len, offset, null_p, &layout), seed);
+        check_filter(&expr, &batch, true)?;
+        check_projection(&exprs, &batch, true)?;
+    }
+}
+
+/// `batch` with two more columns: `iv_edge`, intervals whose fields are now and then
+/// at their limits (so arithmetic on them overflows), and `dur_s`, durations in
+/// seconds, now and then beyond the 292 years a 64-bit count of nanoseconds holds.
+fn with_extreme_intervals(batch: RecordBatch, seed: u64) -> RecordBatch {
+    use arrow::array::{ArrayRef, DurationSecondArray, IntervalMonthDayNanoArray};
+    use arrow::datatypes::{Field, IntervalMonthDayNano, Schema};
+    use std::sync::Arc;
+    let mut r = Rng::new(seed ^ 0x1d7e);
+    let n = batch.num_rows();
+    // Three rows more, sliced off: the columns start at an offset.
+    let edge = IntervalMonthDayNanoArray::from_iter((0..n + 3).map(|_| {
+        let field = |r: &mut Rng, small: i64, max: i64| match r.below(8) {
+            0 => max,
+            1 => -max - 1,
+            2 => max - 1,
+            _ => small,
+        };
+        let small = r.below(25) as i64 - 12;
+        let months = field(&mut r, small, i32::MAX.into()) as i32;
+        let small = r.below(61) as i64 - 30;
+        let days = field(&mut r, small, i32::MAX.into()) as i32;
+        let small = (r.below(97) as i64 - 48) * 1_800_000_000_000;
+        let nanos = field(&mut r, small, i64::MAX);
+        (!r.chance(0.15)).then_some(IntervalMonthDayNano::new(months, days, nanos))
+    }));
+    let seconds = DurationSecondArray::from_iter((0..n + 3).map(|_| {
+        let v = match r.below(10) {
+            0 => i64::MAX / 1_000_000_000 + 1,
+            1 => i64::MIN / 1_000_000_000,
+            2 => i64::MAX,
+            _ => r.below(200_001) as i64 - 100_000,
+        };
+        (!r.chance(0.15)).then_some(v)
+    }));
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new("iv_edge", edge.data_type().clone(), true));
+    fields.push(Field::new("dur_s", seconds.data_type().clone(), true));
+    let mut columns = batch.columns().to_vec();
+    columns.push(Arc::new(edge.slice(3, n)) as ArrayRef);
+    columns.push(Arc::new(seconds.slice(3, n)) as ArrayRef);
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("same length")
 }

@@ -1344,9 +1344,9 @@ fn time_zone_literals_read_offsets_and_zone_names() {
 /// INTERVAL values: `Interval(MonthDayNano)` columns (and `DayTime`, `YearMonth`
 /// and `DURATION` columns read as INTERVAL), compared as PostgreSQL (a month is 30
 /// days), in arithmetic, fields, casts and added to timestamps; `timestamp -
-/// timestamp` is an interval. Computed by the interpreter (the kernel reads the
-/// BOOLEAN results of interval comparisons as inputs). Checked against DuckDB and
-/// PostgreSQL's documentation.
+/// timestamp` is an interval. Compiled (every expression here runs in the kernel, and
+/// agrees with the interpreter). Checked against DuckDB and PostgreSQL's
+/// documentation.
 #[test]
 fn intervals_compare_compute_and_move_timestamps() {
     use arrow::array::{
@@ -1404,14 +1404,9 @@ fn intervals_compare_compute_and_move_timestamps() {
         select("iv IN (INTERVAL '1 month', INTERVAL '-60 minutes')", &b),
         Ok(vec![0, 1, 4])
     );
-    assert_eq!(
-        select_compiled_or_not("dur >= INTERVAL '1 second'", &b, false),
-        Ok(vec![0, 3])
-    );
+    assert_eq!(select("dur >= INTERVAL '1 second'", &b), Ok(vec![0, 3]));
     assert_eq!(select("dt < ym", &b), Ok(vec![0, 3, 4]));
-    let text = |sql: &str| {
-        texts(&project_compiled_or_not(&format!("CAST({sql} AS VARCHAR)"), &b, false).unwrap())
-    };
+    let text = |sql: &str| texts(&project(&format!("CAST({sql} AS VARCHAR)"), &b).unwrap());
     let of = |v: &[Option<&str>]| v.iter().map(|s| s.map(str::to_string)).collect::<Vec<_>>();
     assert_eq!(
         text("iv"),
@@ -1539,7 +1534,7 @@ fn intervals_compare_compute_and_move_timestamps() {
         "{message}"
     );
     assert_eq!(
-        project_compiled_or_not("iv / 0", &b, false).unwrap_err(),
+        project("iv / 0", &b).unwrap_err(),
         "division by zero at row 0"
     );
 }
@@ -1562,10 +1557,121 @@ fn intervals_move_zoned_timestamps_on_the_wall_clock() {
     ]));
     let b = batch(vec![("ts", ts), ("iv", iv)]);
     assert_eq!(
-        texts(&project_compiled_or_not("CAST(ts + iv AS VARCHAR)", &b, false).unwrap()),
+        texts(&project("CAST(ts + iv AS VARCHAR)", &b).unwrap()),
         vec![
             Some("2024-03-10 12:00:00-04".to_string()),
             Some("2024-03-10 13:00:00-04".to_string())
+        ]
+    );
+}
+
+/// INTERVALs at the limits of their fields, and durations beyond what 64 bits of
+/// nanoseconds hold, in the kernel: comparisons use the whole 128-bit span (a month
+/// is 30 days, as PostgreSQL and DuckDB compare), arithmetic beyond a field's range
+/// is `interval out of range` naming the first row whose value is used, a duration
+/// in seconds whose nanoseconds overflow is an error of its row; every expression
+/// here compiles whole (`explain` lists no interpreted subtree).
+#[test]
+fn intervals_at_their_limits_in_the_kernel() {
+    use arrow::array::{DurationNanosecondArray, DurationSecondArray, IntervalMonthDayNanoArray};
+    use arrow::datatypes::IntervalMonthDayNano as Iv;
+    let iv: ArrayRef = Arc::new(IntervalMonthDayNanoArray::from(vec![
+        Some(Iv::new(i32::MAX, i32::MAX, i64::MAX)),
+        Some(Iv::new(i32::MIN, 0, 0)),
+        Some(Iv::new(0, 0, -1)),
+        Some(Iv::new(1, -30, 0)),
+        None,
+        Some(Iv::new(0, 1, -86_400_000_000_000)),
+    ]));
+    let secs: ArrayRef = Arc::new(DurationSecondArray::from(vec![
+        Some(1),
+        Some(-1),
+        Some(i64::MAX / 1_000_000_000 + 1),
+        Some(0),
+        None,
+        Some(86_400),
+    ]));
+    let nanos: ArrayRef = Arc::new(DurationNanosecondArray::from(vec![
+        Some(i64::MAX),
+        Some(i64::MIN),
+        Some(1),
+        Some(0),
+        None,
+        Some(-1),
+    ]));
+    let b = batch(vec![("iv", iv), ("secs", secs), ("nanos", nanos)]);
+    let compiled_whole = |sql: &str, filter: bool| {
+        let explanation = if filter {
+            Filter::new(&b.schema(), sql).unwrap().explain().unwrap()
+        } else {
+            Projector::new(&b.schema(), &[sql])
+                .unwrap()
+                .explain()
+                .unwrap()
+        };
+        assert!(
+            matches!(explanation.backend, broadhead::Backend::Jit(_))
+                && explanation.interpreted.is_empty(),
+            "{sql}: {explanation}"
+        );
+    };
+    for (sql, rows) in [
+        ("iv > INTERVAL '0 seconds'", vec![0]),
+        // 1 month - 30 days and 1 day - 24 hours are zero.
+        ("iv = INTERVAL '0 days'", vec![3, 5]),
+        ("iv < INTERVAL '0 days'", vec![1, 2]),
+        (
+            "iv BETWEEN INTERVAL '-1 microsecond' AND INTERVAL '0 days'",
+            vec![2, 3, 5],
+        ),
+        (
+            "iv IN (INTERVAL '-1 nanosecond', INTERVAL '1 month')",
+            vec![2],
+        ),
+        ("iv <> INTERVAL '30 days'", vec![0, 1, 2, 3, 5]),
+        ("nanos > INTERVAL '292 years'", vec![0]),
+        ("nanos < iv", vec![0, 5]),
+        ("COALESCE(nanos, iv) >= INTERVAL '0 days'", vec![0, 2, 3]),
+        (
+            "CASE WHEN nanos > INTERVAL '0 days' THEN iv ELSE nanos END = iv",
+            vec![0, 2, 3],
+        ),
+        // Row 2's duration overflows, but its value is not used.
+        (
+            "nanos < INTERVAL '0 days' AND secs > INTERVAL '0 days'",
+            vec![5],
+        ),
+    ] {
+        compiled_whole(sql, true);
+        assert_eq!(select(sql, &b), Ok(rows), "{sql}");
+    }
+    for (sql, error) in [
+        ("iv + iv", "interval out of range at row 0"),
+        ("-iv", "interval out of range at row 1"),
+        ("iv - INTERVAL '1 month'", "interval out of range at row 1"),
+        (
+            "nanos + INTERVAL '1 nanosecond'",
+            "interval out of range at row 0",
+        ),
+    ] {
+        compiled_whole(sql, false);
+        assert_eq!(
+            project(sql, &b).map(|_| ()),
+            Err(error.to_string()),
+            "{sql}"
+        );
+    }
+    compiled_whole("CAST(secs AS VARCHAR)", false);
+    assert_eq!(
+        project("CAST(secs AS VARCHAR)", &b).map(|_| ()),
+        Err("cast to INTERVAL out of range at row 2".to_string())
+    );
+    assert_eq!(
+        texts(&project("CAST(iv - iv AS VARCHAR)", &b).unwrap())[1..4],
+        [
+            Some("00:00:00".to_string()),
+            Some("00:00:00".to_string()),
+            Some("00:00:00".to_string())
         ]
     );
 }

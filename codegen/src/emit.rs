@@ -104,8 +104,9 @@ type CmpParts<'ctx> = (
     Option<IntValue<'ctx>>,
 );
 
-/// Stack memory for [`Node::Call`]s to helpers: `args + 1` value areas and length
-/// areas of `LANES` `i64`s each (the last for the result), the [`CallArg`]
+/// Stack memory for [`Node::Call`]s to helpers: `args + 1` value areas of `2 *
+/// LANES` `i64`s (room for 128-bit values) and length areas of `LANES` `i64`s (the
+/// last of each for the result), the [`CallArg`]
 /// descriptors and the [`CallOut`](crate::CallOut).
 #[derive(Clone, Copy)]
 struct CallMem<'ctx> {
@@ -228,9 +229,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .max();
         let call_mem = match most_args {
             Some(n) => {
-                let area = i64t.array_type(LANES).array_type(n as u32 + 1);
-                let values = b.build_alloca(area, "call_values")?;
-                let lens = b.build_alloca(area, "call_lens")?;
+                // Values take up to 16 bytes a lane (PType::I128), lengths 8.
+                let values_area = i64t.array_type(2 * LANES).array_type(n as u32 + 1);
+                let lens_area = i64t.array_type(LANES).array_type(n as u32 + 1);
+                let values = b.build_alloca(values_area, "call_values")?;
+                let lens = b.build_alloca(lens_area, "call_lens")?;
                 for p in [values, lens] {
                     if let Some(inst) = p.as_instruction_value() {
                         inst.set_alignment(64)
@@ -302,6 +305,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             BasicTypeEnum::PointerType(p) => p.vec_type(LANES),
             _ => unreachable!("scalar types are ints, floats or pointers"),
         }
+    }
+
+    /// The alignment of `t`'s values in memory: their width, but 8 bytes for
+    /// [`PType::I128`] (an Arrow `IntervalMonthDayNano` buffer is only 8-aligned).
+    fn align(t: PType) -> u32 {
+        t.width().min(8)
     }
 
     fn c64(&self, v: u64) -> IntValue<'ctx> {
@@ -838,7 +847,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             V::Vals { v, valid, .. } => {
                 let t = self.prog.type_of(node);
                 let p = self.elem_ptr(values, t, block)?;
-                self.store_block(p, v, t.width(), block)?;
+                self.store_block(p, v, Self::align(t), block)?;
                 valid.unwrap_or(self.ones())
             }
             V::Str {
@@ -913,7 +922,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(if block.full {
             let load = self.b.build_load(p, "")?;
             if let Some(inst) = load.as_instruction_value() {
-                inst.set_alignment(t.width())
+                inst.set_alignment(Self::align(t))
                     .map_err(|e| EmitError(e.to_string()))?;
             }
             load.into_vector_value()
@@ -921,7 +930,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let vt = self.vec_ty(t);
             let f = self.intrinsic("llvm.masked.load", &[vt.into(), p.get_type().into()])?;
             let lanes = self.to_lanes(block.active)?;
-            let align = self.ctx.i32_type().const_int(t.width() as u64, false);
+            let align = self.ctx.i32_type().const_int(Self::align(t) as u64, false);
             self.call(
                 f,
                 &[p.into(), align.into(), lanes.into(), vt.const_zero().into()],
@@ -1120,6 +1129,47 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let from = self.prog.type_of(x);
                 let xv = self.node(x, block, memo)?;
                 self.cast(from, to, xv)?
+            }
+            Node::Extract(x, lsb, to) => {
+                let from = self.prog.type_of(x);
+                let (v, valid, err) = Self::vals(self.node(x, block, memo)?)?;
+                let shifted = if lsb > 0 {
+                    let by = self.int_vec_const(from, i128::from(lsb))?;
+                    self.b.build_right_shift(v, by, false, "")?
+                } else {
+                    v
+                };
+                let v = if to.width() < from.width() {
+                    let target = self.vec_ty(to).into_vector_type_int()?;
+                    self.b.build_int_truncate(shifted, target, "")?
+                } else {
+                    shifted
+                };
+                V::Vals { v, valid, err }
+            }
+            Node::Pack(parts) => {
+                let wide = self.vec_ty(PType::I128).into_vector_type_int()?;
+                let mut packed = wide.const_zero();
+                let (mut valid, mut err) = (None, None);
+                let mut bit = 0u32;
+                for p in parts {
+                    let t = self.prog.type_of(p);
+                    let (v, pvalid, perr) = Self::vals(self.node(p, block, memo)?)?;
+                    valid = self.and_opt(valid, pvalid)?;
+                    err = self.or_opt(err, perr)?;
+                    let mut v = self.b.build_int_z_extend(v, wide, "")?;
+                    if bit > 0 {
+                        let by = self.int_vec_const(PType::I128, i128::from(bit))?;
+                        v = self.b.build_left_shift(v, by, "")?;
+                    }
+                    packed = self.b.build_or(packed, v, "")?;
+                    bit += 8 * t.width();
+                }
+                V::Vals {
+                    v: packed,
+                    valid,
+                    err,
+                }
             }
             Node::Helper {
                 helper,

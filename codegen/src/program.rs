@@ -12,11 +12,14 @@ pub enum PType {
     I32,
     I64,
     /// A 128-bit signed integer: the unscaled value of a `DECIMAL(p, s)` of 19 to 38
-    /// digits, read in place from a `Decimal128` column (16 bytes per row). Only what
+    /// digits, read in place from a `Decimal128` column (16 bytes per row), or an
+    /// INTERVAL's three fields packed ([`Node::Pack`], [`Node::Extract`]). Only what
     /// LLVM lowers without runtime library calls is allowed on it (checked `+ - *`,
-    /// [`ArithOp::WideMul`], negation, comparisons, range checks, integer casts); no
-    /// division or remainder (`__divti3`, `__modti3`), float conversion
-    /// (`__floattidf`), IN set or helper call.
+    /// [`ArithOp::WideMul`], negation, comparisons, range checks, integer casts, bit
+    /// fields); no division or remainder (`__divti3`, `__modti3`), float conversion
+    /// (`__floattidf`) or IN set. Helper calls take and return it as 16 bytes a lane.
+    /// Values are loaded and stored with 8-byte alignment (Arrow aligns an
+    /// `IntervalMonthDayNano` buffer to 8 bytes only).
     I128,
     U8,
     U16,
@@ -261,6 +264,14 @@ pub enum Node {
     /// Conversion between numeric types and booleans (range-checked; floats to
     /// integers round half to even).
     Cast(NodeId, PType),
+    /// The bits `lsb ..` of an integer value, as many as the integer type `ty` holds,
+    /// as a `ty` (shifted right, then truncated: no check): a field of a packed
+    /// value (an INTERVAL's months, days or nanoseconds).
+    Extract(NodeId, u32, PType),
+    /// Integer values side by side in one [`PType::I128`], the first in the lowest
+    /// bits; their widths add up to 16 bytes (an INTERVAL from its `i32` months, `i32`
+    /// days and `i64` nanoseconds, Arrow's `IntervalMonthDayNano` layout).
+    Pack(Vec<NodeId>),
     /// A helper over string inputs giving a BOOLEAN (`out` = `Bool`) or values of `out`.
     /// NULL if any string argument is NULL.
     Helper {
@@ -409,7 +420,8 @@ impl Program {
             Node::Input(s) => self.inputs[*s].ty,
             Node::Param(s) => self.params[*s],
             Node::Const(t, _) | Node::Null(t) | Node::Cast(_, t) => *t,
-            Node::Const128(_) => PType::I128,
+            Node::Const128(_) | Node::Pack(_) => PType::I128,
+            Node::Extract(_, _, t) => *t,
             Node::Arith(_, l, _) => self.type_of(*l),
             Node::Neg(x) | Node::Abs(x) | Node::RangeCheck(x, ..) => self.type_of(*x),
             Node::Case(_, e) => self.type_of(*e),
@@ -578,6 +590,25 @@ impl Program {
                         return Err(format!("node {id}: no cast from {t:?} to {to:?}"));
                     }
                 }
+                Node::Extract(x, lsb, to) => {
+                    let t = child(*x)?;
+                    if !t.is_int() || !to.is_int() || lsb + 8 * to.width() > 8 * t.width() {
+                        return Err(format!("node {id}: no {to:?} at bit {lsb} of {t:?}"));
+                    }
+                }
+                Node::Pack(parts) => {
+                    let mut bytes = 0;
+                    for p in parts {
+                        let t = child(*p)?;
+                        if !t.is_int() {
+                            return Err(format!("node {id}: packing {t:?}"));
+                        }
+                        bytes += t.width();
+                    }
+                    if bytes != PType::I128.width() {
+                        return Err(format!("node {id}: parts of {bytes} bytes packed in 16"));
+                    }
+                }
                 Node::Helper {
                     state,
                     args,
@@ -638,9 +669,6 @@ impl Program {
                         }
                         if *ret == PType::Ptr || types.contains(&PType::Ptr) {
                             return Err(format!("node {id}: pointers are not call values"));
-                        }
-                        if *ret == PType::I128 || types.contains(&PType::I128) {
-                            return Err(format!("node {id}: helpers take no 128-bit values"));
                         }
                     }
                 }

@@ -660,13 +660,6 @@ pub(super) fn register(r: &mut Registry) {
             "1994-01-01 12:00:00.5",
         )
         .example("CAST(x = 1 AS VARCHAR)", "true");
-    // The JIT has no INTERVAL values: the interpreter converts them.
-    let lowering = |t: &DataType| match t {
-        DataType::Interval(_) => {
-            Lowering::Interpreted("INTERVAL values are computed by the interpreter")
-        }
-        _ => Lowering::Helper,
-    };
     for t in castable_types() {
         let Some(imp) = to_text(&t, false) else {
             continue;
@@ -677,7 +670,7 @@ pub(super) fn register(r: &mut Registry) {
             "CAST(x AS VARCHAR): PostgreSQL's text form of x (`0.1`, `1e+20`, `true`, \
              `1994-01-01`, `1994-01-01 12:00:00+00`, `1 year 2 mons 03:00:00`)",
             imp,
-            lowering(&t),
+            Lowering::Helper,
         );
     }
     for t in castable_types() {
@@ -690,7 +683,7 @@ pub(super) fn register(r: &mut Registry) {
             "CAST(s AS type): s read as a literal of the type (surrounding spaces allowed); \
              an invalid string is an error, NULL with TRY_CAST",
             imp,
-            lowering(&t),
+            Lowering::Helper,
         );
     }
 }

@@ -1387,18 +1387,21 @@ const IV: DataType = DataType::Interval(IntervalUnit::MonthDayNano);
 /// The zero interval.
 const ZERO: IntervalMonthDayNano = IntervalMonthDayNano::new(0, 0, 0);
 
-/// How the JIT computes functions of intervals: it has no 128-bit values, so the
-/// interpreter computes them and the kernel reads the result (a BOOLEAN or a
-/// number) as an input, or the interpreter runs the expression.
-const BY_INTERPRETER: Lowering =
-    Lowering::Interpreted("INTERVAL values are computed by the interpreter");
+/// How the JIT computes the comparisons and the field-wise arithmetic of intervals:
+/// vector instructions on the packed 128-bit value (`lower::interval`).
+const INLINE: Lowering = Lowering::Inline;
 
-const NANOS_PER_DAY: i128 = 86_400_000_000_000;
+/// How the JIT computes the other functions of intervals: the row-wise
+/// implementation, called once per block (an interval is 16 bytes a lane).
+const BY_HELPER: Lowering = Lowering::Helper;
+
+/// Nanoseconds in a day of 24 hours.
+pub(crate) const NANOS_PER_DAY: i128 = 86_400_000_000_000;
 
 /// An interval as one number of nanoseconds, with PostgreSQL's conventions for
 /// ordering and equality: a month is 30 days, a day 24 hours (`INTERVAL '1 month'
 /// = INTERVAL '30 days'`, as in PostgreSQL and DuckDB).
-fn interval_key(v: IntervalMonthDayNano) -> i128 {
+pub(crate) fn interval_key(v: IntervalMonthDayNano) -> i128 {
     (i128::from(v.months) * 30 + i128::from(v.days)) * NANOS_PER_DAY + i128::from(v.nanoseconds)
 }
 
@@ -1538,7 +1541,7 @@ fn register_interval_values(r: &mut Registry) {
             map2::<Iv, Iv, super::row::Bool, _>(move |x, y| {
                 Ok(Some(test(interval_key(x).cmp(&interval_key(y)))))
             }),
-            BY_INTERPRETER,
+            INLINE,
         );
     }
     r.function("add").lowered_sig(
@@ -1559,7 +1562,7 @@ fn register_interval_values(r: &mut Registry) {
             .map(Some)
         })
         .fallible(),
-        BY_INTERPRETER,
+        INLINE,
     );
     r.function("subtract").lowered_sig(
         &[IV, IV],
@@ -1579,7 +1582,7 @@ fn register_interval_values(r: &mut Registry) {
             .map(Some)
         })
         .fallible(),
-        BY_INTERPRETER,
+        INLINE,
     );
     r.function("negate").lowered_sig(
         &[IV],
@@ -1594,7 +1597,7 @@ fn register_interval_values(r: &mut Registry) {
             .map(Some)
         })
         .fallible(),
-        BY_INTERPRETER,
+        INLINE,
     );
     let f = r.function("multiply");
     f.lowered_sig(
@@ -1602,14 +1605,14 @@ fn register_interval_values(r: &mut Registry) {
         IV,
         "interval * number, as PostgreSQL: fractions of months spill into days (30 a month), of days into hours",
         map2::<Iv, Float64Type, Iv, _>(|x, k| scale_interval(x, k).map(Some)).fallible(),
-        BY_INTERPRETER,
+        BY_HELPER,
     );
     f.lowered_sig(
         &[F, IV],
         IV,
         "number * interval",
         map2::<Float64Type, Iv, Iv, _>(|k, x| scale_interval(x, k).map(Some)).fallible(),
-        BY_INTERPRETER,
+        BY_HELPER,
     );
     r.function("divide").lowered_sig(
         &[IV, F],
@@ -1622,7 +1625,7 @@ fn register_interval_values(r: &mut Registry) {
             scale_interval(x, 1.0 / k).map(Some)
         })
         .fallible(),
-        BY_INTERPRETER,
+        BY_HELPER,
     );
     let f = r
         .function("add_interval")
@@ -1640,7 +1643,7 @@ fn register_interval_values(r: &mut Registry) {
                 add_interval(z, v, u, iv)
             }))
             .fallible(),
-            BY_INTERPRETER,
+            BY_HELPER,
         );
     }
     let f = r.function("subtract").example(
@@ -1655,7 +1658,7 @@ fn register_interval_values(r: &mut Registry) {
             "timestamp - timestamp: the interval of whole days (24 hours) and the rest (PostgreSQL's and DuckDB's)",
             with_unit!(u, T => map2::<T, T, Iv, _>(move |a: i64, b: i64| timestamp_difference(a, b, u)))
                 .fallible(),
-            BY_INTERPRETER,
+            BY_HELPER,
         );
     }
     // The fields of an interval.
@@ -1688,7 +1691,7 @@ fn register_interval_values(r: &mut Registry) {
             map1::<Iv, Int64Type, _>(move |v| {
                 Ok(interval_field(field, v).map(|x| x.trunc() as i64))
             }),
-            BY_INTERPRETER,
+            BY_HELPER,
         );
     }
     r.function("epoch").lowered_sig(
@@ -1696,7 +1699,7 @@ fn register_interval_values(r: &mut Registry) {
         F,
         "the seconds of an interval (a year is 365.25 days, a month 30 days: PostgreSQL's)",
         map1::<Iv, Float64Type, _>(|v| Ok(interval_field(Field::Epoch, v))),
-        BY_INTERPRETER,
+        BY_HELPER,
     );
     r.function("date_part").lowered_sig(
         &[S, IV],
@@ -1709,7 +1712,7 @@ fn register_interval_values(r: &mut Registry) {
                 .ok_or_else(|| not_of_interval(name))
         })
         .fallible(),
-        BY_INTERPRETER,
+        BY_HELPER,
     );
 }
 

@@ -124,6 +124,10 @@ pub enum Lowering {
     /// Not compiled: the interpreter computes the call and the kernel reads its
     /// value as an input (the reason is what `explain` shows).
     Interpreted(&'static str),
+    /// Vector instructions in the kernel, which the lowering builds for this
+    /// function by name (the INTERVAL comparisons and field-wise arithmetic:
+    /// `lower::interval`); the row-wise implementation is the interpreter's.
+    Inline,
 }
 
 /// One signature of a function.
