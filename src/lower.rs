@@ -568,7 +568,7 @@ impl Lowerer {
         }
         let ret = physical(&sig.ret)
             .ok_or_else(|| Unsupported(format!("{} (its result type)", sig.display())))?;
-        let wide = |t: &DataType| crate::types::is_decimal(t) && physical(t) != Some(PType::I64);
+        let wide = |t: &DataType| crate::types::is_decimal(t) && physical(t) == Some(PType::I128);
         if wide(&sig.ret) || args.iter().any(|a| wide(&a.data_type)) {
             return unsupported(format!(
                 "{} on decimals of more than {DECIMAL_I64_DIGITS} digits (function helpers take 64-bit decimals)",
