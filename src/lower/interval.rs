@@ -52,8 +52,8 @@ struct Fields {
 }
 
 impl Lowerer {
-    /// A registry function of intervals with [`Lowering::Inline`]
-    /// (crate::functions::Lowering::Inline).
+    /// A registry function of intervals with
+    /// [`Lowering::Inline`](crate::functions::Lowering::Inline).
     pub(super) fn inline_call(
         &mut self,
         sig: &'static Signature,
