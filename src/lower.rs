@@ -131,11 +131,8 @@ fn stored_as_i128(data_type: &DataType, ty: PType) -> bool {
 /// The largest precision of a decimal the kernel computes (as an `i128`).
 pub(crate) const DECIMAL_JIT_DIGITS: u8 = 38;
 
-/// Why the JIT does not compile an operation on 128-bit decimals: LLVM lowers it to a
-/// runtime library call (`__divti3`, `__modti3`, `__floattidf`) that kernels do not
-/// link.
-const WIDE_LIBCALL: &str =
-    "128-bit division, remainder and float conversion are runtime library calls the JIT does not link";
+/// Why the JIT does not compile rounding functions of 128-bit decimals.
+const WIDE_ROUNDING: &str = "rounding functions of 128-bit decimals are not compiled";
 
 /// The largest magnitude of a decimal of `digits` digits (`10^digits - 1`).
 fn decimal_max(digits: u8) -> Option<i128> {
@@ -928,11 +925,7 @@ impl Lowerer {
             Subtract | DateSubDays | DateDiffDays => arith(ArithOp::Sub)(self),
             Multiply if wide => self.wide_multiply(&args[0], &args[1], ret),
             Multiply => arith(ArithOp::Mul)(self),
-            Divide | Modulo if wide => unsupported(format!(
-                "{} of {} values ({WIDE_LIBCALL})",
-                if func == Divide { "/" } else { "%" },
-                sql_type_name(ret)
-            )),
+            // 128-bit `/` and `%` are calls of the JIT's `__divti3` and `__modti3`.
             Divide => arith(ArithOp::Div)(self),
             Modulo => arith(ArithOp::Rem)(self),
             DecimalRound(direction) => self.decimal_round(direction, args, ret),
@@ -1273,7 +1266,7 @@ impl Lowerer {
         use crate::types::decimal_parts;
         if Self::typ(&args[0])? != PType::I64 || Self::typ_of(ret)? != PType::I64 {
             return unsupported(format!(
-                "{direction:?} of {} values ({WIDE_LIBCALL})",
+                "{direction:?} of {} values ({WIDE_ROUNDING})",
                 sql_type_name(&args[0].data_type)
             ));
         }
@@ -1310,7 +1303,7 @@ impl Lowerer {
         };
         let c = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
         let q = match direction {
-            HalfAwayFromZero => self.div_round(xi, d),
+            HalfAwayFromZero => self.div_round(xi, PType::I64, i128::from(d)),
             TowardZero => {
                 let d = c(self, d);
                 self.add(Node::Arith(ArithOp::Div, xi, d))
@@ -1371,10 +1364,18 @@ impl Lowerer {
         self.precision_check(product, p)
     }
 
-    /// `xi / d` for a positive constant `d`, rounded half away from zero
-    /// (`(xi ± d/2) / d`, the sign of `xi`): the decimal rounding of casts.
-    fn div_round(&mut self, xi: NodeId, d: i64) -> NodeId {
-        let c = |l: &mut Self, v: i64| l.add(Node::Const(PType::I64, v as u64));
+    /// `xi` (of type `t`, `I64` or `I128`) over a positive constant `d` (of type `t`),
+    /// rounded half away from zero (`(xi ± d/2) / d`, the sign of `xi`): the decimal
+    /// rounding of casts. The shifted value cannot overflow: a decimal's magnitude
+    /// is below `10^18` or `10^38` and `d/2` at most half as much.
+    fn div_round(&mut self, xi: NodeId, t: PType, d: i128) -> NodeId {
+        let c = |l: &mut Self, v: i128| {
+            l.add(if t == PType::I128 {
+                Node::Const128(v)
+            } else {
+                Node::Const(PType::I64, v as i64 as u64)
+            })
+        };
         let (zero, up, down, divisor) = (c(self, 0), c(self, d / 2), c(self, -(d / 2)), c(self, d));
         let negative = self.add(Node::Cmp(CmpOp::Lt, xi, zero));
         let half = self.add(Node::Case(vec![(negative, down)], up));
@@ -1385,10 +1386,11 @@ impl Lowerer {
     /// Casts to and from decimals of up to 38 digits, as `functions::cast` computes
     /// them: raising the scale multiplies by `10^k` after checking that the value
     /// fits the target's precision then, lowering it divides rounding half away from
-    /// zero (64-bit values only), then the precision is checked; a decimal becomes a
-    /// double as `decimal::to_f64_cast` says (its unscaled value over `10^s`, 64-bit
-    /// values only). Other decimal casts (from floats, to and from VARCHAR, dividing
-    /// or converting 128-bit values, `Decimal256`) are not compiled.
+    /// zero, then the precision is checked; a decimal becomes a double as
+    /// `decimal::to_f64_cast` says (a 64-bit one: its unscaled value over `10^s`; a
+    /// 128-bit one: the cast's own row function, called from the kernel, so both
+    /// back ends round alike). Other decimal casts (from floats, to and from VARCHAR,
+    /// `Decimal256`) are not compiled.
     fn decimal_convert(
         &mut self,
         from: &DataType,
@@ -1413,24 +1415,27 @@ impl Lowerer {
                 ""
             });
         };
-        let libcall = format!(" ({WIDE_LIBCALL})");
         let pow10 =
-            |n: i8| -> Option<i64> { crate::decimal::pow10::<i128>(n as u32)?.try_into().ok() };
+            |n: i8| -> Option<i128> { crate::decimal::pow10::<i128>(u32::try_from(n).ok()?) };
         match (decimal_parts(from), decimal_parts(to)) {
             (Some((p1, s1)), Some((p2, s2))) => {
                 if s2 >= s1 {
                     return Ok(self.rescale_up(xi, pf, p1, pt, p2, (s2 - s1) as u8));
                 }
-                if pf == PType::I128 {
-                    return not_compiled(&libcall);
-                }
                 let Some(d) = pow10(s1 - s2) else {
                     return not_compiled("");
                 };
-                let rounded = self.div_round(xi, d);
-                // Any i64 fits a precision of 19 digits or more.
-                Ok(match pt {
-                    PType::I64 => self.precision_check(rounded, p2)?,
+                let rounded = self.div_round(xi, pf, d);
+                Ok(match (pf, pt) {
+                    // Checked in 128 bits, then narrowed (the value fits).
+                    (PType::I128, PType::I64) => {
+                        let checked = self.precision_check(rounded, p2)?;
+                        self.add(Node::Cast(checked, PType::I64))
+                    }
+                    (PType::I64, PType::I64) | (PType::I128, PType::I128) => {
+                        self.precision_check(rounded, p2)?
+                    }
+                    // Any i64 fits a precision of 19 digits or more.
                     _ => self.add(Node::Cast(rounded, pt)),
                 })
             }
@@ -1453,25 +1458,30 @@ impl Lowerer {
                         self.add(Node::Cast(xi, pt))
                     });
                 }
-                if pf == PType::I128 {
-                    return not_compiled(&libcall);
-                }
                 let Some(d) = pow10(s) else {
                     return not_compiled("");
                 };
-                let whole = self.div_round(xi, d);
-                Ok(if pt == PType::I64 {
+                // Rounded, then narrowed with the integer casts' range check.
+                let whole = self.div_round(xi, pf, d);
+                Ok(if pt == pf {
                     whole
                 } else {
                     self.add(Node::Cast(whole, pt))
                 })
             }
+            (Some((_, _)), None) if pt.is_float() && pf == PType::I128 => {
+                // `decimal::to_f64_cast` of a 128-bit value rounds `v / 10^s`
+                // correctly (through its digits): the kernel calls the cast's row
+                // function, the one the interpreter runs.
+                let Some(imp) = cast::cast_impl(from, to) else {
+                    return not_compiled("");
+                };
+                let key = format!("CAST({from:?} AS {to:?})");
+                Ok(self.row_helper(key, imp, vec![xi], pt))
+            }
             (Some((_, s)), None) if pt.is_float() => {
-                if pf == PType::I128 {
-                    return not_compiled(&libcall);
-                }
                 // decimal::to_f64_cast: the unscaled value as a double over 10^s.
-                let Some(d) = pow10(s) else {
+                let Some(d) = pow10(s).and_then(|d| i64::try_from(d).ok()) else {
                     return not_compiled("");
                 };
                 let f = self.add(Node::Cast(xi, PType::F64));

@@ -557,10 +557,11 @@ fn compiled_assembly(sql: &str, schema: &Schema) -> String {
     compiled.assembly.clone()
 }
 
-/// The JIT computes decimals of 19 to 38 digits as i128 without runtime library
-/// calls (LLVM lowers 128-bit division, remainder and float conversion to
-/// `__divti3`, `__modti3`, `__floattidf`, which kernels do not link); what would need
-/// one is left to the interpreter, and `explain` says why.
+/// The JIT computes `+ - *`, comparisons and casts that keep or raise the scale of
+/// decimals of 19 to 38 digits as i128 without runtime library calls; `/`, `%` and
+/// casts that lower the scale call `__divti3`/`__modti3` (which the JIT defines),
+/// a cast to a float the cast's row function (see
+/// `wide_division_remainder_and_float_casts`).
 #[test]
 fn wide_decimals_compile_to_inline_128_bit_code() {
     let t = wide_table();
@@ -598,20 +599,147 @@ fn wide_decimals_compile_to_inline_128_bit_code() {
             assert!(!asm.contains(libcall), "{sql} refers to {libcall}");
         }
     }
-    for (sql, why) in [
-        ("x % w", "% of DECIMAL(38,10) values (128-bit division"),
+    // Rounding functions of wide decimals are left to the interpreter, and
+    // `explain` says why.
+    let projector = Projector::new(&schema, &["round(x, 2)"]).unwrap();
+    let text = projector.explain().unwrap().to_string();
+    assert!(
+        text.contains("rounding functions of 128-bit decimals are not compiled"),
+        "{text}"
+    );
+}
+
+/// 128-bit `%`, casts that lower the scale (dividing by a power of ten, rounding
+/// half away from zero) and casts to floats are compiled (the kernel calls
+/// `__modti3`/`__divti3`, defined by the JIT, and the cast's row function), and
+/// give DuckDB's answers (`SELECT typeof(e), e` over the same rows) on both back
+/// ends.
+#[test]
+fn wide_division_remainder_and_float_casts() {
+    let t = wide_table();
+    let schema = t.schema();
+    for sql in [
+        "x % w",
+        "w % 0.7",
+        "CAST(x AS DOUBLE)",
+        "CAST(x AS REAL)",
+        "CAST(x AS DECIMAL(38,2))",
+        "CAST(w AS DECIMAL(18,1))",
+        "CAST(w AS BIGINT)",
+        "CAST(x AS DOUBLE) > 1e27",
+    ] {
+        let asm = compiled_assembly(sql, &schema);
+        // No call of compiler-rt's float conversion: floats come from the row function.
+        assert!(!asm.contains("__floattidf"), "{sql}");
+    }
+    let text = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for (sql, ty, values) in [
         (
-            "CAST(x AS DOUBLE) > 0",
-            "CAST from DECIMAL(38,10) to DOUBLE (128-bit",
+            "x % w",
+            "DECIMAL(38,10)",
+            text(&[
+                "5678.1234567890",
+                "-0.5000000000",
+                "NULL",
+                "NULL",
+                "0.0099999999",
+                "0.0000000000",
+            ]),
+        ),
+        (
+            "w % 0.7",
+            "DECIMAL(30,4)",
+            text(&["0.4234", "-0.3000", "0.0001", "NULL", "0.5999", "0.1000"]),
         ),
         (
             "CAST(x AS DECIMAL(38,2))",
-            "CAST from DECIMAL(38,10) to DECIMAL(38,2) (128-bit",
+            "DECIMAL(38,2)",
+            text(&[
+                "1234567890123456789012345678.12",
+                "-0.50",
+                "NULL",
+                "3.00",
+                "10000000000000000000000000000.00",
+                "0.00",
+            ]),
         ),
     ] {
-        let projector = Projector::new(&schema, &[sql]).unwrap();
-        let text = projector.explain().unwrap().to_string();
-        assert!(text.contains(why), "{sql}: {text}");
+        assert_eq!(project(sql, &t).unwrap(), (ty.to_string(), values), "{sql}");
+    }
+    let (ty, doubles) = project("CAST(x AS DOUBLE)", &t).unwrap();
+    assert_eq!(ty, "DOUBLE");
+    let expected = [
+        Some(1.2345678901234569e27),
+        Some(-0.5),
+        None,
+        Some(3.0),
+        Some(1e28),
+        Some(0.0),
+    ];
+    for (got, want) in doubles.iter().zip(expected) {
+        assert_eq!(got.parse::<f64>().ok(), want, "{doubles:?}");
+    }
+    // DuckDB: `Failed to cast decimal value 12345678901234567890 to type INT64`.
+    for sql in ["CAST(w AS BIGINT)", "CAST(w AS DECIMAL(18,1))"] {
+        let err = project(sql, &t).unwrap_err();
+        assert!(
+            err.contains("out of range") && err.contains("row 0"),
+            "{sql}: {err}"
+        );
+        assert_eq!(
+            project(sql, &t.slice(1, 2)).unwrap().1,
+            if sql.contains("BIGINT") {
+                text(&["-1", "0"])
+            } else {
+                text(&["-1.0", "0.0"])
+            }
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Casts of 128-bit decimals to DOUBLE and REAL, to fewer fraction digits and to
+    /// BIGINT, and `%`, on values of every magnitude up to 38 digits (and its
+    /// largest ones), with NULLs and a slice: the JIT gives exactly the
+    /// interpreter's values and errors.
+    #[test]
+    fn wide_conversions_and_remainders_are_the_interpreters(
+        raw in proptest::collection::vec((0u32..=38, proptest::prelude::any::<u128>(), proptest::prelude::any::<bool>(), 0u8..10), 1..70),
+        scale in proptest::sample::select(vec![0i8, 2, 10, 20, 37, 38]),
+        offset in 0usize..3,
+    ) {
+        let value = |(digits, bits, negative, pick): (u32, u128, bool, u8)| -> Option<i128> {
+            let max = 10i128.pow(38) - 1;
+            let v = match pick {
+                0 => return None,
+                1 => max,
+                2 => max - (bits % 1000) as i128,
+                _ => (bits % 10u128.pow(digits)) as i128,
+            };
+            Some(if negative { -v } else { v })
+        };
+        let xs: Vec<Option<i128>> = raw.iter().copied().map(value).collect();
+        let ys: Vec<Option<i128>> = raw.iter().rev().copied().map(value).collect();
+        let t = batch(vec![
+            ("x", decimals(&xs, 38, scale)),
+            ("y", decimals(&ys, 38, 10)),
+        ]);
+        let t = t.slice(offset.min(t.num_rows()), t.num_rows() - offset.min(t.num_rows()));
+        let lower = (scale - 1).max(0);
+        for sql in [
+            "CAST(x AS DOUBLE)".to_string(),
+            "CAST(x AS REAL)".to_string(),
+            format!("CAST(x AS DECIMAL(38,{lower}))"),
+            "CAST(x AS DECIMAL(20,0))".to_string(),
+            "CAST(x AS BIGINT)".to_string(),
+            "x % y".to_string(),
+            "y % 0.0000000003".to_string(),
+        ] {
+            // `project` asserts that both back ends agree.
+            let _ = project(&sql, &t);
+        }
     }
 }
 

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 
 use crate::emit::{Emitter, IN_SET_LOOKUP};
 use crate::orc::{self, Code};
-use crate::program::{in_set_lookup, Callee, InSet, Node, OutSlot, Program, Slot};
+use crate::program::{in_set_lookup, ArithOp, Callee, InSet, Node, OutSlot, PType, Program, Slot};
 
 /// Why compilation failed (always a bug in the caller or in Broadhead).
 #[derive(Debug, thiserror::Error)]
@@ -406,6 +406,32 @@ pub fn compile_object(program: &Program, options: CompileOptions) -> Result<Obje
     })
 }
 
+/// The compiler-rt functions LLVM calls for 128-bit `sdiv` and `srem` (x86-64 has
+/// no such instruction), defined for the kernels that divide 128-bit values: a
+/// Rust binary's copies of them are not exported to the JIT's symbol lookup.
+const WIDE_DIVISION: [(&str, extern "C" fn(i128, i128) -> i128); 2] =
+    [("__divti3", wide_div), ("__modti3", wide_rem)];
+
+/// `a / b` truncated, as compiler-rt's `__divti3`. Kernels never divide by zero nor
+/// `i128::MIN` by -1 (they divide by 1 in those lanes, which are errors or NULL);
+/// should they, the result is 0 or wraps rather than unwinding out of a kernel.
+extern "C" fn wide_div(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        0
+    } else {
+        a.wrapping_div(b)
+    }
+}
+
+/// `a % b` with the sign of `a`, as compiler-rt's `__modti3` (see [`wide_div`]).
+extern "C" fn wide_rem(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        0
+    } else {
+        a.wrapping_rem(b)
+    }
+}
+
 /// The helpers `program`'s code calls, by symbol, with their addresses here.
 fn helpers(program: &Program) -> Vec<(&'static str, usize)> {
     let mut out = Vec::new();
@@ -419,6 +445,11 @@ fn helpers(program: &Program) -> Vec<(&'static str, usize)> {
             Node::InSet { .. } => {
                 let lookup: unsafe extern "C" fn(*const InSet, *const u64) -> u64 = in_set_lookup;
                 out.push((IN_SET_LOOKUP, lookup as usize));
+            }
+            Node::Arith(ArithOp::Div | ArithOp::Rem, l, _)
+                if program.type_of(*l) == PType::I128 =>
+            {
+                out.extend(WIDE_DIVISION.iter().map(|&(name, f)| (name, f as usize)));
             }
             _ => {}
         }

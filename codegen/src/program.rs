@@ -13,13 +13,13 @@ pub enum PType {
     I64,
     /// A 128-bit signed integer: the unscaled value of a `DECIMAL(p, s)` of 19 to 38
     /// digits, read in place from a `Decimal128` column (16 bytes per row), or an
-    /// INTERVAL's three fields packed ([`Node::Pack`], [`Node::Extract`]). Only what
-    /// LLVM lowers without runtime library calls is allowed on it (checked `+ - *`,
-    /// [`ArithOp::WideMul`], negation, comparisons, range checks, integer casts, bit
-    /// fields); no division or remainder (`__divti3`, `__modti3`), float conversion
-    /// (`__floattidf`) or IN set. Helper calls take and return it as 16 bytes a lane.
-    /// Values are loaded and stored with 8-byte alignment (Arrow aligns an
-    /// `IntervalMonthDayNano` buffer to 8 bytes only).
+    /// INTERVAL's three fields packed ([`Node::Pack`], [`Node::Extract`]). Allowed
+    /// on it: checked `+ - *` and [`ArithOp::WideMul`] (inline code), `/` and `%`
+    /// (LLVM calls `__divti3` and `__modti3`, which the JIT defines for the kernels
+    /// that need them), negation, comparisons, range checks, integer casts, bit
+    /// fields; no float conversion (`__floattidf`) or IN set. Helper calls take and
+    /// return it as 16 bytes a lane. Values are loaded and stored with 8-byte
+    /// alignment (Arrow aligns an `IntervalMonthDayNano` buffer to 8 bytes only).
     I128,
     U8,
     U16,
@@ -490,17 +490,22 @@ impl Program {
                         return Err(format!("node {id}: arithmetic on {t:?}"));
                     }
                     match (t == PType::I128, op) {
-                        (true, ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::WideMul) => {}
+                        // 128-bit division and remainder are calls of `__divti3` and
+                        // `__modti3`, which the JIT defines (`jit::WIDE_DIVISION`).
+                        (
+                            true,
+                            ArithOp::Add
+                            | ArithOp::Sub
+                            | ArithOp::Mul
+                            | ArithOp::WideMul
+                            | ArithOp::Div
+                            | ArithOp::Rem,
+                        ) => {}
                         (false, ArithOp::WideMul) => {
                             return Err(format!("node {id}: WideMul of {t:?}"))
                         }
                         (false, _) => {}
-                        (true, op) => {
-                            return Err(format!(
-                                "node {id}: {op:?} of I128 (128-bit division needs a \
-                                 runtime library call)"
-                            ))
-                        }
+                        (true, op) => return Err(format!("node {id}: {op:?} of I128")),
                     }
                 }
                 Node::Neg(x) | Node::Abs(x) => {
