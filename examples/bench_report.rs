@@ -330,14 +330,16 @@ const LAYOUT_IDS: [(&str, &str); 4] = [
     ("V4", "s LIKE '%ab%'"),
 ];
 /// Sections measured by other programs (`examples/compile_cost.rs`,
-/// `scripts/bench-kernel-cache.py`, `integrations/datafusion/examples/tpch.rs`),
-/// written by hand: a full rewrite keeps them as they are, in this order.
-const HAND_WRITTEN_SECTIONS: [(&str, &str); 2] = [
+/// `scripts/bench-kernel-cache.py`, `integrations/datafusion/examples/tpch.rs`,
+/// `scripts/bench-e2e.sh`), written by hand or by those programs: a full rewrite keeps
+/// them as they are, in this order.
+const HAND_WRITTEN_SECTIONS: [(&str, &str); 3] = [
     (
         "<!-- kernel cache on disk: begin -->",
         "<!-- kernel cache on disk: end -->",
     ),
     ("<!-- datafusion: begin -->", "<!-- datafusion: end -->"),
+    ("<!-- end to end: begin -->", "<!-- end to end: end -->"),
 ];
 
 /// The text from `begin` to `end` (both included) in `md`, if it has both.

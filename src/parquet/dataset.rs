@@ -13,7 +13,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow_schema::ArrowError;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 
-use super::footer::{check_footer, check_metadata, check_page_headers};
+use super::footer::{check_footer, check_metadata};
 use super::{guarded, ScanError};
 use crate::types::{sql_type_name, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION};
 
@@ -375,11 +375,6 @@ impl SourceFile {
             .map_err(|e| ScanError::corrupt(path, e))?,
             None => metadata,
         };
-        check_page_headers(metadata.metadata(), &mut |offset, buf| {
-            use std::os::unix::fs::FileExt;
-            file.read_exact_at(buf, offset)
-        })
-        .map_err(|e| ScanError::corrupt(path, e))?;
         Ok(SourceFile {
             path: path.to_path_buf(),
             metadata,

@@ -1,6 +1,7 @@
 //! [`Scan`]: reading some columns of a dataset where a predicate is TRUE.
 
 use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -15,6 +16,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowFilter};
 use parquet::arrow::ProjectionMask;
 
 use super::dataset::to_engine_batch;
+use super::footer::check_page_headers;
 use super::predicate::{constant_value, row_of, without_row};
 use super::{guarded, Dataset, JitPredicate, RowError, ScanError, SourceFile};
 use crate::expr::Expr;
@@ -380,6 +382,20 @@ impl<'a> Scan<'a> {
         let path = &source.path;
         let file = File::open(path).map_err(|e| ScanError::file(path, e))?;
         let descr = source.metadata.parquet_schema();
+        // The pages this read decodes are checked first (a forged page header could
+        // make the parquet crate's decoder hang).
+        let mut read_columns = self.output_columns.clone();
+        if let Selects::Where(_, compiled) = &self.selects {
+            read_columns.extend(compiled.columns());
+        }
+        let read_mask = ProjectionMask::roots(descr, read_columns);
+        check_page_headers(
+            source.metadata.metadata(),
+            rg,
+            &read_mask,
+            &mut |at, buf| file.read_exact_at(buf, at),
+        )
+        .map_err(|e| ScanError::corrupt(path, e))?;
         let builder =
             ParquetRecordBatchReaderBuilder::new_with_metadata(file, source.metadata.clone())
                 .with_row_groups(vec![rg])

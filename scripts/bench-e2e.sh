@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# End to end on Parquet (issue 10): the `broadhead` command against DuckDB and Polars
+# on TPC-H lineitem at scale 1 and 8, with 1 and 2 threads; checks that the answers
+# agree and writes the table into docs/benchmarks.md ("End to end on Parquet").
+#
+#   scripts/bench-e2e.sh [SCALE...]      # default: 1 8
+#
+# Makes once, under WORK (default target/bench-e2e): a Python virtual environment with
+# DuckDB and Polars (pinned below), and the lineitem files (`broadhead gen tpch`).
+# RUNS (default 5) timed runs a measurement after one warm-up run; the files stay in
+# the page cache (24 GiB here), so this measures computation, not the disk.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK=${WORK:-target/bench-e2e}
+RUNS=${RUNS:-5}
+SCALES=("${@:-1}")
+[[ $# -gt 0 ]] || SCALES=(1 8)
+mkdir -p "$WORK"
+
+if [[ ! -x "$WORK/venv/bin/python" ]]; then
+    python3 -m venv "$WORK/venv"
+    "$WORK/venv/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0
+fi
+cargo build --release --quiet --bin broadhead
+BROADHEAD=target/release/broadhead
+
+files=()
+for scale in "${SCALES[@]}"; do
+    file="$WORK/lineitem-sf$scale.parquet"
+    [[ -f "$file" ]] || "$BROADHEAD" gen tpch --scale "$scale" --quiet "$file"
+    files+=(--file "SF$scale=$file")
+done
+"$WORK/venv/bin/python" scripts/bench_e2e.py --broadhead "$BROADHEAD" "${files[@]}" \
+    --runs "$RUNS" --write-docs docs/benchmarks.md
