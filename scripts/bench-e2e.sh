@@ -7,14 +7,16 @@
 #
 # Makes once, under WORK (default target/bench-e2e): a Python virtual environment with
 # DuckDB and Polars (pinned below), and the lineitem files (`broadhead gen tpch`).
+# Run it on a quiet machine: other work running at the same time skews the table.
 # RUNS (default 5) timed runs a measurement after one warm-up run; the files stay in
 # the page cache (24 GiB here), so this measures computation, not the disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK=${WORK:-target/bench-e2e}
+TARGET=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+WORK=${WORK:-$TARGET/bench-e2e}
 RUNS=${RUNS:-5}
-SCALES=("${@:-1}")
-[[ $# -gt 0 ]] || SCALES=(1 8)
+if [[ $# -gt 0 ]]; then SCALES=("$@"); else SCALES=(1 8); fi
 mkdir -p "$WORK"
 
 if [[ ! -x "$WORK/venv/bin/python" ]]; then
@@ -22,7 +24,7 @@ if [[ ! -x "$WORK/venv/bin/python" ]]; then
     "$WORK/venv/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0
 fi
 cargo build --release --quiet --bin broadhead
-BROADHEAD=target/release/broadhead
+BROADHEAD=$TARGET/release/broadhead
 
 files=()
 for scale in "${SCALES[@]}"; do

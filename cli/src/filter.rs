@@ -395,8 +395,14 @@ pub fn run_job(job: Job) -> CliResult {
             scanned.row_groups - scanned.pruned,
             scanned.pruned
         );
-        if let Some(stats) = scan.predicate_tier_stats() {
-            eprintln!("where:  {stats}");
+        match &scan.predicate_tier_stats()[..] {
+            [] => {}
+            [stats] => eprintln!("where:  {stats}"),
+            parts => {
+                for (k, stats) in parts.iter().enumerate() {
+                    eprintln!("where, part {} of {}:  {stats}", k + 1, parts.len());
+                }
+            }
         }
         if let Some(Compute::Jit(p)) = &compute {
             eprintln!("select: {}", p.tier_stats());

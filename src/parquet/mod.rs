@@ -36,6 +36,7 @@
 //!
 //! `broadhead::scan` is another name for this module.
 
+mod conjuncts;
 mod dataset;
 mod footer;
 mod predicate;

@@ -12,9 +12,12 @@ use arrow::buffer::BooleanBuffer;
 use arrow::compute::{cast, filter_record_batch};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowFilter};
+use parquet::arrow::arrow_reader::{
+    ArrowPredicate, ArrowReaderMetadata, ParquetRecordBatchReaderBuilder, RowFilter,
+};
 use parquet::arrow::ProjectionMask;
 
+use super::conjuncts;
 use super::dataset::to_engine_batch;
 use super::footer::check_page_headers;
 use super::predicate::{constant_value, row_of, without_row};
@@ -87,8 +90,9 @@ enum Selects {
     /// No row (a predicate that folded to FALSE or NULL).
     Nothing,
     /// The rows where it is TRUE: the optimized predicate over the dataset schema
-    /// (for pruning) and compiled for the columns it reads.
-    Where(TypedExpr, Box<JitPredicate>),
+    /// (for pruning), and the reader's predicates compiled for the columns they read:
+    /// one, or with pushdown a conjunction split cheapest first ([`conjuncts`]).
+    Where(TypedExpr, Vec<JitPredicate>),
 }
 
 /// Reading some columns of a dataset where a predicate is TRUE.
@@ -98,6 +102,9 @@ pub struct Scan<'a> {
     selects: Selects,
     output_columns: Vec<usize>,
     output_schema: SchemaRef,
+    /// Per file, its footer with the columns a split predicate reads as dictionaries
+    /// typed so; `None`: the files' own.
+    reader_metadata: Option<Vec<ArrowReaderMetadata>>,
 }
 
 impl<'a> Scan<'a> {
@@ -149,20 +156,32 @@ impl<'a> Scan<'a> {
         output_columns.sort_unstable();
         output_columns.dedup();
         let output_schema = Arc::new(schema.project(&output_columns)?);
+        let mut reader_metadata = None;
         let selects = match predicate {
             None => Selects::All,
             Some(prepared) => match constant_value(prepared.optimized()) {
                 Some(true) => Selects::All,
                 Some(false) => Selects::Nothing,
                 None => {
+                    let split = match options.pushdown && !options.interpret {
+                        true => conjuncts::split(prepared, dataset),
+                        false => None,
+                    };
+                    let parts = match split {
+                        Some(split) => {
+                            reader_metadata = split.reader_metadata;
+                            split.parts
+                        }
+                        None => vec![prepared.clone()],
+                    };
                     let first = dataset.files()[0].metadata.metadata();
-                    let compiled = JitPredicate::from_prepared(
-                        prepared,
-                        first,
-                        options.interpret,
-                        options.policy,
-                    )?;
-                    Selects::Where(prepared.optimized().clone(), Box::new(compiled))
+                    let compiled = parts
+                        .iter()
+                        .map(|p| {
+                            JitPredicate::from_prepared(p, first, options.interpret, options.policy)
+                        })
+                        .collect::<crate::Result<Vec<_>>>()?;
+                    Selects::Where(prepared.optimized().clone(), compiled)
                 }
             },
         };
@@ -172,15 +191,18 @@ impl<'a> Scan<'a> {
             selects,
             output_columns,
             output_schema,
+            reader_metadata,
         })
     }
 
-    /// Which tier evaluated the predicate's batches so far and when its kernel
-    /// arrived (`None` without a predicate to evaluate, or with `interpret`).
-    pub fn predicate_tier_stats(&self) -> Option<crate::TierStats> {
+    /// For each of the reader's predicates (one, or the parts of a conjunction
+    /// split cheapest first, in the order they run), which tier evaluated its batches
+    /// so far and when its kernel arrived (empty without a predicate to evaluate, or
+    /// with `interpret`).
+    pub fn predicate_tier_stats(&self) -> Vec<crate::TierStats> {
         match &self.selects {
-            Selects::Where(_, p) => p.tier_stats(),
-            _ => None,
+            Selects::Where(_, parts) => parts.iter().filter_map(|p| p.tier_stats()).collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -198,7 +220,7 @@ impl<'a> Scan<'a> {
     /// Whether the predicate runs as compiled code (a constant needs no code).
     pub fn is_jit(&self) -> bool {
         match &self.selects {
-            Selects::Where(_, p) => p.is_jit(),
+            Selects::Where(_, parts) => parts.iter().all(|p| p.is_jit()),
             Selects::All | Selects::Nothing => true,
         }
     }
@@ -385,8 +407,8 @@ impl<'a> Scan<'a> {
         // The pages this read decodes are checked first (a forged page header could
         // make the parquet crate's decoder hang).
         let mut read_columns = self.output_columns.clone();
-        if let Selects::Where(_, compiled) = &self.selects {
-            read_columns.extend(compiled.columns());
+        if let Selects::Where(_, parts) = &self.selects {
+            read_columns.extend(parts.iter().flat_map(|p| p.columns()));
         }
         let read_mask = ProjectionMask::roots(descr, read_columns);
         check_page_headers(
@@ -396,10 +418,13 @@ impl<'a> Scan<'a> {
             &mut |at, buf| file.read_exact_at(buf, at),
         )
         .map_err(|e| ScanError::corrupt(path, e))?;
-        let builder =
-            ParquetRecordBatchReaderBuilder::new_with_metadata(file, source.metadata.clone())
-                .with_row_groups(vec![rg])
-                .with_batch_size(self.options.batch_size);
+        let metadata = match &self.reader_metadata {
+            Some(files) => files[fi].clone(),
+            None => source.metadata.clone(),
+        };
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+            .with_row_groups(vec![rg])
+            .with_batch_size(self.options.batch_size);
         let output_mask = |columns: &[usize]| ProjectionMask::roots(descr, columns.iter().copied());
         // A reader failure is the predicate's error on a row if it raised one, else
         // the file's.
@@ -454,28 +479,51 @@ impl<'a> Scan<'a> {
         // Rows sent so far, and the rows of the row group they are.
         let mut sent = 0usize;
         match &self.selects {
-            Selects::Where(_, compiled) if self.options.pushdown => {
-                let mut pushed = compiled.for_file(source.metadata.metadata(), &[rg], None);
-                let kept = pushed.record_kept();
-                let raised = pushed.error_handle();
-                let seen = pushed.rows_seen();
-                let take = || raised.lock().unwrap_or_else(|p| p.into_inner()).take();
+            Selects::Where(_, parts) if self.options.pushdown => {
+                let meta = source.metadata.metadata();
+                let mut pushed: Vec<JitPredicate> = parts
+                    .iter()
+                    .map(|p| p.for_file(meta, &[rg], None))
+                    .collect();
+                let kept: Vec<_> = pushed.iter_mut().map(|p| p.record_kept()).collect();
+                let raised: Vec<_> = pushed.iter().map(|p| p.error_handle()).collect();
+                let seen = pushed[0].rows_seen();
+                let take = || {
+                    raised
+                        .iter()
+                        .find_map(|r| r.lock().unwrap_or_else(|p| p.into_inner()).take())
+                };
+                let filter = RowFilter::new(
+                    pushed
+                        .into_iter()
+                        .map(|p| Box::new(p) as Box<dyn ArrowPredicate>)
+                        .collect(),
+                );
                 let mut reader = reading(path, rg, || {
                     builder
                         .with_projection(output_mask(&self.output_columns))
-                        .with_row_filter(RowFilter::new(vec![Box::new(pushed)]))
+                        .with_row_filter(filter)
                         .build()
                 })?
                 .map_err(|e| failed(&e, take()))?;
                 while let Some(batch) = reading(path, rg, || reader.next())? {
                     let batch = batch.map_err(|e| failed(&e, take()))?;
                     let n = batch.num_rows();
-                    // The output's rows are the kept rows, in order.
+                    // The output's rows are the rows the last predicate kept, in
+                    // order; each predicate saw the rows the one before it kept.
                     let file_row = |r: usize| {
-                        let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
-                        let bits =
-                            BooleanBuffer::new(kept.as_slice().to_vec().into(), 0, kept.len());
-                        bits.set_indices().nth(sent + r).map(|i| i as u64)
+                        kept.iter()
+                            .rev()
+                            .try_fold(sent + r, |row, kept| {
+                                let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                                let bits = BooleanBuffer::new(
+                                    kept.as_slice().to_vec().into(),
+                                    0,
+                                    kept.len(),
+                                );
+                                bits.set_indices().nth(row)
+                            })
+                            .map(|i| i as u64)
                     };
                     if !send(batch, &file_row)? {
                         return Ok(());
@@ -484,9 +532,10 @@ impl<'a> Scan<'a> {
                 }
                 check_rows(seen.load(Ordering::Relaxed))?;
             }
-            Selects::Where(_, compiled) => {
-                // Read every needed column once, evaluate, then keep the output columns.
-                let mut predicate = compiled.for_file(source.metadata.metadata(), &[rg], None);
+            Selects::Where(_, parts) => {
+                // Read every needed column once, evaluate, then keep the output columns
+                // (without pushdown the predicate is never split: one part).
+                let mut predicate = parts[0].for_file(source.metadata.metadata(), &[rg], None);
                 let mut columns = predicate.columns().to_vec();
                 columns.extend(&self.output_columns);
                 columns.sort_unstable();

@@ -1,0 +1,179 @@
+//! A pushed-down predicate split into the reader's predicates, cheapest first.
+//!
+//! The parquet crate's `RowFilter` runs its predicates in order, each on the rows the
+//! earlier ones kept, decoding each predicate's columns for those rows only. A
+//! conjunction (`a AND b AND …`) can therefore be given as several predicates:
+//!
+//! 1. the conjuncts that read only fixed-width columns (numbers, dates: cheap to
+//!    decode and compare), together, first;
+//! 2. each conjunct that reads a single VARCHAR column whose pages are all
+//!    dictionary-encoded, alone, with that column read as `Dictionary(Int32, Utf8)`:
+//!    the reader hands over the dictionary and the keys instead of copying every
+//!    row's string, and the filter computes the conjunct once per dictionary value
+//!    ([`crate::dictionary`]), so it costs about one lookup per row;
+//! 3. the other conjuncts, together, last.
+//!
+//! It splits only a predicate that cannot raise an error: a row an earlier predicate
+//! drops (FALSE or NULL there) is never shown to a later one, which would hide the
+//! error a later conjunct raises on a row where an earlier one is NULL (SQL's `NULL
+//! AND error` uses the error's operand). Without errors, the rows kept are those
+//! where every conjunct is TRUE, in any order.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::basic::Encoding;
+use parquet::file::metadata::ParquetMetaData;
+
+use super::Dataset;
+use crate::prepare::{Prepared, Purpose};
+use crate::typed::{TypedExpr, TypedKind};
+
+/// The predicate as the reader's predicates, in the order they run.
+pub(crate) struct Split {
+    /// Each bound to the dataset's schema, dictionary columns read as dictionaries.
+    pub parts: Vec<Prepared>,
+    /// Per file of the dataset, its footer with the dictionary columns' Arrow type
+    /// changed to `Dictionary(Int32, Utf8)` (what the reader then produces); `None`
+    /// when no column is read as a dictionary.
+    pub reader_metadata: Option<Vec<ArrowReaderMetadata>>,
+}
+
+/// `schema` with the type of `columns` changed to `Dictionary(Int32, Utf8)`, the
+/// type a dictionary-encoded VARCHAR column is read as.
+fn with_dictionaries(schema: &Schema, columns: &[usize]) -> Schema {
+    let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let fields = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match columns.contains(&i) {
+            true => Arc::new(Field::clone(f).with_data_type(dictionary.clone())),
+            false => f.clone(),
+        })
+        .collect::<Vec<_>>();
+    Schema::new_with_metadata(fields, schema.metadata().clone())
+}
+
+/// `prepared` (a predicate bound to `dataset`'s schema) split as the module says, or
+/// `None` when there is nothing to gain: it can raise an error, or it is not a
+/// conjunction of at least two groups (or, which a valid footer never makes, the
+/// reader refuses to read a column as a dictionary: then the predicate stays whole).
+pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
+    let optimized = prepared.optimized();
+    let TypedKind::And(conjuncts) = &optimized.kind else {
+        return None;
+    };
+    if optimized.can_error() {
+        return None;
+    }
+    let schema = dataset.schema();
+    let mut fixed = Vec::new();
+    let mut dictionary: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
+    let mut rest = Vec::new();
+    for c in conjuncts {
+        let columns = c.columns();
+        if columns
+            .iter()
+            .all(|&i| is_fixed_width(schema.field(i).data_type()))
+        {
+            fixed.push(c.clone());
+        } else if let [column] = columns[..] {
+            if dictionary_encoded_strings(dataset, column) {
+                match dictionary.iter_mut().find(|(i, _)| *i == column) {
+                    Some((_, group)) => group.push(c.clone()),
+                    None => dictionary.push((column, vec![c.clone()])),
+                }
+                continue;
+            }
+            rest.push(c.clone());
+        } else {
+            rest.push(c.clone());
+        }
+    }
+    let groups = usize::from(!fixed.is_empty()) + dictionary.len() + usize::from(!rest.is_empty());
+    if groups < 2 {
+        return None;
+    }
+    let columns: Vec<usize> = dictionary.iter().map(|(c, _)| *c).collect();
+    let read_schema = with_dictionaries(schema, &columns);
+    let part = |group: Vec<TypedExpr>| {
+        let typed = match <[TypedExpr; 1]>::try_from(group) {
+            Ok([one]) => one,
+            Err(group) => TypedExpr::new(TypedKind::And(group), DataType::Boolean, optimized.span),
+        };
+        Prepared::from_typed(
+            &read_schema,
+            Purpose::Predicate,
+            prepared.expr().clone(),
+            prepared.source().map(str::to_string),
+            typed,
+        )
+    };
+    let mut parts = Vec::new();
+    if !fixed.is_empty() {
+        parts.push(part(fixed));
+    }
+    parts.extend(dictionary.into_iter().map(|(_, group)| part(group)));
+    if !rest.is_empty() {
+        parts.push(part(rest));
+    }
+    let reader_metadata = match columns.is_empty() {
+        true => None,
+        false => Some(
+            dataset
+                .files()
+                .iter()
+                .map(|f| read_as_dictionaries(&f.metadata, &columns))
+                .collect::<Result<_, _>>()
+                .ok()?,
+        ),
+    };
+    Some(Split {
+        parts,
+        reader_metadata,
+    })
+}
+
+/// Whether values of this (engine) type have a fixed width in Arrow.
+fn is_fixed_width(t: &DataType) -> bool {
+    t.is_primitive() || matches!(t, DataType::Boolean)
+}
+
+/// Whether root column `column` is VARCHAR (`Utf8`) in every file of `dataset`, a
+/// single leaf, and every page of every chunk of it dictionary-encoded: then the
+/// reader can hand over its dictionaries and keys as they are.
+fn dictionary_encoded_strings(dataset: &Dataset, column: usize) -> bool {
+    dataset.files().iter().all(|f| {
+        let meta: &ParquetMetaData = f.metadata.metadata();
+        let descr = meta.file_metadata().schema_descr();
+        let leaves: Vec<usize> = (0..descr.num_columns())
+            .filter(|&l| descr.get_column_root_idx(l) == column)
+            .collect();
+        let [leaf] = leaves[..] else {
+            return false;
+        };
+        f.metadata.schema().field(column).data_type() == &DataType::Utf8
+            && meta.row_groups().iter().all(|rg| {
+                let chunk = rg.column(leaf);
+                chunk.dictionary_page_offset().is_some()
+                    && chunk.page_encoding_stats_mask().is_some_and(|mask| {
+                        mask.is_only(Encoding::RLE_DICTIONARY)
+                            || mask.is_only(Encoding::PLAIN_DICTIONARY)
+                    })
+            })
+    })
+}
+
+/// `metadata` with root columns `columns` read as `Dictionary(Int32, Utf8)`.
+fn read_as_dictionaries(
+    metadata: &ArrowReaderMetadata,
+    columns: &[usize],
+) -> parquet::errors::Result<ArrowReaderMetadata> {
+    let hint = Arc::new(with_dictionaries(metadata.schema(), columns));
+    ArrowReaderMetadata::try_new(
+        metadata.metadata().clone(),
+        ArrowReaderOptions::new().with_schema(hint),
+    )
+}
