@@ -27,6 +27,8 @@ mod cleanup;
 mod demo;
 mod explain;
 mod filter;
+#[cfg(feature = "datafusion")]
+mod full_sql;
 mod functions;
 mod gen;
 mod output;
@@ -186,6 +188,9 @@ impl ExecArgs {
 pub struct Failure {
     code: u8,
     message: String,
+    /// A statement `broadhead sql` parsed but its scan cannot run (GROUP BY, a join,
+    /// …): the feature `datafusion` runs it through DataFusion.
+    beyond_scan: bool,
 }
 
 impl Failure {
@@ -194,6 +199,7 @@ impl Failure {
         Failure {
             code: 2,
             message: message.into(),
+            beyond_scan: false,
         }
     }
 
@@ -202,6 +208,7 @@ impl Failure {
         Failure {
             code: 1,
             message: message.into(),
+            beyond_scan: false,
         }
     }
 

@@ -3,7 +3,9 @@
 //! The whole statement is parsed by sqlparser; the select list and the WHERE clause are
 //! converted to [`Expr`]s by the library's converter ([`expr_from_ast`]), so every
 //! error points into the statement. What a scan cannot do (DISTINCT, GROUP BY,
-//! ORDER BY, joins, aggregates other than `count(*)`) is an error naming the clause.
+//! ORDER BY, joins, aggregates other than `count(*)`, `EXPLAIN`) runs through
+//! DataFusion with the feature `datafusion` ([`crate::full_sql`]); without it, it is
+//! an error naming the clause and the build that runs it.
 
 use std::path::PathBuf;
 
@@ -26,18 +28,31 @@ use super::{CliResult, ExecArgs, Failure, OutputArgs};
 const SUPPORTED: &str = "supported: SELECT <expressions, *, or count(*) alone> \
     FROM <file> [WHERE <predicate>] [LIMIT n] [OFFSET n]";
 
+/// What a build without the feature `datafusion` says about a statement its scan
+/// cannot run.
+#[cfg(not(feature = "datafusion"))]
+const FULL_SQL_HINT: &str = "GROUP BY, ORDER BY, joins, aggregates, DISTINCT, \
+    subqueries and EXPLAIN run through DataFusion in a build with the `datafusion` \
+    feature: cargo install --path cli --features datafusion (in a checkout of Broadhead)";
+
 /// Arguments of `broadhead sql`.
 #[derive(Args, Debug)]
 pub struct SqlArgs {
     /// SELECT <list> FROM <file> [WHERE <expr>] [LIMIT n] [OFFSET n]; the list may hold
     /// expressions, `*`, or `count(*)` alone; the file is 'path' (a file, a directory or
-    /// a glob), read_parquet('path'), or a bare name such as lineitem.parquet
+    /// a glob), read_parquet('path'), or a bare name such as lineitem.parquet. A build
+    /// with the feature `datafusion` runs any SELECT or EXPLAIN (GROUP BY, ORDER BY,
+    /// joins, aggregates) through DataFusion
     #[arg(allow_hyphen_values = true)]
-    query: String,
+    pub query: String,
+    /// Run the statement through DataFusion even when the scan could (a build with
+    /// the feature `datafusion`); with --interpret, without Broadhead's rule
+    #[arg(long)]
+    pub datafusion: bool,
     #[command(flatten)]
-    out: OutputArgs,
+    pub out: OutputArgs,
     #[command(flatten)]
-    exec: ExecArgs,
+    pub exec: ExecArgs,
 }
 
 /// A statement as a job.
@@ -56,9 +71,17 @@ pub struct Plan {
     pub offset: usize,
 }
 
-/// Runs `broadhead sql`.
+/// Runs `broadhead sql`: through the scan when it can, else (or with `--datafusion`)
+/// through DataFusion in a build that has it.
 pub fn run(a: SqlArgs) -> CliResult {
-    let plan = plan(&a.query)?;
+    if a.datafusion {
+        return beyond_the_scan(a, None);
+    }
+    let plan = match plan(&a.query) {
+        Ok(plan) => plan,
+        Err(f) if f.beyond_scan => return beyond_the_scan(a, Some(f)),
+        Err(f) => return Err(f),
+    };
     run_job(Job {
         paths: vec![PathBuf::from(&plan.path)],
         predicate: plan.predicate,
@@ -69,6 +92,29 @@ pub fn run(a: SqlArgs) -> CliResult {
         out: a.out,
         exec: a.exec,
     })
+}
+
+/// A statement the scan does not run (`refused` says why; `None`: `--datafusion`).
+#[cfg(feature = "datafusion")]
+fn beyond_the_scan(a: SqlArgs, _refused: Option<Failure>) -> CliResult {
+    crate::full_sql::run(&a)
+}
+
+/// A statement the scan does not run: the reason, and the build that runs it.
+#[cfg(not(feature = "datafusion"))]
+fn beyond_the_scan(_a: SqlArgs, refused: Option<Failure>) -> CliResult {
+    Err(match refused {
+        Some(f) => without_datafusion(f),
+        None => Failure::usage(format!(
+            "--datafusion: this build has no DataFusion. {FULL_SQL_HINT}"
+        )),
+    })
+}
+
+/// `refused`, with what enables the statement.
+#[cfg(not(feature = "datafusion"))]
+fn without_datafusion(refused: Failure) -> Failure {
+    Failure::usage(format!("{}\n{FULL_SQL_HINT}", refused.message))
 }
 
 /// The statement's text and tokens, for error messages.
@@ -93,9 +139,17 @@ impl Stmt<'_> {
         })
     }
 
-    /// An unsupported clause, with the caret at `span`.
+    /// An unsupported clause, with the caret at `span`: beyond the scan.
     fn unsupported(&self, clause: &str, span: Span) -> Failure {
-        self.error(format!("{clause} is not supported ({SUPPORTED})"), span)
+        self.beyond_scan(format!("{clause} is not supported ({SUPPORTED})"), span)
+    }
+
+    /// A statement the scan cannot run, as [`Stmt::error`]; DataFusion may run it.
+    fn beyond_scan(&self, message: impl Into<String>, span: Span) -> Failure {
+        Failure {
+            beyond_scan: true,
+            ..self.error(message, span)
+        }
     }
 
     /// The span of a node, when computing it is safe (sqlparser's span computation
@@ -118,6 +172,23 @@ impl Stmt<'_> {
                     return span(t.span)
                 }
                 _ => {}
+            }
+        }
+        Span::NONE
+    }
+
+    /// The second `SELECT` (a subquery's) or the first `OVER` (a window function's),
+    /// unquoted, anywhere.
+    fn subquery_or_window(&self) -> Span {
+        let mut selects = 0;
+        for t in &self.tokens {
+            if let Token::Word(w) = &t.token {
+                if w.quote_style.is_none() {
+                    selects += usize::from(w.keyword == Keyword::SELECT);
+                    if selects == 2 || w.keyword == Keyword::OVER {
+                        return span(t.span);
+                    }
+                }
             }
         }
         Span::NONE
@@ -360,8 +431,24 @@ pub fn plan(sql: &str) -> CliResult<Plan> {
         .parse_statements()
         .map_err(|e| st.source().failure(parse_error_from(e, sql)))?;
     let result = match statements.as_slice() {
-        [Statement::Query(q)] => plan_query(&st, q),
+        // A subquery or window function fails in the expression converter: it is
+        // beyond the scan, not an error in the statement.
+        [Statement::Query(q)] => plan_query(&st, q).map_err(|f| {
+            let at = st.subquery_or_window();
+            if f.beyond_scan || !at.is_known() {
+                f
+            } else {
+                st.beyond_scan(
+                    format!("subqueries and window functions are not supported ({SUPPORTED})"),
+                    at,
+                )
+            }
+        }),
         [] => Err(st.error(format!("empty statement ({SUPPORTED})"), Span::NONE)),
+        [Statement::Explain { .. }] => Err(st.beyond_scan(
+            format!("EXPLAIN is not supported ({SUPPORTED})"),
+            st.tokens.first().map_or(Span::NONE, |t| span(t.span)),
+        )),
         [_] => Err(st.error(
             format!("only SELECT statements are supported ({SUPPORTED})"),
             st.tokens.first().map_or(Span::NONE, |t| span(t.span)),
@@ -532,7 +619,7 @@ fn plan_query(st: &Stmt, q: &ast::Query) -> CliResult<Plan> {
     let count = match count {
         Some((name, _)) if items.is_empty() => Some(name),
         Some((_, at)) => {
-            return Err(st.error(
+            return Err(st.beyond_scan(
                 format!(
                     "count(*) must be the only item of the select list, as there is no \
                      GROUP BY ({SUPPORTED})"

@@ -12,6 +12,9 @@ use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use tempfile::TempDir;
 
+mod common;
+use common::Run;
+
 /// The binary, with the on-disk kernel cache off (tests never write to ~/.cache; the
 /// kernel cache tests below give it a temporary directory).
 fn broadhead() -> Command {
@@ -20,19 +23,9 @@ fn broadhead() -> Command {
     c
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn run(args: &[&str]) -> Run {
     let out = broadhead().args(args).output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 /// Runs and expects success; returns stdout.
@@ -793,6 +786,75 @@ fn named_time_zones_print_in_every_format() {
     }
 }
 
+/// Without the feature `datafusion`, what the scan cannot run is an error naming the
+/// clause (a caret under it) and the build that runs it.
+#[cfg(not(feature = "datafusion"))]
+#[test]
+fn statements_beyond_the_scan_say_which_build_runs_them() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("f.parquet");
+    std::fs::copy(odd_file(), &path).unwrap();
+    let f = s(&path);
+    let sql = |q: String| run(&["sql", &q]);
+    let q = format!("SELECT DISTINCT i FROM '{f}'");
+    let r = sql(q.clone());
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("in the statement: DISTINCT is not supported")
+            && r.stderr.contains(&format!("  {q}\n         ^^^^^^^^")),
+        "{}",
+        r.stderr
+    );
+    for (q, says) in [
+        (
+            format!("SELECT sum(i) FROM '{f}'"),
+            "the aggregate sum() is not supported",
+        ),
+        (
+            format!("SELECT i FROM '{f}' ORDER BY i"),
+            "ORDER BY is not supported",
+        ),
+        (
+            format!("SELECT i FROM '{f}' GROUP BY i"),
+            "GROUP BY is not supported",
+        ),
+        (
+            format!("SELECT i FROM '{f}' a JOIN '{f}' b ON true"),
+            "JOIN is not supported",
+        ),
+    ] {
+        let r = sql(q.clone());
+        assert_eq!(r.code, 2, "{q}");
+        assert!(r.stderr.contains(says), "{q}: {}", r.stderr);
+        assert!(r.stderr.contains("supported: SELECT"), "{q}: {}", r.stderr);
+        assert!(r.stderr.contains('^'), "{q}: {}", r.stderr);
+        // The build that runs it, in words.
+        assert!(
+            r.stderr
+                .contains("cargo install --path cli --features datafusion"),
+            "{q}: {}",
+            r.stderr
+        );
+    }
+    for q in [
+        format!("SELECT i FROM '{f}' WHERE i IN (SELECT i FROM '{f}')"),
+        format!("SELECT row_number() OVER () FROM '{f}'"),
+        format!("EXPLAIN SELECT i FROM '{f}' ORDER BY i"),
+    ] {
+        let r = sql(q.clone());
+        assert_eq!(r.code, 2, "{q}");
+        assert!(
+            r.stderr.contains("--features datafusion"),
+            "{q}: {}",
+            r.stderr
+        );
+    }
+    let r = run(&["sql", "--datafusion", &format!("SELECT i FROM '{f}'")]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--features datafusion"), "{}", r.stderr);
+}
+
 #[test]
 fn sql_statements_are_parsed_whole() {
     let dir = TempDir::new().unwrap();
@@ -858,41 +920,6 @@ fn sql_statements_are_parsed_whole() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "count_star()\n50\n");
 
-    // What a scan cannot do is named, with a caret under it in the statement.
-    let q = format!("SELECT DISTINCT i FROM '{f}'");
-    let r = sql(q.clone());
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("in the statement: DISTINCT is not supported")
-            && r.stderr.contains(&format!("  {q}\n         ^^^^^^^^")),
-        "{}",
-        r.stderr
-    );
-    for (q, says) in [
-        (
-            format!("SELECT sum(i) FROM '{f}'"),
-            "the aggregate sum() is not supported",
-        ),
-        (
-            format!("SELECT i FROM '{f}' ORDER BY i"),
-            "ORDER BY is not supported",
-        ),
-        (
-            format!("SELECT i FROM '{f}' GROUP BY i"),
-            "GROUP BY is not supported",
-        ),
-        (
-            format!("SELECT i FROM '{f}' a JOIN '{f}' b ON true"),
-            "JOIN is not supported",
-        ),
-    ] {
-        let r = sql(q.clone());
-        assert_eq!(r.code, 2, "{q}");
-        assert!(r.stderr.contains(says), "{q}: {}", r.stderr);
-        assert!(r.stderr.contains("supported: SELECT"), "{q}: {}", r.stderr);
-        assert!(r.stderr.contains('^'), "{q}: {}", r.stderr);
-    }
     // Expression errors point into the statement, not into flags nobody typed.
     let q = format!("SELECT i FROM '{f}' WHERE nosuch > 1");
     let r = sql(q.clone());

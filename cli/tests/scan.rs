@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
-use arrow::datatypes::{Field, Schema};
 use assert_cmd::Command;
 use broadhead::parquet::{
     expand_paths, Dataset, JitPredicate, Scan, ScanError, ScanItem, ScanOptions,
@@ -15,19 +14,15 @@ use broadhead::parquet::{
 use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder, RowFilter, RowSelection, RowSelector,
 };
-use parquet::arrow::{ArrowWriter, ProjectionMask};
-use parquet::file::properties::WriterProperties;
+use parquet::arrow::ProjectionMask;
 use tempfile::TempDir;
 
 #[allow(dead_code)]
 #[path = "../../examples/parquet_stream.rs"]
 mod example;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+mod common;
+use common::{write_parquet as write, Run};
 
 fn run(args: &[&str]) -> Run {
     let out = Command::cargo_bin("broadhead")
@@ -37,11 +32,7 @@ fn run(args: &[&str]) -> Run {
         .timeout(std::time::Duration::from_secs(120))
         .output()
         .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 fn ok(args: &[&str]) -> String {
@@ -52,25 +43,6 @@ fn ok(args: &[&str]) -> String {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-/// Writes `columns` to `path` in row groups of `group` rows.
-fn write(path: &Path, columns: Vec<(&str, ArrayRef)>, group: usize) {
-    let schema = Arc::new(Schema::new(
-        columns
-            .iter()
-            .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-            .collect::<Vec<_>>(),
-    ));
-    let batch =
-        RecordBatch::try_new(schema.clone(), columns.into_iter().map(|c| c.1).collect()).unwrap();
-    let props = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(group))
-        .build();
-    let mut w =
-        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), schema, Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
 }
 
 /// 300 rows in row groups of 100: `i` = row, `d` = 1 but 0 at row 150, `s` = text.
