@@ -33,6 +33,7 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{execute_stream, ExecutionPlan, PhysicalExpr};
 use datafusion::prelude::{SQLOptions, SessionConfig, SessionContext};
 use futures::StreamExt;
+use parquet::arrow::parquet_to_arrow_schema;
 
 use crate::output::{check_not_input, Output};
 use crate::sql::SqlArgs;
@@ -194,8 +195,15 @@ impl PathTables {
         let table_error = |m: String| DataFusionError::External(Box::new(TableError(m)));
         let files = expand_paths(&[path]).map_err(|e| table_error(e.to_string()))?;
         let dataset = Dataset::open(&files).map_err(|e| table_error(e.to_string()))?;
-        let file_schema = dataset.file_schema();
-        // As DataFusion infers a Parquet schema: without metadata, strings as views.
+        // The first file's schema as DataFusion infers it (the scan's may differ:
+        // it reads narrow decimals as `Decimal64`): from the footer, without
+        // metadata, strings as views. `Dataset::open` checked the others match.
+        let first = (dataset.files().first())
+            .ok_or_else(|| table_error(format!("{path}: no Parquet files")))?;
+        let footer = first.metadata.metadata().file_metadata();
+        let file_schema =
+            parquet_to_arrow_schema(footer.schema_descr(), footer.key_value_metadata())
+                .map_err(|e| table_error(format!("{path}: {e}")))?;
         let fields: Vec<_> = file_schema
             .fields()
             .iter()
