@@ -51,7 +51,7 @@ use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
 use datafusion::prelude::SessionContext;
 
 pub use coverage::{coverage, Coverage};
-pub use expr::{BroadheadExpr, Purpose};
+pub use expr::{evaluations, BroadheadExpr, BroadheadExprParts, Evaluations, Purpose};
 pub use rule::BroadheadRule;
 
 /// Whose semantics a rewritten plan follows where Broadhead and DataFusion differ.
