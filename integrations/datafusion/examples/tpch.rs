@@ -16,16 +16,13 @@
 //! associative. Those answers are compared to 12 significant digits; decimal answers
 //! are compared exactly.
 
-#[path = "../tests/common/tpch.rs"]
-mod tpch;
-
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use arrow::util::pretty::pretty_format_batches;
 use broadhead_datafusion::coverage;
+use broadhead_tpch::{register_tables, tables_dir, Decimals, QUERIES};
 use datafusion::prelude::{SessionConfig, SessionContext};
-use tpch::{register_tables, write_tables, Decimals, QUERIES};
 
 struct Args {
     scale: f64,
@@ -90,27 +87,16 @@ fn same_answer(a: &str, b: &str, floats: bool) -> bool {
 #[tokio::main]
 async fn main() -> datafusion::common::Result<()> {
     let a = args();
-    let temp;
-    let dir = match &a.dir {
-        Some(d) => d.clone(),
-        None => {
-            temp = tempfile::tempdir()?;
-            temp.path().to_path_buf()
-        }
-    };
-    if !dir.join("part.parquet").exists() {
-        std::fs::create_dir_all(&dir)?;
-        let start = Instant::now();
-        write_tables(&dir, a.scale, a.decimals);
+    let (dir, generated) = tables_dir(a.dir.as_deref(), a.scale, a.decimals)?;
+    if let Some(took) = generated {
         eprintln!(
-            "generated scale {} ({:?}) in {:.1?}",
-            a.scale,
-            a.decimals,
-            start.elapsed()
+            "generated scale {} ({:?}) in {took:.1?}",
+            a.scale, a.decimals
         );
     }
+    let dir = dir.path();
     let plain = SessionContext::new_with_config(SessionConfig::new());
-    register_tables(&plain, &dir).await;
+    register_tables(&plain, dir).await?;
     let compiled = broadhead_datafusion::register(&plain);
     println!(
         "| query | DataFusion (ms) | with Broadhead (ms) | speed-up | first run with Broadhead (ms) | compiled |"

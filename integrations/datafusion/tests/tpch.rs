@@ -5,14 +5,14 @@
 mod common;
 
 use broadhead_datafusion::Semantics;
-use common::tpch::{register_tables, write_tables, Decimals, QUERIES};
+use broadhead_tpch::{register_tables, write_tables, Decimals, QUERIES};
 use common::{plain_context, plan_coverage, rows, with_rule};
 
 async fn same_answers(decimals: Decimals) {
     let dir = tempfile::tempdir().unwrap();
-    write_tables(dir.path(), 0.01, decimals);
+    write_tables(dir.path(), 0.01, decimals).unwrap();
     let plain = plain_context();
-    register_tables(&plain, dir.path()).await;
+    register_tables(&plain, dir.path()).await.unwrap();
     let compiled = with_rule(&plain, Semantics::DataFusion);
     for (name, sql) in QUERIES {
         let want = rows(&plain, sql).await.unwrap();
