@@ -2,13 +2,13 @@
 //! cluster.
 //!
 //! Ballista sends each stage of a physical plan from its scheduler to its executors
-//! as protobuf. A [`BroadheadExpr`] (the compiled filters and projections of
-//! `broadhead-datafusion`) is not one of DataFusion's expressions, so it travels
-//! through a `PhysicalExtensionCodec`: [`BroadheadCodec`] sends it as its SQL text,
-//! the schema of its inputs, DataFusion's own expression and its options, and the
-//! executor compiles the SQL again (through Broadhead's kernel cache: once per
-//! expression shape and process). Every other plan node and expression goes through
-//! Ballista's own codec.
+//! as protobuf. A [`BroadheadExpr`](broadhead_datafusion::BroadheadExpr) (the compiled
+//! filters and projections of `broadhead-datafusion`) is not one of DataFusion's
+//! expressions, so it travels through a `PhysicalExtensionCodec`: [`BroadheadCodec`]
+//! sends it as its SQL text, the schema of its inputs, DataFusion's own expression
+//! and its options, and the executor compiles the SQL again (through Broadhead's
+//! kernel cache: once per expression shape and process). Every other plan node and
+//! expression goes through Ballista's own codec.
 //!
 //! [`ballista_state`] is the one-call setup: a `SessionState` whose query planner
 //! applies the [`BroadheadRule`] ([`BroadheadQueryPlanner`]) and with the codec, for
