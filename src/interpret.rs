@@ -944,25 +944,39 @@ fn logical(t: DataType) -> DataType {
     }
 }
 
-/// `a` as an array of type `ty` when both are strings of different layouts (a
-/// copy); otherwise `a` itself. A value that is a column (`LargeUtf8`, `Utf8View`)
-/// is read in place everywhere but where arrow needs one layout: `CASE` and
-/// `COALESCE` build their (`Utf8`) results, and literals meet a column.
+/// `a` as an array of type `ty` when both are strings, or both BLOBs, of different
+/// layouts (a copy); otherwise `a` itself. A value that is a column (`LargeUtf8`,
+/// `Utf8View`, `LargeBinary`, `BinaryView`) is read in place everywhere but where
+/// arrow needs one layout: `CASE` and `COALESCE` build their (`Utf8`) results, and
+/// literals meet a column.
 fn in_layout(a: ArrayRef, ty: &DataType) -> Result<ArrayRef> {
-    if a.data_type() != ty && is_string(a.data_type()) && is_string(ty) {
+    if a.data_type() != ty
+        && plain_layout(a.data_type()).is_some_and(|p| plain_layout(ty) == Some(p))
+    {
         return Ok(arrow::compute::cast(&a, ty)?);
     }
     Ok(a)
 }
 
-/// The operands of a comparison or LIKE in one string layout, as arrow's kernels
-/// need: a literal takes the column's layout (one value converted); two columns of
-/// different layouts are compared as `Utf8`.
+/// The `i32`-offsets type of a string (`Utf8`) or BLOB (`Binary`) of any layout.
+fn plain_layout(t: &DataType) -> Option<DataType> {
+    match t {
+        t if is_string(t) => Some(DataType::Utf8),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Some(DataType::Binary),
+        _ => None,
+    }
+}
+
+/// The operands of a comparison or LIKE in one string (or BLOB) layout, as arrow's
+/// kernels need: a literal takes the column's layout (one value converted); two
+/// columns of different layouts are compared as `Utf8` (`Binary`).
 fn same_layout(l: Value, r: Value) -> Result<(Value, Value)> {
     let (lt, rt) = (l.data_type(), r.data_type());
-    if lt == rt || !is_string(&lt) || !is_string(&rt) {
+    let Some(plain) =
+        plain_layout(&lt).filter(|p| lt != rt && plain_layout(&rt).as_ref() == Some(p))
+    else {
         return Ok((l, r));
-    }
+    };
     let convert = |v: Value, ty: &DataType| -> Result<Value> {
         let data = match v.data {
             Data::Array(a) => Data::Array(in_layout(a, ty)?),
@@ -976,7 +990,7 @@ fn same_layout(l: Value, r: Value) -> Result<(Value, Value)> {
     Ok(match (l.is_scalar(), r.is_scalar()) {
         (true, false) => (convert(l, &rt)?, r),
         (false, true) => (l, convert(r, &lt)?),
-        _ => (convert(l, &DataType::Utf8)?, convert(r, &DataType::Utf8)?),
+        _ => (convert(l, &plain)?, convert(r, &plain)?),
     })
 }
 

@@ -42,6 +42,20 @@ pub(crate) fn str_value(a: &dyn Array, i: usize) -> &str {
     }
 }
 
+/// Row `i` of a BLOB array of any layout as its bytes, or of a string array as its
+/// UTF-8 bytes (the row is valid).
+///
+/// # Panics
+/// If `a` is neither (the binder gives BLOB functions BLOBs or strings only).
+pub(crate) fn bytes_value(a: &dyn Array, i: usize) -> &[u8] {
+    match a.data_type() {
+        t if is_string(t) => str_value(a, i).as_bytes(),
+        DataType::LargeBinary => a.as_binary::<i64>().value(i),
+        DataType::BinaryView => a.as_binary_view().value(i),
+        _ => a.as_binary::<i32>().value(i),
+    }
+}
+
 /// A variable-length array as a kernel input slot (see [`Slot`]): offsets and bytes,
 /// or views and the table of its data buffers' addresses, which is pushed on
 /// `tables` (the slot points into it, so it must live as long as the slot is used).

@@ -249,7 +249,7 @@ pub struct Slice;
 /// The BOOLEAN marker.
 pub struct Bool;
 /// The BLOB marker: arguments are `&[u8]` (of a BLOB, or the UTF-8 bytes of a
-/// VARCHAR), results `Vec<u8>` (a BLOB).
+/// VARCHAR, in any layout), results `Vec<u8>` (a BLOB).
 pub struct Blob;
 
 impl<T: ArrowPrimitiveType> Arg for T {
@@ -285,10 +285,7 @@ impl Arg for Utf8 {
 impl Arg for Blob {
     type Item<'a> = &'a [u8];
     fn get(a: &dyn Array, i: usize) -> &[u8] {
-        match a.as_string_opt::<i32>() {
-            Some(s) => s.value(i).as_bytes(),
-            None => a.as_binary::<i32>().value(i),
-        }
+        crate::layout::bytes_value(a, i)
     }
     unsafe fn lane(arg: &CallArg, i: usize) -> &[u8] {
         // SAFETY: a valid lane's view points at bytes (of an Arrow array, a literal
