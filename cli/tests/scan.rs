@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::DataType;
 use assert_cmd::Command;
 use broadhead::parquet::{
     expand_paths, Dataset, JitPredicate, Scan, ScanError, ScanItem, ScanOptions,
@@ -1103,6 +1104,223 @@ fn conjunctions_split_cheapest_first() {
                 .contains("modes.parquet, row group 2, row 203: division by zero"),
             "{args:?}: {}",
             r.stderr
+        );
+    }
+}
+
+/// 300 rows in row groups of 100, in the given string and BLOB layouts: `i` = row,
+/// `s` = text starting `k` and the row's three digits (short, long past a view's 12
+/// inline bytes, or with CJK), NULL every 7th row; `b` = those bytes, plus a 0xFF
+/// byte on even rows, NULL every 5th row.
+fn layouts(dir: &Path, name: &str, text: &DataType, blob: &DataType) -> PathBuf {
+    use arrow::array::BinaryArray;
+    let path = dir.join(format!("{name}.parquet"));
+    let s: StringArray = (0..300)
+        .map(|r| {
+            (r % 7 != 0).then(|| match r % 3 {
+                0 => format!("k{r:03}"),
+                1 => format!("k{r:03}-ünïcødé text"),
+                _ => format!("k{r:03}日本"),
+            })
+        })
+        .collect();
+    let b: BinaryArray = (0..300)
+        .map(|r| {
+            (r % 5 != 0).then(|| {
+                let mut v = format!("k{r:03}").into_bytes();
+                if r % 2 == 0 {
+                    v.push(0xff);
+                }
+                v
+            })
+        })
+        .collect();
+    let cast = |a: ArrayRef, t: &DataType| arrow::compute::cast(&a, t).unwrap();
+    write(
+        &path,
+        vec![
+            ("i", Arc::new(Int64Array::from_iter_values(0..300))),
+            ("s", cast(Arc::new(s), text)),
+            ("b", cast(Arc::new(b), blob)),
+        ],
+        100,
+    );
+    path
+}
+
+/// Columns written as `LargeUtf8`, `Utf8View`, `LargeBinary` and `BinaryView` are
+/// scanned in their own layout (no cast per batch) and answer every predicate, in
+/// every mode and output format, as the same data written as `Utf8` and `Binary`;
+/// row groups are pruned on their statistics alike.
+#[test]
+fn string_and_blob_layouts_are_scanned_as_they_are() {
+    let dir = TempDir::new().unwrap();
+    let plain = layouts(dir.path(), "plain", &DataType::Utf8, &DataType::Binary);
+    let others = [
+        (
+            layouts(
+                dir.path(),
+                "large",
+                &DataType::LargeUtf8,
+                &DataType::LargeBinary,
+            ),
+            DataType::LargeUtf8,
+            DataType::LargeBinary,
+        ),
+        (
+            layouts(
+                dir.path(),
+                "view",
+                &DataType::Utf8View,
+                &DataType::BinaryView,
+            ),
+            DataType::Utf8View,
+            DataType::BinaryView,
+        ),
+        (
+            layouts(
+                dir.path(),
+                "mixed",
+                &DataType::Utf8View,
+                &DataType::LargeBinary,
+            ),
+            DataType::Utf8View,
+            DataType::LargeBinary,
+        ),
+    ];
+    // Hand-computed: row r's `s` starts `k` and its digits (NULL when 7 divides r);
+    // `b` is NULL when 5 divides r.
+    let s_valid = |r: usize| r % 7 != 0;
+    let b_valid = |r: usize| r % 5 != 0;
+    let rows = |f: &dyn Fn(usize) -> bool| (0..300).filter(|&r| f(r)).count();
+    let cases: Vec<(&str, usize, usize)> = vec![
+        ("s = 'k150'", rows(&|r| r == 150), 2),
+        ("s = 'k151-ünïcødé text'", 1, 2),
+        ("s < 'k050'", rows(&|r| r < 50 && s_valid(r)), 2),
+        (
+            "s >= 'k250' AND i % 2 = 0",
+            rows(&|r| r >= 250 && r % 2 == 0 && s_valid(r)),
+            2,
+        ),
+        ("s LIKE 'k2%'", rows(&|r| r >= 200 && s_valid(r)), 0),
+        ("s LIKE '%日本'", rows(&|r| r % 3 == 2 && s_valid(r)), 0),
+        ("s IS NULL", rows(&|r| !s_valid(r)), 0),
+        ("length(s) > 10", rows(&|r| r % 3 == 1 && s_valid(r)), 0),
+        ("upper(s) = 'K152日本'", 1, 0),
+        ("b = X'6B313531'", 1, 2),
+        ("b = X'6B313532FF'", 1, 2),
+        ("b > X'6B32'", rows(&|r| r >= 200 && b_valid(r)), 2),
+        (
+            "b < X'6B303130' OR s = 'k297'",
+            rows(&|r| (r < 10 && b_valid(r)) || r == 297),
+            1,
+        ),
+        ("length(b) = 5", rows(&|r| r % 2 == 0 && b_valid(r)), 0),
+    ];
+    let count_of = |path: &Path, predicate: &str, mode: &[&str]| {
+        let mut args = vec!["filter", s(path), "--where", predicate, "--count"];
+        args.extend(mode);
+        ok(&args).trim().parse::<usize>().unwrap()
+    };
+    for (path, text, blob) in &others {
+        // The library scan: the dataset's types and the batches' are the file's.
+        let dataset = Dataset::open(std::slice::from_ref(path)).unwrap();
+        assert_eq!(dataset.schema().field(1).data_type(), text);
+        assert_eq!(dataset.schema().field(2).data_type(), blob);
+        for (predicate, expected, pruned) in &cases {
+            for options in [
+                ScanOptions::default(),
+                ScanOptions {
+                    interpret: true,
+                    ..Default::default()
+                },
+            ] {
+                let scan = Scan::new(&dataset, Some(predicate), &[1, 2], options).unwrap();
+                let mut selected = 0;
+                let stats = scan
+                    .run(&|b: RecordBatch| Ok(b), &mut |item| {
+                        if let ScanItem::Batch(b) = item {
+                            assert_eq!(b.column(0).data_type(), text);
+                            assert_eq!(b.column(1).data_type(), blob);
+                            selected += b.num_rows();
+                        }
+                        Ok(true)
+                    })
+                    .unwrap();
+                assert_eq!(
+                    (selected, stats.pruned),
+                    (*expected, *pruned),
+                    "{predicate} {text}"
+                );
+            }
+            // The CLI in every mode, and the same data written as Utf8.
+            for mode in MODES {
+                assert_eq!(
+                    count_of(path, predicate, mode),
+                    *expected,
+                    "{predicate} {text} {mode:?}"
+                );
+                assert_eq!(
+                    count_of(&plain, predicate, mode),
+                    *expected,
+                    "{predicate} {mode:?}"
+                );
+            }
+        }
+        // Every output format prints what the Utf8 file gives.
+        let select = "i, s, b, s || '!' AS t, CASE WHEN i > 1 THEN s END AS c";
+        let predicate = "s LIKE 'k0%' OR b > X'6B3239'";
+        let filtered = |p: &Path, list: &str, how: &[&str]| {
+            let mut args = vec!["filter", s(p), "--where", predicate, "--select", list];
+            args.extend(how);
+            ok(&args)
+        };
+        for format in ["table", "csv", "json"] {
+            let out = |p: &Path| filtered(p, select, &["--format", format]);
+            let expected = out(&plain);
+            assert!(expected.contains("k001-ünïcødé text"), "{expected}");
+            assert_eq!(out(path), expected, "{format} {text}");
+        }
+        let statement = |p: &Path| {
+            format!(
+                "SELECT s, b, length(s) AS n FROM '{}' WHERE s > 'k28' LIMIT 5",
+                s(p)
+            )
+        };
+        assert_eq!(
+            ok(&["sql", &statement(path), "--format", "csv"]),
+            ok(&["sql", &statement(&plain), "--format", "csv"])
+        );
+        // Parquet and Arrow outputs keep the layout of a column projected as it is
+        // and hold the same values.
+        for ext in ["parquet", "arrow"] {
+            let written = dir.path().join(format!("out.{ext}"));
+            filtered(path, "i, s, b", &["-o", s(&written)]);
+            let csv = |p: &Path| filtered(p, "i, s, b", &["--format", "csv"]);
+            if ext == "parquet" {
+                assert_eq!(csv(&written), csv(&plain), "{text}");
+                let back = Dataset::open(std::slice::from_ref(&written)).unwrap();
+                assert_eq!(back.schema().field(1).data_type(), text);
+                assert_eq!(back.schema().field(2).data_type(), blob);
+            } else {
+                let file = std::fs::File::open(&written).unwrap();
+                let reader = arrow::ipc::reader::FileReader::try_new(file, None).unwrap();
+                assert_eq!(reader.schema().field(1).data_type(), text);
+                let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
+                assert_eq!(rows, csv(&plain).lines().count() - 1);
+            }
+        }
+        // `schema` and `explain` name the SQL types, with nothing converted.
+        let schema = ok(&["schema", s(path)]);
+        assert!(
+            schema.contains("VARCHAR") && schema.contains("BLOB"),
+            "{schema}"
+        );
+        assert!(!schema.contains("read as"), "{schema}");
+        let explained = ok(&["explain", "--schema", s(path), "s LIKE 'k1%' AND b > X'00'"]);
+        assert!(
+            explained.contains("optimized:") && explained.contains("LLVM IR"),
+            "{explained}"
         );
     }
 }

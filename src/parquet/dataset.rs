@@ -20,10 +20,12 @@ use crate::types::{sql_type_name, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECI
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
 /// decimals stay exact decimals of the same precision and scale ([`engine_decimal`];
 /// `Decimal32` and `Decimal64` are read as they are, the JIT reads them in place),
-/// `Utf8View` and `LargeUtf8` become VARCHAR, the other
-/// BLOB layouts BLOB, `Float16` becomes REAL, `Date64` becomes DATE (days); a
-/// dictionary of a type that is converted is decoded to the converted type (other
-/// dictionaries stay). `None`: read as it is.
+/// `FixedSizeBinary` becomes BLOB (`Binary`), `Float16` becomes REAL, `Date64` becomes
+/// DATE (days); a dictionary of a type that is converted is decoded to the converted
+/// type (other dictionaries stay). `None`: read as it is — so every string and BLOB
+/// layout the reader produces (`Utf8`, `LargeUtf8`, `Utf8View`, `Binary`,
+/// `LargeBinary`, `BinaryView`, as the file's embedded Arrow schema says) reaches the
+/// engine unconverted: both back ends read each in place ([`crate::layout`]).
 pub fn engine_type(t: &DataType) -> Option<DataType> {
     match t {
         DataType::Decimal32(_, s) | DataType::Decimal64(_, s) if *s >= 0 => None,
@@ -31,10 +33,7 @@ pub fn engine_type(t: &DataType) -> Option<DataType> {
         | DataType::Decimal64(p, s)
         | DataType::Decimal128(p, s)
         | DataType::Decimal256(p, s) => Some(engine_decimal(*p, *s)).filter(|e| e != t),
-        DataType::Utf8View | DataType::LargeUtf8 => Some(DataType::Utf8),
-        DataType::BinaryView | DataType::LargeBinary | DataType::FixedSizeBinary(_) => {
-            Some(DataType::Binary)
-        }
+        DataType::FixedSizeBinary(_) => Some(DataType::Binary),
         DataType::Date64 => Some(DataType::Date32),
         DataType::Float16 => Some(DataType::Float32),
         // Dictionaries of engine types stay dictionaries: filters evaluate them once
@@ -546,15 +545,30 @@ mod tests {
         ] {
             assert_eq!(engine_type(&t), Some(read_as), "{t}");
         }
-        assert_eq!(engine_type(&DataType::Utf8View), Some(DataType::Utf8));
-        assert_eq!(engine_type(&DataType::Date32), None);
+        // Every string and BLOB layout is read as it is (the engine reads each in
+        // place); only `FixedSizeBinary` is converted.
+        for t in [
+            DataType::Utf8,
+            DataType::LargeUtf8,
+            DataType::Utf8View,
+            DataType::Binary,
+            DataType::LargeBinary,
+            DataType::BinaryView,
+        ] {
+            assert_eq!(engine_type(&t), None, "{t}");
+        }
         assert_eq!(
-            engine_type(&DataType::Dictionary(
-                Box::new(DataType::Int32),
-                Box::new(DataType::LargeUtf8)
-            )),
-            Some(DataType::Utf8)
+            engine_type(&DataType::FixedSizeBinary(4)),
+            Some(DataType::Binary)
         );
+        assert_eq!(engine_type(&DataType::Date32), None);
+        let large = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::LargeUtf8));
+        assert_eq!(engine_type(&large), None);
+        let fixed = DataType::Dictionary(
+            Box::new(DataType::Int32),
+            Box::new(DataType::FixedSizeBinary(2)),
+        );
+        assert_eq!(engine_type(&fixed), Some(DataType::Binary));
         let strings = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
         assert_eq!(engine_type(&strings), None);
     }

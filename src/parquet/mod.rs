@@ -21,8 +21,11 @@
 //!
 //! Columns are kept by position throughout: two columns of one name are two columns.
 //! Column types the engine does not have are converted as they are read (see
-//! [`engine_type`]): `Utf8View`/`LargeUtf8` to VARCHAR, the other binary layouts to
-//! BLOB, half floats to REAL; decimals stay exact. A DECIMAL of at most 18 digits
+//! [`engine_type`]): `FixedSizeBinary` to BLOB, half floats to REAL, DATE64 to DATE;
+//! decimals stay exact. Strings and BLOBs keep the layout the reader produces (the
+//! file's embedded Arrow schema decides: `LargeUtf8`, `Utf8View`, `LargeBinary`,
+//! `BinaryView` or the plain ones), with no cast per batch: the engine reads each in
+//! place. A DECIMAL of at most 18 digits
 //! stored as `INT32` or `INT64` (as Parquet writers store them) is read as Arrow's
 //! `Decimal32` or `Decimal64`, 4 or 8 bytes a value, which the JIT reads in place
 //! (the parquet crate's default, `Decimal128`, takes 16). Dictionary columns of engine
