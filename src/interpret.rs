@@ -935,13 +935,10 @@ fn normalize_floats(a: &ArrayRef) -> Result<ArrayRef> {
     })
 }
 
-/// The SQL type of an array's type: VARCHAR (`Utf8`) for strings of any layout.
+/// The SQL type of an array's type: VARCHAR (`Utf8`) for strings of any layout,
+/// BLOB (`Binary`) for binary values of any layout.
 fn logical(t: DataType) -> DataType {
-    if is_string(&t) {
-        DataType::Utf8
-    } else {
-        t
-    }
+    plain_layout(&t).unwrap_or(t)
 }
 
 /// `a` as an array of type `ty` when both are strings, or both BLOBs, of different
