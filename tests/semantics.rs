@@ -183,6 +183,87 @@ fn integer_overflow_is_an_error_naming_the_row() {
     );
 }
 
+/// 64- and 128-bit products take a plain multiply for a 16-row block whose operands
+/// all fit in half the width and the checked multiply otherwise: both give exact
+/// products, an overflow is its row's error in either, and the values under NULLs
+/// (anything) never make an error.
+#[test]
+fn wide_products_are_exact_and_checked_in_every_block() {
+    // Block 0: small values. Block 1: one operand beyond 32 bits whose product fits.
+    // Block 2: the 32-bit extremes, whose products are at most 2^62.
+    let mut i: Vec<Option<i64>> = (0..48).map(|r| Some(r - 20)).collect();
+    i[20] = Some(1 << 40);
+    i[32] = Some(i32::MIN as i64);
+    i[33] = Some(i32::MAX as i64);
+    i[40] = None;
+    let j: Vec<Option<i64>> = (0..48).map(|r| Some(3 - r % 7)).collect();
+    let mut j = j;
+    j[32] = Some(i32::MIN as i64);
+    j[33] = Some(i32::MIN as i64);
+    let b = batch(vec![("i", ints(&i)), ("j", ints(&j))]);
+    let got = project("i * j", &b).unwrap();
+    let got = got.as_primitive::<Int64Type>();
+    for r in 0..48 {
+        match (i[r], j[r]) {
+            (Some(x), Some(y)) => assert_eq!(got.value(r), x * y, "row {r}"),
+            _ => assert!(got.is_null(r), "row {r}"),
+        }
+    }
+    assert_eq!(got.value(32), 1 << 62);
+    assert_eq!(got.value(20), (1 << 40) * -3);
+    assert_eq!(select("i * j > 4611686018427387000", &b), Ok(vec![32]));
+    // 3,037,000,500² exceeds 2^63 - 1; 3,037,000,499² does not.
+    let b = batch(vec![(
+        "i",
+        ints(&[
+            Some(1),
+            Some(3_037_000_499),
+            None,
+            Some(3_037_000_500),
+            Some(2),
+        ]),
+    )]);
+    assert_eq!(
+        project("i * i", &b).unwrap_err(),
+        "BIGINT multiplication out of range at row 3"
+    );
+    assert_eq!(select("i < 5 OR i * i > 0", &b.slice(0, 3)), Ok(vec![0, 1]));
+    // i64::MIN * -1 overflows although -1 fits in 32 bits.
+    let b = batch(vec![
+        ("i", ints(&[Some(i64::MIN)])),
+        ("j", ints(&[Some(-1)])),
+    ]);
+    assert_eq!(
+        project("i * j", &b).unwrap_err(),
+        "BIGINT multiplication out of range at row 0"
+    );
+    // Huge values under NULLs are not multiplied into errors.
+    let values: Vec<i64> = (0..40)
+        .map(|r| if r % 5 == 0 { r } else { i64::MAX })
+        .collect();
+    let nulls = arrow::buffer::NullBuffer::from((0..40).map(|r| r % 5 == 0).collect::<Vec<_>>());
+    let masked: ArrayRef = Arc::new(Int64Array::new(values.into(), Some(nulls)));
+    let b = batch(vec![("m", masked)]);
+    let got = project("m * m", &b).unwrap();
+    let got = got.as_primitive::<Int64Type>();
+    assert_eq!(got.null_count(), 32);
+    assert_eq!(got.value(35), 35 * 35);
+    // Unsigned: (2^32 - 1)² fits in 64 bits, 2^32 · 2^32 does not.
+    let u: ArrayRef = Arc::new(arrow::array::UInt64Array::from(vec![
+        u32::MAX as u64,
+        7,
+        1 << 32,
+    ]));
+    let b = batch(vec![("u", u)]);
+    let got = project("u * u", &b.slice(0, 2)).unwrap();
+    let got = got.as_primitive::<arrow::datatypes::UInt64Type>();
+    assert_eq!(got.values().to_vec(), vec![(u32::MAX as u64).pow(2), 49]);
+    assert_eq!(
+        project("u * u", &b).unwrap_err(),
+        "UBIGINT multiplication out of range at row 2"
+    );
+}
+
 #[test]
 fn division_and_modulo_by_zero_are_errors_naming_the_row() {
     let b = batch(vec![

@@ -1411,6 +1411,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             match op {
                 // No overflow check: the program guarantees the product fits.
                 ArithOp::WideMul => self.b.build_int_mul(lv, rv, "")?,
+                ArithOp::Mul
+                    if matches!(
+                        lv.get_type()
+                            .get_element_type()
+                            .into_int_type()
+                            .get_bit_width(),
+                        64 | 128
+                    ) =>
+                {
+                    let (v, ovf) = self.checked_wide_mul(signed, lv, rv, valid)?;
+                    err = self.or_opt(err, Some(ovf))?;
+                    v
+                }
                 ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
                     let name = match (op, signed) {
                         (ArithOp::Add, true) => "llvm.sadd.with.overflow",
@@ -1485,6 +1498,87 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
         };
         Ok(V::Vals { v, valid, err })
+    }
+
+    /// `l * r` on 64- or 128-bit lanes with the overflow mask of the valid rows.
+    ///
+    /// Neither width has a vector multiply-with-overflow instruction: LLVM scalarizes
+    /// `llvm.smul.with.overflow` (a multiply and a flag test per lane, 16 per block).
+    /// When every valid lane's operands fit in half the width, no product can overflow,
+    /// and the block takes one multiply of the sign- (zero-) extended halves, which is a
+    /// single vector instruction for 64 bits (`vpmuldq`/`vpmuludq`) and one 64×64→128
+    /// `imul` per lane for 128; only a block with a wider operand takes the checked path.
+    fn checked_wide_mul(
+        &mut self,
+        signed: bool,
+        lv: VectorValue<'ctx>,
+        rv: VectorValue<'ctx>,
+        valid: Option<IntValue<'ctx>>,
+    ) -> R<(VectorValue<'ctx>, IntValue<'ctx>)> {
+        let vt = lv.get_type();
+        let width = vt.get_element_type().into_int_type().get_bit_width();
+        let half = if width == 128 {
+            self.i64t
+        } else {
+            self.ctx.i32_type()
+        }
+        .vec_type(LANES);
+        // `x` truncated to half the width and extended back, which is `x` iff it fits.
+        let narrowed = |x: VectorValue<'ctx>| -> R<VectorValue<'ctx>> {
+            let t = self.b.build_int_truncate(x, half, "")?;
+            Ok(if signed {
+                self.b.build_int_s_extend(t, vt, "")?
+            } else {
+                self.b.build_int_z_extend(t, vt, "")?
+            })
+        };
+        let (ln, rn) = (narrowed(lv)?, narrowed(rv)?);
+        let fits_l = self.b.build_int_compare(IntPredicate::EQ, ln, lv, "")?;
+        let fits_r = self.b.build_int_compare(IntPredicate::EQ, rn, rv, "")?;
+        let fits = self.to_mask(self.b.build_and(fits_l, fits_r, "")?)?;
+        // NULL rows hold any value; they need not fit.
+        let fits = match valid {
+            Some(v) => self.or(fits, self.not(v)?)?,
+            None => fits,
+        };
+        let all_fit = self
+            .b
+            .build_int_compare(IntPredicate::EQ, fits, self.ones(), "all_fit")?;
+        let fast_bb = self.ctx.append_basic_block(self.func, "mul_narrow");
+        let slow_bb = self.ctx.append_basic_block(self.func, "mul_checked");
+        let join = self.ctx.append_basic_block(self.func, "mul_done");
+        self.b.build_conditional_branch(all_fit, fast_bb, slow_bb)?;
+
+        self.b.position_at_end(fast_bb);
+        let fast = self.b.build_int_mul(ln, rn, "")?;
+        self.b.build_unconditional_branch(join)?;
+
+        self.b.position_at_end(slow_bb);
+        let name = if signed {
+            "llvm.smul.with.overflow"
+        } else {
+            "llvm.umul.with.overflow"
+        };
+        let f = self.intrinsic(name, &[vt.into()])?;
+        let pair = self.call(f, &[lv.into(), rv.into()])?.into_struct_value();
+        let slow = self.b.build_extract_value(pair, 0, "")?.into_vector_value();
+        let lanes = self.b.build_extract_value(pair, 1, "")?.into_vector_value();
+        let slow_err = self.new_errors(lanes, valid)?;
+        let slow_end = self
+            .b
+            .get_insert_block()
+            .ok_or_else(|| EmitError("no insertion block".into()))?;
+        self.b.build_unconditional_branch(join)?;
+
+        self.b.position_at_end(join);
+        let v = self.b.build_phi(vt, "product")?;
+        v.add_incoming(&[(&fast, fast_bb), (&slow, slow_end)]);
+        let e = self.b.build_phi(self.mt, "product_overflow")?;
+        e.add_incoming(&[(&self.mzero(), fast_bb), (&slow_err, slow_end)]);
+        Ok((
+            v.as_basic_value().into_vector_value(),
+            e.as_basic_value().into_int_value(),
+        ))
     }
 
     fn neg_abs(&mut self, abs: bool, t: PType, x: V<'ctx>) -> R<V<'ctx>> {
