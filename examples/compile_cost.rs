@@ -1,6 +1,7 @@
-//! Compile cost and kernel speed of TPC-H Q6 under both pipelines (medians of 15
-//! cold compiles; the kernel timed on one 8,192-row batch), the first compile in a
-//! new process (LLVM's one-time set-up included), loading the kernel from the disk
+//! Compile cost and kernel speed of TPC-H Q6 under each pipeline (medians of 15
+//! cold compiles; the kernel timed on one 8,192-row batch, in cache, and streaming
+//! over 10,000,000 rows), the first compile in a new process (LLVM's one-time set-up
+//! included) per pipeline, loading the kernel from the disk
 //! cache in a new process (with and without LLVM's set-up done first, as the
 //! `broadhead` command does it on a thread of its own), and the cost of a cache hit.
 //! New processes are this example run again with `--child`.
@@ -38,10 +39,12 @@ fn schema() -> SchemaRef {
 /// from the disk cache in `dir`), after LLVM's set-up when `initialize_first`
 /// (timed apart); prints the nanoseconds of the `Filter`, whether it was loaded, of
 /// the set-up, and of linking the kernel.
-fn child(dir: Option<&str>, initialize_first: bool) -> broadhead::Result<()> {
+fn child(pipeline: Pipeline, dir: Option<&str>, initialize_first: bool) -> broadhead::Result<()> {
     let schema = schema();
     let q6 = parse_expr(Q6)?;
-    let cache = KernelCache::new(4, 1 << 30).with_disk_cache(dir.map(DiskCache::new));
+    let cache = KernelCache::new(4, 1 << 30)
+        .with_pipeline(pipeline)
+        .with_disk_cache(dir.map(DiskCache::new));
     let cache = Arc::new(cache);
     let t = Instant::now();
     if initialize_first {
@@ -71,7 +74,11 @@ struct InNewProcesses {
 }
 
 /// Runs `child` in 9 new processes (see [`child`]).
-fn in_new_processes(dir: Option<&str>, initialize_first: bool) -> InNewProcesses {
+fn in_new_processes(
+    pipeline: Pipeline,
+    dir: Option<&str>,
+    initialize_first: bool,
+) -> InNewProcesses {
     let exe = std::env::current_exe().expect("this example's path");
     let (mut filter, mut initialize, mut link) = (Vec::new(), Vec::new(), Vec::new());
     let mut loaded = true;
@@ -82,6 +89,7 @@ fn in_new_processes(dir: Option<&str>, initialize_first: bool) -> InNewProcesses
         } else {
             "--child"
         });
+        cmd.arg(format!("{pipeline:?}"));
         if let Some(d) = dir {
             cmd.arg(d);
         }
@@ -107,9 +115,15 @@ fn in_new_processes(dir: Option<&str>, initialize_first: bool) -> InNewProcesses
 
 fn main() -> broadhead::Result<()> {
     let args: Vec<String> = std::env::args().collect();
+    let pipeline = match args.get(2).map(String::as_str) {
+        Some("Fast") => Pipeline::Fast,
+        Some("Quick") => Pipeline::Quick,
+        _ => Pipeline::O3,
+    };
+    let dir = args.get(3).map(String::as_str);
     match args.get(1).map(String::as_str) {
-        Some("--child") => return child(args.get(2).map(String::as_str), false),
-        Some("--child-initialized") => return child(args.get(2).map(String::as_str), true),
+        Some("--child") => return child(pipeline, dir, false),
+        Some("--child-initialized") => return child(pipeline, dir, true),
         _ => {}
     }
     let schema = schema();
@@ -127,9 +141,27 @@ fn main() -> broadhead::Result<()> {
     ];
     let batch = RecordBatch::try_new(schema.clone(), columns).map_err(broadhead::Error::Arrow)?;
     let q6 = parse_expr(Q6)?;
-    let first = in_new_processes(None, false).filter;
-    println!("first compile in a new process (default pipeline): {first:?}");
-    for pipeline in [Pipeline::O3, Pipeline::Fast] {
+    for pipeline in [Pipeline::O3, Pipeline::Fast, Pipeline::Quick] {
+        let first = in_new_processes(pipeline, None, false).filter;
+        println!("{pipeline:?}: first compile in a new process: {first:?}");
+    }
+    let streaming: Vec<RecordBatch> = (0..10_000_000 / n)
+        .map(|k| {
+            let columns: Vec<ArrayRef> = vec![
+                Arc::new(Date32Array::from_iter_values(
+                    (0..n).map(|i| 8036 + (i64::from(i + k * n) * 7919 % 2525) as i32),
+                )),
+                Arc::new(Float64Array::from_iter_values(
+                    (0..n).map(|i| ((i + k) % 11) as f64 / 100.0),
+                )),
+                Arc::new(Float64Array::from_iter_values(
+                    (0..n).map(|i| ((i + k) % 50 + 1) as f64),
+                )),
+            ];
+            RecordBatch::try_new(schema.clone(), columns).map_err(broadhead::Error::Arrow)
+        })
+        .collect::<broadhead::Result<_>>()?;
+    for pipeline in [Pipeline::O3, Pipeline::Fast, Pipeline::Quick] {
         let (mut total, mut opt, mut cg, mut link) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut filter = None;
@@ -157,14 +189,24 @@ fn main() -> broadhead::Result<()> {
             }
             runs.push(t.elapsed() / reps);
         }
+        let mut streamed = Vec::new();
+        let rows: usize = streaming.iter().map(|b| b.num_rows()).sum();
+        for _ in 0..5 {
+            let t = Instant::now();
+            for b in &streaming {
+                filter.evaluate_into(b, &mut sel)?;
+            }
+            streamed.push(t.elapsed());
+        }
         println!(
-            "{pipeline:?}: compile {:?} (optimization {:?}, machine code {:?}, link {:?}); kernel {:.2} ns/row ({} rows selected)",
+            "{pipeline:?}: compile {:?} (optimization {:?}, machine code {:?}, link {:?}); kernel {:.2} ns/row in cache ({} rows selected), {:.2} ns/row streaming",
             median(total),
             median(opt),
             median(cg),
             median(link),
             median(runs).as_secs_f64() * 1e9 / n as f64,
-            sel.len()
+            sel.len(),
+            median(streamed).as_secs_f64() * 1e9 / rows as f64,
         );
     }
     disk_cache(&schema, &q6)?;
@@ -190,8 +232,8 @@ fn disk_cache(schema: &Schema, q6: &broadhead::Expr) -> broadhead::Result<()> {
         here.push(t.elapsed());
         assert!(f.compile_timings().from_disk_cache);
     }
-    let cold = in_new_processes(dir.to_str(), false);
-    let initialized = in_new_processes(dir.to_str(), true);
+    let cold = in_new_processes(Pipeline::O3, dir.to_str(), false);
+    let initialized = in_new_processes(Pipeline::O3, dir.to_str(), true);
     assert!(
         cold.loaded && initialized.loaded,
         "the new processes loaded the kernel from the disk cache"

@@ -61,7 +61,7 @@ struct State {
 /// A bounded, thread-safe cache of compiled kernels.
 pub struct KernelCache {
     state: Mutex<State>,
-    pipeline: Pipeline,
+    pipeline: Mutex<Pipeline>,
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: AtomicU64,
@@ -102,7 +102,7 @@ impl KernelCache {
                 max_entries,
                 max_bytes,
             }),
-            pipeline: Pipeline::default(),
+            pipeline: Mutex::new(Pipeline::default()),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
@@ -134,9 +134,17 @@ impl KernelCache {
     }
 
     /// The same cache compiling with another pipeline.
-    pub fn with_pipeline(mut self, pipeline: Pipeline) -> KernelCache {
-        self.pipeline = pipeline;
+    pub fn with_pipeline(self, pipeline: Pipeline) -> KernelCache {
+        self.set_pipeline(pipeline);
         self
+    }
+
+    /// Compiles the kernels missing from now on with `pipeline` (kernels already
+    /// cached stay as they were compiled: every pipeline's kernel computes the same
+    /// results). The `broadhead` command sets the global cache's to
+    /// [`Pipeline::Quick`].
+    pub fn set_pipeline(&self, pipeline: Pipeline) {
+        *self.pipeline.lock().unwrap_or_else(|p| p.into_inner()) = pipeline;
     }
 
     /// The process-wide cache `Filter::new` and `Projector::new` use: at most 1,024
@@ -148,7 +156,7 @@ impl KernelCache {
 
     /// The pipeline kernels are compiled with.
     pub fn pipeline(&self) -> Pipeline {
-        self.pipeline
+        *self.pipeline.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -220,10 +228,11 @@ impl KernelCache {
 
     /// The kernel for `program` from the disk cache, or compiled (and written there).
     fn load_or_compile(&self, program: &Program) -> Result<Kernel, CodegenError> {
+        let pipeline = self.pipeline();
         let Some(disk) = self.disk_cache() else {
-            return load(program, self.compile(program)?);
+            return load(program, Self::compile(program, pipeline)?);
         };
-        let key = KernelKey::new(program, self.pipeline);
+        let key = KernelKey::new(program, pipeline);
         if let Some(bytes) = disk.read(&key) {
             let object = Object {
                 key,
@@ -243,19 +252,19 @@ impl KernelCache {
                 Err(_) => disk.remove(&key),
             }
         }
-        let object = self.compile(program)?;
+        let object = Self::compile(program, pipeline)?;
         if disk.write(&object.key, &object.bytes) {
             self.disk_writes.fetch_add(1, Ordering::Relaxed);
         }
         load(program, object)
     }
 
-    fn compile(&self, program: &Program) -> Result<Object, CodegenError> {
+    fn compile(program: &Program, pipeline: Pipeline) -> Result<Object, CodegenError> {
         compile_object(
             program,
             CompileOptions {
                 explain: false,
-                pipeline: self.pipeline,
+                pipeline,
             },
         )
     }

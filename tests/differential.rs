@@ -2,6 +2,9 @@
 //! the JIT must give exactly what the interpreter gives (values, NULLs and errors),
 //! for filters in all three selection modes and as masks, and for projections (all
 //! rows and selected rows); the optimizer must not change the interpreter's answer.
+//! Kernels are compiled twice: by the default pipeline (O3, a full-block body and a
+//! tail body) and by `Pipeline::Quick` (one masked body for every block on AVX-512
+//! hosts), and both must agree with the interpreter.
 
 mod common;
 
@@ -15,8 +18,8 @@ use broadhead::interpret::interpret;
 use broadhead::optimize::optimize;
 use broadhead::sql::parse_expr;
 use broadhead::{
-    call, case, col, lit, null, Error, Expr, ExprKind, Filter, Projector, ScalarValue,
-    SelectionMode,
+    call, case, col, lit, null, Error, Expr, ExprKind, Filter, KernelCache, Pipeline, Projector,
+    ScalarValue, SelectionMode,
 };
 use common::{sliced_batch, sliced_batch_in, Rng};
 use proptest::prelude::*;
@@ -625,6 +628,14 @@ fn outcome<T>(r: Result<T, Error>) -> Result<T, String> {
 
 /// `require_jit`: the expression must compile (else it may be interpreted, but
 /// `Filter` must still accept it and agree with the interpreter).
+/// The kernel cache of the second compilation: `Pipeline::Quick`.
+fn quick_cache() -> &'static std::sync::Arc<KernelCache> {
+    static CACHE: OnceLock<std::sync::Arc<KernelCache>> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        std::sync::Arc::new(KernelCache::new(64, 64 << 20).with_pipeline(Pipeline::Quick))
+    })
+}
+
 fn check_filter(
     expr: &Expr,
     batch: &RecordBatch,
@@ -676,21 +687,33 @@ fn check_filter(
         sql,
         filter.explain().map(|e| e.to_string())
     );
-    for mode in [
-        SelectionMode::UInt16,
-        SelectionMode::UInt32,
-        SelectionMode::UInt64,
-    ] {
-        if batch.num_rows() > mode.max_rows() {
-            continue;
+    let quick = Filter::with_cache(&schema, expr, quick_cache())
+        .map_err(|e| TestCaseError::fail(format!("{sql} (Quick): {e}")))?;
+    prop_assert_eq!(quick.is_jit(), filter.is_jit(), "{}", sql);
+    for (pipeline, filter) in [("O3", &filter), ("Quick", &quick)] {
+        for mode in [
+            SelectionMode::UInt16,
+            SelectionMode::UInt32,
+            SelectionMode::UInt64,
+        ] {
+            if batch.num_rows() > mode.max_rows() {
+                continue;
+            }
+            let jit = outcome(filter.evaluate_with_mode(batch, mode))
+                .map(|s| s.iter().collect::<Vec<_>>());
+            prop_assert_eq!(
+                &jit,
+                &reference,
+                "{} in mode {:?} ({})",
+                sql,
+                mode,
+                pipeline
+            );
         }
-        let jit =
-            outcome(filter.evaluate_with_mode(batch, mode)).map(|s| s.iter().collect::<Vec<_>>());
-        prop_assert_eq!(&jit, &reference, "{} in mode {:?}", sql, mode);
+        let mask = outcome(filter.evaluate_mask(batch))
+            .map(|m| (0..m.len()).filter(|&i| m.value(i)).collect::<Vec<usize>>());
+        prop_assert_eq!(&mask, &reference, "{} as a mask ({})", sql, pipeline);
     }
-    let mask = outcome(filter.evaluate_mask(batch))
-        .map(|m| (0..m.len()).filter(|&i| m.value(i)).collect::<Vec<usize>>());
-    prop_assert_eq!(&mask, &reference, "{} as a mask", sql);
     Ok(true)
 }
 
@@ -750,23 +773,34 @@ fn check_projection(
             );
         }
     }
-    let jit = outcome(projector.evaluate(batch));
-    match (&jit, &reference) {
-        (Ok(j), Ok(r)) => {
-            for i in 0..exprs.len() {
-                // An expression the optimizer folds to a column (`CASE WHEN TRUE
-                // THEN s …`) is returned in the column's layout by the projector;
-                // the unoptimized reference builds `Utf8`.
-                prop_assert!(
-                    common::same_array(&utf8_layout(&j[i]), &utf8_layout(&r[i])),
-                    "{}: jit {:?} vs interpreter {:?}",
-                    sql[i],
-                    j[i],
-                    r[i]
-                );
+    let quick = Projector::with_cache(&schema, exprs, quick_cache())
+        .map_err(|e| TestCaseError::fail(format!("{sql:?} (Quick): {e}")))?;
+    for (pipeline, projector) in [("O3", &projector), ("Quick", &quick)] {
+        let jit = outcome(projector.evaluate(batch));
+        match (&jit, &reference) {
+            (Ok(j), Ok(r)) => {
+                for i in 0..exprs.len() {
+                    // An expression the optimizer folds to a column (`CASE WHEN TRUE
+                    // THEN s …`) is returned in the column's layout by the projector;
+                    // the unoptimized reference builds `Utf8`.
+                    prop_assert!(
+                        common::same_array(&utf8_layout(&j[i]), &utf8_layout(&r[i])),
+                        "{} ({}): jit {:?} vs interpreter {:?}",
+                        sql[i],
+                        pipeline,
+                        j[i],
+                        r[i]
+                    );
+                }
             }
+            (j, r) => prop_assert_eq!(
+                j.as_ref().err(),
+                r.as_ref().err(),
+                "{:?} ({})",
+                sql,
+                pipeline
+            ),
         }
-        (j, r) => prop_assert_eq!(j.as_ref().err(), r.as_ref().err(), "{:?}", sql),
     }
     // Selected rows: every other row, compacted.
     let selection =
@@ -948,14 +982,16 @@ fn check_tiered(
     batches: &[RecordBatch],
 ) -> Result<(), TestCaseError> {
     use broadhead::prepare::{Prepared, Purpose};
-    use broadhead::{CompilePolicy, KernelCache};
+    use broadhead::CompilePolicy;
     let schema = batches[0].schema();
     let (held, released) = batches.split_at(batches.len() / 2);
     if let Ok(prepared) = Prepared::new(filter_expr, &schema, Purpose::Predicate) {
         let sql = filter_expr.to_string();
         let eager = Filter::from_prepared(&prepared, KernelCache::global())
             .map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
-        let cache = std::sync::Arc::new(KernelCache::new(16, 64 << 20));
+        // Tiered with the Quick pipeline, as the command line runs it.
+        let cache =
+            std::sync::Arc::new(KernelCache::new(16, 64 << 20).with_pipeline(Pipeline::Quick));
         cache.hold_compiles();
         let tiered = Filter::with_policy(&prepared, &cache, CompilePolicy::Tiered)
             .map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
@@ -988,7 +1024,8 @@ fn check_tiered(
         let sql: Vec<String> = projections.iter().map(|e| e.to_string()).collect();
         let eager = Projector::from_prepared(&schema, &prepared, KernelCache::global())
             .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
-        let cache = std::sync::Arc::new(KernelCache::new(16, 64 << 20));
+        let cache =
+            std::sync::Arc::new(KernelCache::new(16, 64 << 20).with_pipeline(Pipeline::Quick));
         cache.hold_compiles();
         let tiered = Projector::with_policy(&schema, &prepared, &cache, CompilePolicy::Tiered)
             .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;

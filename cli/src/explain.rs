@@ -46,11 +46,13 @@ pub fn run(a: ExplainArgs) -> CliResult {
     } else {
         Projector::from_prepared(schema, &[prepared], cache)?.explain()?
     };
-    out!("{}", render(&explanation, &result_type, a.asm))
+    let pipeline = format!("{:?}", cache.pipeline());
+    out!("{}", render(&explanation, &result_type, &pipeline, a.asm))
 }
 
-/// The explanation as printed; `result_type`: the SQL type of the expression's value.
-fn render(e: &Explanation, result_type: &str, asm: bool) -> String {
+/// The explanation as printed; `result_type`: the SQL type of the expression's value,
+/// `pipeline`: the name of the pipeline that compiled the kernel.
+fn render(e: &Explanation, result_type: &str, pipeline: &str, asm: bool) -> String {
     let mut out = String::new();
     for s in &e.stages {
         out.push_str(&format!("parsed:    {}\n", s.parsed));
@@ -67,7 +69,7 @@ fn render(e: &Explanation, result_type: &str, asm: bool) -> String {
             out.push_str(&format!("tiers:     {}\n", e.tiers));
             out.push_str(&format!("\n== LLVM IR ==\n{}\n", c.ir.trim_end()));
             out.push_str(&format!(
-                "\n== LLVM IR (after O3) ==\n{}\n",
+                "\n== LLVM IR (after the {pipeline} pipeline) ==\n{}\n",
                 c.optimized_ir.trim_end()
             ));
             if asm {

@@ -629,7 +629,7 @@ fn schema_explain_bench_and_demo() {
         "optimized:",
         "type:      BOOLEAN\n",
         "== LLVM IR ==",
-        "after O3",
+        "== LLVM IR (after the Quick pipeline) ==",
     ] {
         assert!(full.contains(part), "{part}: {full}");
     }

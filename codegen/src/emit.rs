@@ -5,7 +5,10 @@
 //! rows; NULL is neither), validity an `i64` word, and the rows that raised errors an
 //! `i64` mask. Full blocks use plain vector loads; the last partial block uses masked
 //! loads and stores, so nothing outside the batch is read or written. The DAG is
-//! emitted twice (full block, tail block) with nodes shared inside each.
+//! emitted twice (full block, tail block) with nodes shared inside each, or, for a
+//! kernel compiled for [`Pipeline::Quick`](crate::Pipeline::Quick) on an AVX-512
+//! host, once: every block then uses masked loads and stores (which AVX-512 does in
+//! one instruction), which halves the code LLVM has to optimize and emit.
 //!
 //! Kernel signature:
 //! `i64 kernel(Slot* inputs, i64* params, i64 rows, OutSlot* outs, i64 mode, i64* err_row,
@@ -157,18 +160,23 @@ pub(crate) struct Emitter<'a, 'ctx> {
     call_mem: Option<CallMem<'ctx>>,
     /// The number of rows of the batch (i64).
     total_rows: Option<IntValue<'ctx>>,
+    /// Emit the expression once, for every block (masked), instead of a full-block
+    /// copy and a tail copy.
+    one_body: bool,
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// Declares the kernel as `symbol` and emits its body into `module`. Helpers are
     /// declared by name (external symbols the JIT resolves when it links the code).
+    /// With `one_body` the expression is emitted once, for every block, masked (for
+    /// hosts whose masked loads and stores are single instructions: AVX-512).
     pub(crate) fn emit(
         ctx: &'ctx Context,
         module: &'a Module<'ctx>,
         prog: &'a Program,
         symbol: &str,
-        cpu: &str,
-        features: &str,
+        (cpu, features): (&str, &str),
+        one_body: bool,
     ) -> R<()> {
         let i8p = ctx.i8_type().ptr_type(AddressSpace::default());
         let i64t = ctx.i64_type();
@@ -277,6 +285,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             call_ctx: param(6).into_pointer_value(),
             call_mem,
             total_rows: None,
+            one_body,
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -513,70 +522,111 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn body(&mut self, rows: IntValue<'ctx>) -> R<()> {
         self.total_rows = Some(rows);
+        if self.one_body {
+            // One loop over every block, the last one possibly partial: each block's
+            // rows and active mask are computed at run time, and all its loads and
+            // stores are masked.
+            let rounded = self.b.build_int_add(rows, self.c64(LANES as u64 - 1), "")?;
+            let blocks =
+                self.b
+                    .build_right_shift(rounded, self.c64(LOG2_LANES), false, "blocks")?;
+            self.block_loop(blocks, |e, bi, row0| {
+                let left = e.b.build_int_sub(rows, row0, "left")?;
+                let whole =
+                    e.b.build_int_compare(IntPredicate::UGE, left, e.c64(LANES as u64), "whole")?;
+                let block_rows =
+                    e.b.build_select(whole, e.c64(LANES as u64), left, "block_rows")?
+                        .into_int_value();
+                e.block(&Block {
+                    index: bi,
+                    row0,
+                    rows: block_rows,
+                    active: e.first_rows(block_rows)?,
+                    full: false,
+                })
+            })?;
+        } else {
+            // Full blocks, then the partial one if any: the DAG emitted twice.
+            let full_blocks =
+                self.b
+                    .build_right_shift(rows, self.c64(LOG2_LANES), false, "full_blocks")?;
+            self.block_loop(full_blocks, |e, bi, row0| {
+                e.block(&Block {
+                    index: bi,
+                    row0,
+                    rows: e.c64(LANES as u64),
+                    active: e.ones(),
+                    full: true,
+                })
+            })?;
+            let rem = self.b.build_and(rows, self.c64(LANES as u64 - 1), "rem")?;
+            let tail = self.ctx.append_basic_block(self.func, "tail");
+            let done = self.ctx.append_basic_block(self.func, "done");
+            let has_tail =
+                self.b
+                    .build_int_compare(IntPredicate::NE, rem, self.c64(0), "tail_check")?;
+            self.b.build_conditional_branch(has_tail, tail, done)?;
+            self.b.position_at_end(tail);
+            let row0 = self
+                .b
+                .build_left_shift(full_blocks, self.c64(LOG2_LANES), "row0")?;
+            let block = Block {
+                index: full_blocks,
+                row0,
+                rows: rem,
+                active: self.first_rows(rem)?,
+                full: false,
+            };
+            self.block(&block)?;
+            self.b.build_unconditional_branch(done)?;
+            self.b.position_at_end(done);
+        }
+        let count = self.b.build_load(self.count, "")?;
+        self.b.build_return(Some(&count))?;
+        Ok(())
+    }
+
+    /// `for bi in 0..blocks { each(bi, bi * LANES) }`, leaving the builder after
+    /// the loop.
+    fn block_loop(
+        &mut self,
+        blocks: IntValue<'ctx>,
+        mut each: impl FnMut(&mut Self, IntValue<'ctx>, IntValue<'ctx>) -> R<()>,
+    ) -> R<()> {
         let ctx = self.ctx;
         let b_var = self.b.build_alloca(self.i64t, "b")?;
         self.b.build_store(b_var, self.i64t.const_zero())?;
-        let full_blocks =
-            self.b
-                .build_right_shift(rows, self.c64(LOG2_LANES), false, "full_blocks")?;
-        let rem = self.b.build_and(rows, self.c64(LANES as u64 - 1), "rem")?;
         let head = ctx.append_basic_block(self.func, "head");
-        let full = ctx.append_basic_block(self.func, "full");
-        let tail_check = ctx.append_basic_block(self.func, "tail_check");
-        let tail = ctx.append_basic_block(self.func, "tail");
-        let done = ctx.append_basic_block(self.func, "done");
+        let body = ctx.append_basic_block(self.func, "block");
+        let after = ctx.append_basic_block(self.func, "blocks_done");
         self.b.build_unconditional_branch(head)?;
 
         self.b.position_at_end(head);
         let bi = self.b.build_load(b_var, "bi")?.into_int_value();
         let more = self
             .b
-            .build_int_compare(IntPredicate::ULT, bi, full_blocks, "")?;
-        self.b.build_conditional_branch(more, full, tail_check)?;
+            .build_int_compare(IntPredicate::ULT, bi, blocks, "")?;
+        self.b.build_conditional_branch(more, body, after)?;
 
-        self.b.position_at_end(full);
+        self.b.position_at_end(body);
         let row0 = self.b.build_left_shift(bi, self.c64(LOG2_LANES), "row0")?;
-        let block = Block {
-            index: bi,
-            row0,
-            rows: self.c64(LANES as u64),
-            active: self.ones(),
-            full: true,
-        };
-        self.block(&block)?;
+        each(self, bi, row0)?;
         let next = self.b.build_int_add(bi, self.c64(1), "")?;
         self.b.build_store(b_var, next)?;
         self.b.build_unconditional_branch(head)?;
 
-        self.b.position_at_end(tail_check);
-        let has_tail = self
-            .b
-            .build_int_compare(IntPredicate::NE, rem, self.c64(0), "")?;
-        self.b.build_conditional_branch(has_tail, tail, done)?;
-
-        self.b.position_at_end(tail);
-        let row0 = self
-            .b
-            .build_left_shift(full_blocks, self.c64(LOG2_LANES), "row0")?;
-        let bit = self.b.build_left_shift(self.c64(1), rem, "")?;
-        let active = self.b.build_int_sub(bit, self.c64(1), "")?;
-        let active = self
-            .b
-            .build_int_truncate_or_bit_cast(active, self.mt, "active")?;
-        let block = Block {
-            index: full_blocks,
-            row0,
-            rows: rem,
-            active,
-            full: false,
-        };
-        self.block(&block)?;
-        self.b.build_unconditional_branch(done)?;
-
-        self.b.position_at_end(done);
-        let count = self.b.build_load(self.count, "")?;
-        self.b.build_return(Some(&count))?;
+        self.b.position_at_end(after);
         Ok(())
+    }
+
+    /// The mask of a block's first `rows` rows (`rows` ≤ LANES, all ones at LANES).
+    fn first_rows(&self, rows: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        // (1 << rows) - 1 in 64 bits, truncated to the mask type.
+        let bit = self.b.build_left_shift(self.c64(1), rows, "")?;
+        let active = self.b.build_int_sub(bit, self.c64(1), "")?;
+        Ok(self
+            .b
+            .build_int_truncate_or_bit_cast(active, self.mt, "active")?)
     }
 
     fn block(&mut self, block: &Block<'ctx>) -> R<()> {
@@ -705,6 +755,26 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.compress_store(selected, block, base, c, idx_ty)?;
             } else if block.full {
                 self.store_every_lane(selected, block, base, c, idx_ty)?;
+            } else if self.one_body {
+                // Whole blocks take the branch-free writer, the last partial one
+                // (whose lanes past the batch must not be written) the loop.
+                let whole = self.b.build_int_compare(
+                    IntPredicate::EQ,
+                    block.rows,
+                    self.c64(LANES as u64),
+                    "",
+                )?;
+                let every = ctx.append_basic_block(self.func, "sel_every_lane");
+                let bits = ctx.append_basic_block(self.func, "sel_set_bits");
+                let written = ctx.append_basic_block(self.func, "sel_written");
+                self.b.build_conditional_branch(whole, every, bits)?;
+                self.b.position_at_end(every);
+                self.store_every_lane(selected, block, base, c, idx_ty)?;
+                self.b.build_unconditional_branch(written)?;
+                self.b.position_at_end(bits);
+                self.store_set_bits(selected, block, base, c, idx_ty)?;
+                self.b.build_unconditional_branch(written)?;
+                self.b.position_at_end(written);
             } else {
                 self.store_set_bits(selected, block, base, c, idx_ty)?;
             }
