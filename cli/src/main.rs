@@ -272,9 +272,35 @@ pub fn warn(message: std::fmt::Arguments) {
 }
 
 fn main() {
+    keep_large_blocks_in_the_heap();
     let code = run();
     exit_now(code)
 }
+
+/// glibc's `malloc` serves a block of 128 KiB or more with `mmap` (raising that
+/// threshold to the size of each such block freed) and gives the free top of its heap
+/// back to the kernel beyond twice the threshold, so blocks of that size allocated
+/// and freed again and again cost page faults and the kernel zeroing every page. The
+/// Parquet reader allocates such blocks for every page it decompresses and every
+/// column chunk it decodes: in `perf`, the CSV export of TPC-H Q6 at scale 1 spent
+/// about a fifth of its time in page faults, `clear_page` and `munmap`. Serving
+/// blocks of up to 32 MiB from the heap, and keeping up to 256 MiB of freed heap,
+/// took that export from 1.5–2.3 s to 1.0–1.1 s with one thread and from 0.79–1.0 s
+/// to 0.67–0.71 s with two (three runs each; counts are unchanged).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn keep_large_blocks_in_the_heap() {
+    // SAFETY: `mallopt` only sets glibc malloc's tuning parameters (it takes
+    // malloc's lock, and no other thread exists yet); both values are within the
+    // documented ranges (the mmap threshold at most 32 MiB on 64-bit targets).
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}
+
+/// Other C libraries' allocators are left as they are.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn keep_large_blocks_in_the_heap() {}
 
 /// Ends the process with `code` once stdout and stderr are flushed, without
 /// running atexit handlers and C++ static destructors: a kernel may still be
