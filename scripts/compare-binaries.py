@@ -16,15 +16,8 @@ import subprocess
 import sys
 import time
 
-Q6 = (
-    "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' "
-    "AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"
-)
-Q12 = (
-    "l_shipmode IN ('MAIL', 'SHIP') AND l_commitdate < l_receiptdate "
-    "AND l_shipdate < l_commitdate AND l_receiptdate >= DATE '1994-01-01' "
-    "AND l_receiptdate < DATE '1995-01-01'"
-)
+# The queries of the end-to-end benchmark (same directory).
+from bench_e2e import Q6, Q12
 
 
 def main():
