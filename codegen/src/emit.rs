@@ -131,7 +131,9 @@ struct Block<'ctx> {
     rows: IntValue<'ctx>,
     /// Mask of rows in the batch.
     active: IntValue<'ctx>,
-    /// Whether all 64 rows are in the batch.
+    /// Whether the block is known, as it is emitted, to hold `LANES` rows of the
+    /// batch (plain loads and stores); false for the tail block and for every block
+    /// of a one-body kernel, whose loads and stores are masked by `active`.
     full: bool,
 }
 
