@@ -334,9 +334,10 @@ fn run() -> u8 {
     if !cli.no_kernel_cache {
         broadhead::KernelCache::global().set_disk_cache(broadhead::DiskCache::from_env());
     }
-    // Kernels that arrive in half the time (the scan runs on the interpreter until
-    // they do), as fast as O3's on data streaming from a file; `bench` measures
-    // kernels on data in cache, where O3's are faster.
+    // Kernels that arrive in about a tenth of O3's time (the scan runs on the
+    // interpreter until they do), 1.2-1.35x slower than O3's on data streaming from
+    // a file, where reading the file dominates; `bench` measures kernels on data in
+    // cache, where O3's are 2-3x faster.
     if !matches!(cli.command, Command::Bench(_)) {
         broadhead::KernelCache::global().set_pipeline(broadhead::Pipeline::Quick);
     }
