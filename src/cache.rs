@@ -236,6 +236,7 @@ impl KernelCache {
         if let Some(bytes) = disk.read(&key) {
             let object = Object {
                 key,
+                pipeline,
                 bytes,
                 timings: CompileTimings {
                     from_disk_cache: true,

@@ -1,21 +1,24 @@
 //! LLVM IR generation for a [`Program`].
 //!
-//! The kernel walks the batch 64 rows at a time. Within a block every value node is
-//! an LLVM vector `<64 x T>`, every boolean a pair of `i64` masks (TRUE rows, FALSE
-//! rows; NULL is neither), validity an `i64` word, and the rows that raised errors an
-//! `i64` mask. Full blocks use plain vector loads; the last partial block uses masked
-//! loads and stores, so nothing outside the batch is read or written. The DAG is
-//! emitted twice (full block, tail block) with nodes shared inside each, or, for a
-//! kernel compiled for [`Pipeline::Quick`](crate::Pipeline::Quick) on an AVX-512
-//! host, once: every block then uses masked loads and stores (which AVX-512 does in
-//! one instruction), which halves the code LLVM has to optimize and emit.
+//! The kernel walks the batch [`LANES`] (16) rows at a time. Within a block every
+//! value node is an LLVM vector `<16 x T>`, every boolean a pair of `i16` masks (TRUE
+//! rows, FALSE rows; NULL is neither), validity an `i16` mask, and the rows that
+//! raised errors an `i16` mask. Full blocks use plain vector loads; the last partial
+//! block uses masked loads and stores, so nothing outside the batch is read or
+//! written. The DAG is emitted twice (full block, tail block) with nodes shared
+//! inside each, or, for a kernel compiled for
+//! [`Pipeline::Quick`](crate::Pipeline::Quick) on an AVX-512 host, once: every block
+//! then uses masked loads and stores (which AVX-512 does in one instruction), which
+//! halves the code LLVM has to optimize and emit.
 //!
 //! Kernel signature:
 //! `i64 kernel(Slot* inputs, i64* params, i64 rows, OutSlot* outs, i64 mode, i64* err_row,
 //! i8* ctx)`
 //! returning the number of selected rows (filters), 0 (projections) or -1 after
-//! storing the first failing row in `err_row`. Filter `mode`: 0 writes one result
-//! word per block, 2/4/8 writes a selection vector of u16/u32/u64 row indices.
+//! storing the first failing row in `err_row`. Filter `mode`: 0 writes each block's
+//! mask into the result words (16 bits a block), 2/4/8 writes a selection vector of
+//! u16/u32/u64 row indices; a kernel emitted without index writers ([`Form`]) writes
+//! the words whatever the mode.
 //! `ctx` is passed through to [`CallFn`](crate::CallFn) helpers (the arena that
 //! computed strings live in).
 //!
@@ -121,6 +124,20 @@ struct CallMem<'ctx> {
     out_ty: StructType<'ctx>,
 }
 
+/// How a kernel is laid out (chosen by the pipeline and the host).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Form {
+    /// Emit the expression once, for every block, masked (for hosts whose masked
+    /// loads and stores are single instructions: AVX-512), instead of a full-block
+    /// copy and a tail copy.
+    pub one_body: bool,
+    /// A filter writes the selected rows' indices itself in selection modes 2, 4
+    /// and 8. Without, it writes the mask words whatever the mode and
+    /// [`Kernel::run`](crate::Kernel::run) turns them into indices: one writer to
+    /// compile instead of four.
+    pub indices: bool,
+}
+
 /// The block being emitted.
 struct Block<'ctx> {
     /// Block number (i64).
@@ -165,21 +182,26 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// Emit the expression once, for every block (masked), instead of a full-block
     /// copy and a tail copy.
     one_body: bool,
+    /// Write row indices in selection modes 2, 4 and 8 (else mask words always).
+    indices: bool,
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// Declares the kernel as `symbol` and emits its body into `module`. Helpers are
     /// declared by name (external symbols the JIT resolves when it links the code).
-    /// With `one_body` the expression is emitted once, for every block, masked (for
-    /// hosts whose masked loads and stores are single instructions: AVX-512).
     pub(crate) fn emit(
         ctx: &'ctx Context,
         module: &'a Module<'ctx>,
         prog: &'a Program,
         symbol: &str,
         (cpu, features): (&str, &str),
-        one_body: bool,
+        form: Form,
     ) -> R<()> {
+        if form.one_body && form.indices {
+            // The index writers' branch-free full-block form assumes a block known
+            // to be whole as it is emitted.
+            return Err(EmitError("one-body kernels write mask words only".into()));
+        }
         let i8p = ctx.i8_type().ptr_type(AddressSpace::default());
         let i64t = ctx.i64_type();
         let i64p = i64t.ptr_type(AddressSpace::default());
@@ -287,7 +309,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             call_ctx: param(6).into_pointer_value(),
             call_mem,
             total_rows: None,
-            one_body,
+            one_body: form.one_body,
+            indices: form.indices,
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -700,6 +723,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     fn write_selection(&mut self, selected: IntValue<'ctx>, block: &Block<'ctx>) -> R<()> {
         let ctx = self.ctx;
         let out = self.out_field(0, 0)?;
+        if !self.indices {
+            return self.write_word(selected, block, out);
+        }
         let after = ctx.append_basic_block(self.func, "after_select");
         let words_bb = ctx.append_basic_block(self.func, "write_word");
         let sel_bbs: Vec<_> = [2u64, 4, 8]
@@ -716,19 +742,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
         // Mode 0: the result word.
         self.b.position_at_end(words_bb);
-        let words =
-            self.b
-                .build_pointer_cast(out, self.mt.ptr_type(AddressSpace::default()), "")?;
-        // SAFETY (of the generated code): the caller sizes the buffer to ceil(rows / 64)
-        // 64-bit words, which hold every block's chunk.
-        let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
-        self.b.build_store(p, selected)?;
-        let ctpop = self.intrinsic("llvm.ctpop", &[self.mt.into()])?;
-        let n = self.call(ctpop, &[selected.into()])?.into_int_value();
-        let n = self.b.build_int_z_extend(n, self.i64t, "")?;
-        let c = self.b.build_load(self.count, "")?.into_int_value();
-        let c = self.b.build_int_add(c, n, "")?;
-        self.b.build_store(self.count, c)?;
+        self.write_word(selected, block, out)?;
         self.b.build_unconditional_branch(after)?;
 
         // Modes 2/4/8: row indices. Empty masks are skipped (a well-predicted branch at
@@ -757,37 +771,41 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.compress_store(selected, block, base, c, idx_ty)?;
             } else if block.full {
                 self.store_every_lane(selected, block, base, c, idx_ty)?;
-            } else if self.one_body {
-                // Whole blocks take the branch-free writer, the last partial one
-                // (whose lanes past the batch must not be written) the loop.
-                let whole = self.b.build_int_compare(
-                    IntPredicate::EQ,
-                    block.rows,
-                    self.c64(LANES as u64),
-                    "",
-                )?;
-                let every = ctx.append_basic_block(self.func, "sel_every_lane");
-                let bits = ctx.append_basic_block(self.func, "sel_set_bits");
-                let written = ctx.append_basic_block(self.func, "sel_written");
-                self.b.build_conditional_branch(whole, every, bits)?;
-                self.b.position_at_end(every);
-                self.store_every_lane(selected, block, base, c, idx_ty)?;
-                self.b.build_unconditional_branch(written)?;
-                self.b.position_at_end(bits);
-                self.store_set_bits(selected, block, base, c, idx_ty)?;
-                self.b.build_unconditional_branch(written)?;
-                self.b.position_at_end(written);
             } else {
                 self.store_set_bits(selected, block, base, c, idx_ty)?;
             }
-            let ctpop = self.intrinsic("llvm.ctpop", &[self.mt.into()])?;
-            let n = self.call(ctpop, &[selected.into()])?.into_int_value();
-            let n = self.b.build_int_z_extend(n, self.i64t, "")?;
-            let c = self.b.build_int_add(c, n, "")?;
-            self.b.build_store(self.count, c)?;
+            self.add_to_count(selected, c)?;
             self.b.build_unconditional_branch(after)?;
         }
         self.b.position_at_end(after);
+        Ok(())
+    }
+
+    /// Mode 0: the block's mask as its word of the output, and its rows counted.
+    fn write_word(
+        &self,
+        selected: IntValue<'ctx>,
+        block: &Block<'ctx>,
+        out: PointerValue<'ctx>,
+    ) -> R<()> {
+        let words =
+            self.b
+                .build_pointer_cast(out, self.mt.ptr_type(AddressSpace::default()), "")?;
+        // SAFETY (of the generated code): the caller sizes the buffer to ceil(rows / 64)
+        // 64-bit words, which hold every block's chunk.
+        let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
+        self.b.build_store(p, selected)?;
+        let c = self.b.build_load(self.count, "")?.into_int_value();
+        self.add_to_count(selected, c)
+    }
+
+    /// `count = c + popcount(selected)`.
+    fn add_to_count(&self, selected: IntValue<'ctx>, c: IntValue<'ctx>) -> R<()> {
+        let ctpop = self.intrinsic("llvm.ctpop", &[self.mt.into()])?;
+        let n = self.call(ctpop, &[selected.into()])?.into_int_value();
+        let n = self.b.build_int_z_extend(n, self.i64t, "")?;
+        let c = self.b.build_int_add(c, n, "")?;
+        self.b.build_store(self.count, c)?;
         Ok(())
     }
 

@@ -10,6 +10,7 @@
 //! are called by symbol name), so the same bytes can be kept on disk and loaded by
 //! another process: that is what a [`KernelKey`] names.
 
+use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,7 +21,7 @@ use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 use sha2::{Digest, Sha256};
 
-use crate::emit::{Emitter, IN_SET_LOOKUP};
+use crate::emit::{Emitter, Form, IN_SET_LOOKUP};
 use crate::orc::{self, Code};
 use crate::program::{in_set_lookup, ArithOp, Callee, InSet, Node, OutSlot, PType, Program, Slot};
 
@@ -86,10 +87,19 @@ impl Pipeline {
         }
     }
 
-    /// Whether kernels are emitted with one masked body for every block on a host
-    /// with `features`.
-    fn one_body(self, features: &str) -> bool {
-        self == Pipeline::Quick && features.contains("+avx512f")
+    /// How kernels are laid out on a host with `features`: Quick's filters write
+    /// mask words only (the index writers were a third to a half of their code),
+    /// and on AVX-512 its kernels have one masked body for every block.
+    fn form(self, features: &str) -> Form {
+        Form {
+            one_body: self == Pipeline::Quick && features.contains("+avx512f"),
+            indices: self.writes_indices(),
+        }
+    }
+
+    /// Whether its filter kernels write row indices themselves (see [`Form`]).
+    fn writes_indices(self) -> bool {
+        self != Pipeline::Quick
     }
 
     /// The pipeline's name in kernel keys.
@@ -219,6 +229,8 @@ impl KernelKey {
 pub struct Object {
     /// What the code was compiled from.
     pub key: KernelKey,
+    /// The pipeline that compiled it (the one in its key).
+    pub pipeline: Pipeline,
     /// The object file (ELF on Linux).
     pub bytes: Vec<u8>,
     /// Phase timings (`link` is zero: nothing is linked yet).
@@ -231,6 +243,9 @@ pub struct Object {
 pub struct Kernel {
     func: KernelFn,
     _code: Arc<Code>,
+    /// The code writes row indices in selection modes 2, 4 and 8 (else
+    /// [`Kernel::run`] expands its mask words).
+    indices: bool,
     /// What it was compiled from.
     pub key: KernelKey,
     /// Phase timings of its compilation (all zero but `link` for object code that
@@ -275,9 +290,57 @@ impl Kernel {
         mode: u64,
         ctx: *mut u8,
     ) -> Result<usize, usize> {
+        if self.indices || !matches!(mode, 2 | 4 | 8) {
+            // SAFETY: the caller upholds this function's contract.
+            return unsafe { self.call(inputs, params, rows, outs, mode, ctx) };
+        }
+        // The code writes mask words: into scratch words, then expanded. A nested
+        // call (a helper running a kernel) finds the words borrowed and takes its own.
+        MASK_WORDS.with(|scratch| {
+            let mut own = Vec::new();
+            let mut borrowed = scratch.try_borrow_mut();
+            let words = match &mut borrowed {
+                Ok(words) => &mut **words,
+                Err(_) => &mut own,
+            };
+            words.clear();
+            words.resize(rows.div_ceil(64), 0);
+            let mask = [OutSlot {
+                values: words.as_mut_ptr().cast(),
+                validity: std::ptr::null_mut(),
+            }];
+            // SAFETY: as the caller's call, with mode 0's output: `words` holds
+            // ceil(rows / 64) words.
+            let n = unsafe { self.call(inputs, params, rows, &mask, 0, ctx) }?;
+            let out = outs[0].values;
+            // SAFETY: the caller gave room for `rows` indices of the mode's width at
+            // `out`; the words have n <= rows set bits, each below `rows`, which the
+            // mode's width holds (the caller checked the batch against the mode's
+            // maximum).
+            unsafe {
+                match mode {
+                    2 => write_indices(words, out.cast::<u16>(), |i| i as u16),
+                    4 => write_indices(words, out.cast::<u32>(), |i| i as u32),
+                    _ => write_indices(words, out.cast::<u64>(), |i| i as u64),
+                }
+            }
+            Ok(n)
+        })
+    }
+
+    /// Calls the generated function (the contract of [`Kernel::run`]).
+    unsafe fn call(
+        &self,
+        inputs: &[Slot],
+        params: &[u64],
+        rows: usize,
+        outs: &[OutSlot],
+        mode: u64,
+        ctx: *mut u8,
+    ) -> Result<usize, usize> {
         let mut err_row = 0u64;
-        // SAFETY: the caller upholds the contract above, which is what the generated
-        // code relies on; the code was generated for this signature.
+        // SAFETY: the caller upholds the contract of `run`, which is what the
+        // generated code relies on; the code was generated for this signature.
         let n = unsafe {
             (self.func)(
                 inputs.as_ptr(),
@@ -293,6 +356,31 @@ impl Kernel {
             Err(err_row as usize)
         } else {
             Ok(n as usize)
+        }
+    }
+}
+
+thread_local! {
+    /// Mask words for the kernels that write no indices, reused from call to call.
+    static MASK_WORDS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Writes the positions of the set bits of `words`, in order, from `out`.
+///
+/// # Safety
+/// `out` has room for as many `T`s as `words` has set bits.
+unsafe fn write_indices<T>(words: &[u64], out: *mut T, index: impl Fn(usize) -> T) {
+    let mut n = 0;
+    for (w, &word) in words.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            // SAFETY: fewer than the set bits have been written (the contract).
+            unsafe {
+                out.add(n)
+                    .write(index(w * 64 + bits.trailing_zeros() as usize))
+            };
+            n += 1;
+            bits &= bits - 1;
         }
     }
 }
@@ -377,14 +465,13 @@ pub fn compile_object(program: &Program, options: CompileOptions) -> Result<Obje
         module.set_triple(&machine.get_triple());
         module.set_data_layout(&machine.get_target_data().get_data_layout());
         let (cpu, features) = host_cpu();
-        let one_body = options.pipeline.one_body(&features);
         Emitter::emit(
             &context,
             &module,
             program,
             &key.symbol(),
             (&cpu, &features),
-            one_body,
+            options.pipeline.form(&features),
         )
         .map_err(|e| CodegenError(e.0))?;
         module
@@ -429,6 +516,7 @@ pub fn compile_object(program: &Program, options: CompileOptions) -> Result<Obje
         let t_codegen = start.elapsed();
         Ok(Object {
             key,
+            pipeline: options.pipeline,
             bytes,
             timings: CompileTimings {
                 ir: t_ir,
@@ -511,6 +599,7 @@ pub fn load(program: &Program, object: Object) -> Result<Kernel, CodegenError> {
     Ok(Kernel {
         func,
         _code: code,
+        indices: object.pipeline.writes_indices(),
         key: object.key,
         timings: CompileTimings {
             link: start.elapsed(),
@@ -656,6 +745,9 @@ mod tests {
             // One masked body for every block: no separate tail block.
             let one_body = pipeline == Pipeline::Quick && host_cpu().1.contains("+avx512f");
             assert_eq!(ir.contains("tail_check"), !one_body, "{pipeline:?}");
+            // Quick's filters write mask words, which `Kernel::run` expands.
+            let writers = pipeline != Pipeline::Quick;
+            assert_eq!(ir.contains("write_sel"), writers, "{pipeline:?}");
             let kernel = load(&program, object).unwrap();
             for rows in (0..=70).chain([127, 128, 129, 1000]) {
                 let xs: Vec<f64> = (0..rows).map(|i| ((i * 37) % 100) as f64).collect();
