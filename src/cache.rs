@@ -236,7 +236,6 @@ impl KernelCache {
         if let Some(bytes) = disk.read(&key) {
             let object = Object {
                 key,
-                pipeline,
                 bytes,
                 timings: CompileTimings {
                     from_disk_cache: true,

@@ -12,13 +12,11 @@
 //! halves the code LLVM has to optimize and emit.
 //!
 //! Kernel signature:
-//! `i64 kernel(Slot* inputs, i64* params, i64 rows, OutSlot* outs, i64 mode, i64* err_row,
-//! i8* ctx)`
+//! `i64 kernel(Slot* inputs, i64* params, i64 rows, OutSlot* outs, i64* err_row, i8* ctx)`
 //! returning the number of selected rows (filters), 0 (projections) or -1 after
-//! storing the first failing row in `err_row`. Filter `mode`: 0 writes each block's
-//! mask into the result words (16 bits a block), 2/4/8 writes a selection vector of
-//! u16/u32/u64 row indices; a kernel emitted without index writers ([`Form`]) writes
-//! the words whatever the mode.
+//! storing the first failing row in `err_row`. A filter writes each block's mask of
+//! selected rows into the result words (16 bits a block);
+//! [`Kernel::run`](crate::Kernel::run) turns them into row indices when asked.
 //! `ctx` is passed through to [`CallFn`](crate::CallFn) helpers (the arena that
 //! computed strings live in).
 //!
@@ -124,20 +122,6 @@ struct CallMem<'ctx> {
     out_ty: StructType<'ctx>,
 }
 
-/// How a kernel is laid out (chosen by the pipeline and the host).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Form {
-    /// Emit the expression once, for every block, masked (for hosts whose masked
-    /// loads and stores are single instructions: AVX-512), instead of a full-block
-    /// copy and a tail copy.
-    pub one_body: bool,
-    /// A filter writes the selected rows' indices itself in selection modes 2, 4
-    /// and 8. Without, it writes the mask words whatever the mode and
-    /// [`Kernel::run`](crate::Kernel::run) turns them into indices: one writer to
-    /// compile instead of four.
-    pub indices: bool,
-}
-
 /// The block being emitted.
 struct Block<'ctx> {
     /// Block number (i64).
@@ -163,13 +147,10 @@ pub(crate) struct Emitter<'a, 'ctx> {
     i64t: IntType<'ctx>,
     /// The mask type: one bit per row of a block.
     mt: IntType<'ctx>,
-    /// The host's CPU features (`+avx512f,…`).
-    features: String,
     slot_ty: StructType<'ctx>,
     inputs: PointerValue<'ctx>,
     outs: PointerValue<'ctx>,
     err_row: PointerValue<'ctx>,
-    mode: IntValue<'ctx>,
     params: Vec<Option<BasicValueEnum<'ctx>>>,
     helper_buf: PointerValue<'ctx>,
     count: PointerValue<'ctx>,
@@ -182,26 +163,21 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// Emit the expression once, for every block (masked), instead of a full-block
     /// copy and a tail copy.
     one_body: bool,
-    /// Write row indices in selection modes 2, 4 and 8 (else mask words always).
-    indices: bool,
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// Declares the kernel as `symbol` and emits its body into `module`. Helpers are
     /// declared by name (external symbols the JIT resolves when it links the code).
+    /// With `one_body` the expression is emitted once, for every block, masked (for
+    /// hosts whose masked loads and stores are single instructions: AVX-512).
     pub(crate) fn emit(
         ctx: &'ctx Context,
         module: &'a Module<'ctx>,
         prog: &'a Program,
         symbol: &str,
         (cpu, features): (&str, &str),
-        form: Form,
+        one_body: bool,
     ) -> R<()> {
-        if form.one_body && form.indices {
-            // The index writers' branch-free full-block form assumes a block known
-            // to be whole as it is emitted.
-            return Err(EmitError("one-body kernels write mask words only".into()));
-        }
         let i8p = ctx.i8_type().ptr_type(AddressSpace::default());
         let i64t = ctx.i64_type();
         let i64p = i64t.ptr_type(AddressSpace::default());
@@ -215,7 +191,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 i64p.into(),
                 i64t.into(),
                 out_ty.ptr_type(AddressSpace::default()).into(),
-                i64t.into(),
                 i64p.into(),
                 i8p.into(),
             ],
@@ -232,7 +207,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(name), 0)
         };
         func.add_attribute(AttributeLoc::Function, enum_attr("nounwind"));
-        for p in [0u32, 1, 3, 5] {
+        for p in [0u32, 1, 3, 4] {
             func.add_attribute(AttributeLoc::Param(p), enum_attr("noalias"));
             func.add_attribute(AttributeLoc::Param(p), enum_attr("nocapture"));
         }
@@ -297,20 +272,17 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             func,
             i64t,
             mt: mask_type(ctx),
-            features: features.to_string(),
             slot_ty,
             inputs: param(0).into_pointer_value(),
             outs: param(3).into_pointer_value(),
-            err_row: param(5).into_pointer_value(),
-            mode: param(4).into_int_value(),
+            err_row: param(4).into_pointer_value(),
             params: vec![None; prog.params.len()],
             helper_buf,
             count,
-            call_ctx: param(6).into_pointer_value(),
+            call_ctx: param(5).into_pointer_value(),
             call_mem,
             total_rows: None,
-            one_body: form.one_body,
-            indices: form.indices,
+            one_body,
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -720,74 +692,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(self.b.build_load(p, "")?.into_pointer_value())
     }
 
+    /// The block's mask of selected rows as its 16 bits of the result words, and its
+    /// rows counted.
     fn write_selection(&mut self, selected: IntValue<'ctx>, block: &Block<'ctx>) -> R<()> {
-        let ctx = self.ctx;
         let out = self.out_field(0, 0)?;
-        if !self.indices {
-            return self.write_word(selected, block, out);
-        }
-        let after = ctx.append_basic_block(self.func, "after_select");
-        let words_bb = ctx.append_basic_block(self.func, "write_word");
-        let sel_bbs: Vec<_> = [2u64, 4, 8]
-            .iter()
-            .map(|w| {
-                (
-                    w,
-                    ctx.append_basic_block(self.func, &format!("write_sel{w}")),
-                )
-            })
-            .collect();
-        let cases: Vec<_> = sel_bbs.iter().map(|(w, bb)| (self.c64(**w), *bb)).collect();
-        self.b.build_switch(self.mode, words_bb, &cases)?;
-
-        // Mode 0: the result word.
-        self.b.position_at_end(words_bb);
-        self.write_word(selected, block, out)?;
-        self.b.build_unconditional_branch(after)?;
-
-        // Modes 2/4/8: row indices. Empty masks are skipped (a well-predicted branch at
-        // low selectivity); AVX-512 hosts compress-store a block's u32/u64 indices in one
-        // instruction; other full blocks store every lane's index and advance by its
-        // bit (no data-dependent branches); the tail block loops over the set bits.
-        let compress = self.features.contains("+avx512f");
-        for (width, bb) in sel_bbs {
-            self.b.position_at_end(bb);
-            let idx_ty = match width {
-                2 => ctx.i16_type(),
-                4 => ctx.i32_type(),
-                _ => self.i64t,
-            };
-            let base =
-                self.b
-                    .build_pointer_cast(out, idx_ty.ptr_type(AddressSpace::default()), "")?;
-            let write = ctx.append_basic_block(self.func, "sel_write");
-            let any = self
-                .b
-                .build_int_compare(IntPredicate::NE, selected, self.mzero(), "")?;
-            self.b.build_conditional_branch(any, write, after)?;
-            self.b.position_at_end(write);
-            let c = self.b.build_load(self.count, "")?.into_int_value();
-            if compress && *width >= 4 {
-                self.compress_store(selected, block, base, c, idx_ty)?;
-            } else if block.full {
-                self.store_every_lane(selected, block, base, c, idx_ty)?;
-            } else {
-                self.store_set_bits(selected, block, base, c, idx_ty)?;
-            }
-            self.add_to_count(selected, c)?;
-            self.b.build_unconditional_branch(after)?;
-        }
-        self.b.position_at_end(after);
-        Ok(())
-    }
-
-    /// Mode 0: the block's mask as its word of the output, and its rows counted.
-    fn write_word(
-        &self,
-        selected: IntValue<'ctx>,
-        block: &Block<'ctx>,
-        out: PointerValue<'ctx>,
-    ) -> R<()> {
         let words =
             self.b
                 .build_pointer_cast(out, self.mt.ptr_type(AddressSpace::default()), "")?;
@@ -795,15 +703,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         // 64-bit words, which hold every block's chunk.
         let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
         self.b.build_store(p, selected)?;
-        let c = self.b.build_load(self.count, "")?.into_int_value();
-        self.add_to_count(selected, c)
-    }
-
-    /// `count = c + popcount(selected)`.
-    fn add_to_count(&self, selected: IntValue<'ctx>, c: IntValue<'ctx>) -> R<()> {
         let ctpop = self.intrinsic("llvm.ctpop", &[self.mt.into()])?;
         let n = self.call(ctpop, &[selected.into()])?.into_int_value();
         let n = self.b.build_int_z_extend(n, self.i64t, "")?;
+        let c = self.b.build_load(self.count, "")?.into_int_value();
         let c = self.b.build_int_add(c, n, "")?;
         self.b.build_store(self.count, c)?;
         Ok(())
@@ -820,102 +723,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .build_int_truncate_or_bit_cast(block.row0, idx_ty, "")?;
         let row0 = self.splat(row0.into())?;
         Ok(self.b.build_int_add(row0, lanes, "rows")?)
-    }
-
-    /// AVX-512: the selected rows' indices in one compress-store.
-    fn compress_store(
-        &self,
-        selected: IntValue<'ctx>,
-        block: &Block<'ctx>,
-        base: PointerValue<'ctx>,
-        count: IntValue<'ctx>,
-        idx_ty: IntType<'ctx>,
-    ) -> R<()> {
-        let rows = self.row_indices(block, idx_ty)?;
-        // SAFETY (of the generated code): it writes popcount(selected) indices from
-        // `count`, and count + popcount <= rows, the buffer's size.
-        let dst = unsafe { self.b.build_in_bounds_gep(base, &[count], "")? };
-        let f = self.intrinsic("llvm.masked.compressstore", &[rows.get_type().into()])?;
-        let lanes = self.to_lanes(selected)?;
-        self.b
-            .build_call(f, &[rows.into(), dst.into(), lanes.into()], "")?;
-        Ok(())
-    }
-
-    /// Full blocks: every lane's index is stored at the current count, which advances by
-    /// the lane's bit. Every write is below the lane's row index, so inside the buffer.
-    fn store_every_lane(
-        &self,
-        selected: IntValue<'ctx>,
-        block: &Block<'ctx>,
-        base: PointerValue<'ctx>,
-        count: IntValue<'ctx>,
-        idx_ty: IntType<'ctx>,
-    ) -> R<()> {
-        let wide = self.b.build_int_z_extend(selected, self.i64t, "")?;
-        let mut c = count;
-        for lane in 0..LANES as u64 {
-            let row = self.b.build_int_add(block.row0, self.c64(lane), "")?;
-            let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
-            // SAFETY (of the generated code): c <= the selected rows before this one
-            // <= row0 + lane < rows.
-            let p = unsafe { self.b.build_in_bounds_gep(base, &[c], "")? };
-            self.b.build_store(p, row)?;
-            let bit = self.b.build_right_shift(wide, self.c64(lane), false, "")?;
-            let bit = self.b.build_and(bit, self.c64(1), "")?;
-            c = self.b.build_int_add(c, bit, "")?;
-        }
-        Ok(())
-    }
-
-    /// The tail block: one trailing-zero count per selected row.
-    fn store_set_bits(
-        &mut self,
-        selected: IntValue<'ctx>,
-        block: &Block<'ctx>,
-        base: PointerValue<'ctx>,
-        count: IntValue<'ctx>,
-        idx_ty: IntType<'ctx>,
-    ) -> R<()> {
-        let ctx = self.ctx;
-        let cttz = self.intrinsic("llvm.cttz", &[self.mt.into()])?;
-        let m_var = self.b.build_alloca(self.mt, "m")?;
-        let c_var = self.b.build_alloca(self.i64t, "c")?;
-        self.b.build_store(m_var, selected)?;
-        self.b.build_store(c_var, count)?;
-        let lp = ctx.append_basic_block(self.func, "sel_loop");
-        let lb = ctx.append_basic_block(self.func, "sel_body");
-        let done = ctx.append_basic_block(self.func, "sel_done");
-        self.b.build_unconditional_branch(lp)?;
-        self.b.position_at_end(lp);
-        let m = self.b.build_load(m_var, "")?.into_int_value();
-        let nz = self
-            .b
-            .build_int_compare(IntPredicate::NE, m, self.mzero(), "")?;
-        self.b.build_conditional_branch(nz, lb, done)?;
-        self.b.position_at_end(lb);
-        let lane = self.call(
-            cttz,
-            &[m.into(), ctx.bool_type().const_int(1, false).into()],
-        )?;
-        let lane = self
-            .b
-            .build_int_z_extend(lane.into_int_value(), self.i64t, "")?;
-        let row = self.b.build_int_add(block.row0, lane, "")?;
-        let row = self.b.build_int_truncate_or_bit_cast(row, idx_ty, "")?;
-        let c = self.b.build_load(c_var, "")?.into_int_value();
-        // SAFETY (of the generated code): at most `rows` indices are written and the
-        // caller sizes the selection buffer to `rows` entries.
-        let p = unsafe { self.b.build_in_bounds_gep(base, &[c], "")? };
-        self.b.build_store(p, row)?;
-        let c = self.b.build_int_add(c, self.c64(1), "")?;
-        self.b.build_store(c_var, c)?;
-        let m1 = self.b.build_int_sub(m, self.mt.const_int(1, false), "")?;
-        let m = self.b.build_and(m, m1, "")?;
-        self.b.build_store(m_var, m)?;
-        self.b.build_unconditional_branch(lp)?;
-        self.b.position_at_end(done);
-        Ok(())
     }
 
     fn write_output(&mut self, k: usize, node: NodeId, v: V<'ctx>, block: &Block<'ctx>) -> R<()> {

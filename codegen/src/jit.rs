@@ -21,7 +21,7 @@ use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 use sha2::{Digest, Sha256};
 
-use crate::emit::{Emitter, Form, IN_SET_LOOKUP};
+use crate::emit::{Emitter, IN_SET_LOOKUP};
 use crate::orc::{self, Code};
 use crate::program::{in_set_lookup, ArithOp, Callee, InSet, Node, OutSlot, PType, Program, Slot};
 
@@ -31,15 +31,8 @@ use crate::program::{in_set_lookup, ArithOp, Callee, InSet, Node, OutSlot, PType
 pub struct CodegenError(pub String);
 
 /// The generated function's type (see [`crate::emit`] for the ABI).
-pub type KernelFn = unsafe extern "C" fn(
-    *const Slot,
-    *const u64,
-    u64,
-    *const OutSlot,
-    u64,
-    *mut u64,
-    *mut u8,
-) -> i64;
+pub type KernelFn =
+    unsafe extern "C" fn(*const Slot, *const u64, u64, *const OutSlot, *mut u64, *mut u8) -> i64;
 
 /// Which optimization pipeline compiles a kernel.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -87,19 +80,10 @@ impl Pipeline {
         }
     }
 
-    /// How kernels are laid out on a host with `features`: Quick's filters write
-    /// mask words only (the index writers were a third to a half of their code),
-    /// and on AVX-512 its kernels have one masked body for every block.
-    fn form(self, features: &str) -> Form {
-        Form {
-            one_body: self == Pipeline::Quick && features.contains("+avx512f"),
-            indices: self.writes_indices(),
-        }
-    }
-
-    /// Whether its filter kernels write row indices themselves (see [`Form`]).
-    fn writes_indices(self) -> bool {
-        self != Pipeline::Quick
+    /// Whether kernels are emitted with one masked body for every block on a host
+    /// with `features`.
+    fn one_body(self, features: &str) -> bool {
+        self == Pipeline::Quick && features.contains("+avx512f")
     }
 
     /// The pipeline's name in kernel keys.
@@ -229,8 +213,6 @@ impl KernelKey {
 pub struct Object {
     /// What the code was compiled from.
     pub key: KernelKey,
-    /// The pipeline that compiled it (the one in its key).
-    pub pipeline: Pipeline,
     /// The object file (ELF on Linux).
     pub bytes: Vec<u8>,
     /// Phase timings (`link` is zero: nothing is linked yet).
@@ -243,9 +225,6 @@ pub struct Object {
 pub struct Kernel {
     func: KernelFn,
     _code: Arc<Code>,
-    /// The code writes row indices in selection modes 2, 4 and 8 (else
-    /// [`Kernel::run`] expands its mask words).
-    indices: bool,
     /// What it was compiled from.
     pub key: KernelKey,
     /// Phase timings of its compilation (all zero but `link` for object code that
@@ -276,11 +255,13 @@ impl Kernel {
     /// the input's type (words: `ceil(rows / 64)`), with a validity pointer exactly
     /// for the inputs compiled as nullable; `params` has one 8-byte value per
     /// parameter (pointers to helper state must stay valid during the call); for a
-    /// filter, `outs[0].values` has room for `rows` indices of the `mode`'s width
-    /// (mode 0: `ceil(rows / 64)` words); for a projection, one [`OutSlot`] per
-    /// output with room for `rows` values (strings: `2 * rows` `u64`s) and
-    /// `ceil(rows / 64)` validity words. `ctx` is what the program's call helpers
-    /// expect (it is passed to them untouched).
+    /// filter, `mode` is what it writes at `outs[0].values`: 0, the selected rows as
+    /// bits of `ceil(rows / 64)` words; 2, 4 or 8, their indices as integers of that
+    /// many bytes, with room for `rows` of them (and `rows` within their range); for
+    /// a projection, `mode` is 0 and there is one [`OutSlot`] per output with room
+    /// for `rows` values (strings: `2 * rows` `u64`s) and `ceil(rows / 64)` validity
+    /// words. `ctx` is what the program's call helpers expect (it is passed to them
+    /// untouched).
     pub unsafe fn run(
         &self,
         inputs: &[Slot],
@@ -290,12 +271,13 @@ impl Kernel {
         mode: u64,
         ctx: *mut u8,
     ) -> Result<usize, usize> {
-        if self.indices || !matches!(mode, 2 | 4 | 8) {
+        if !matches!(mode, 2 | 4 | 8) {
             // SAFETY: the caller upholds this function's contract.
-            return unsafe { self.call(inputs, params, rows, outs, mode, ctx) };
+            return unsafe { self.call(inputs, params, rows, outs, ctx) };
         }
-        // The code writes mask words: into scratch words, then expanded. A nested
-        // call (a helper running a kernel) finds the words borrowed and takes its own.
+        // The code writes mask words: into scratch words, then expanded (faster than
+        // writing indices in the kernel: examples/selection_cost.rs). A nested call (a
+        // helper running a kernel) finds the words borrowed and takes its own.
         MASK_WORDS.with(|scratch| {
             let mut own = Vec::new();
             let mut borrowed = scratch.try_borrow_mut();
@@ -311,7 +293,7 @@ impl Kernel {
             }];
             // SAFETY: as the caller's call, with mode 0's output: `words` holds
             // ceil(rows / 64) words.
-            let n = unsafe { self.call(inputs, params, rows, &mask, 0, ctx) }?;
+            let n = unsafe { self.call(inputs, params, rows, &mask, ctx) }?;
             let out = outs[0].values;
             // SAFETY: the caller gave room for `rows` indices of the mode's width at
             // `out`; the words have n <= rows set bits, each below `rows`, which the
@@ -319,9 +301,9 @@ impl Kernel {
             // maximum).
             unsafe {
                 match mode {
-                    2 => write_indices(words, out.cast::<u16>(), |i| i as u16),
-                    4 => write_indices(words, out.cast::<u32>(), |i| i as u32),
-                    _ => write_indices(words, out.cast::<u64>(), |i| i as u64),
+                    2 => write_indices(words, rows, out.cast::<u16>(), |i| i as u16),
+                    4 => write_indices(words, rows, out.cast::<u32>(), |i| i as u32),
+                    _ => write_indices(words, rows, out.cast::<u64>(), |i| i as u64),
                 }
             }
             Ok(n)
@@ -335,7 +317,6 @@ impl Kernel {
         params: &[u64],
         rows: usize,
         outs: &[OutSlot],
-        mode: u64,
         ctx: *mut u8,
     ) -> Result<usize, usize> {
         let mut err_row = 0u64;
@@ -347,7 +328,6 @@ impl Kernel {
                 params.as_ptr(),
                 rows as u64,
                 outs.as_ptr(),
-                mode,
                 &mut err_row,
                 ctx,
             )
@@ -361,26 +341,38 @@ impl Kernel {
 }
 
 thread_local! {
-    /// Mask words for the kernels that write no indices, reused from call to call.
+    /// Mask words for filters asked for row indices, reused from call to call.
     static MASK_WORDS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Writes the positions of the set bits of `words`, in order, from `out`.
+/// Writes the positions of the set bits of `words` (none at or past `rows`), in
+/// order, from `out`. Sparse words take a trailing-zero count per set bit; dense ones
+/// (a quarter of their bits set or more) write every position and advance by its
+/// bit, without a branch per bit.
 ///
 /// # Safety
-/// `out` has room for as many `T`s as `words` has set bits.
-unsafe fn write_indices<T>(words: &[u64], out: *mut T, index: impl Fn(usize) -> T) {
+/// `out` has room for `rows` `T`s, and `words` holds `ceil(rows / 64)` words.
+unsafe fn write_indices<T>(words: &[u64], rows: usize, out: *mut T, index: impl Fn(usize) -> T) {
     let mut n = 0;
     for (w, &word) in words.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            // SAFETY: fewer than the set bits have been written (the contract).
-            unsafe {
-                out.add(n)
-                    .write(index(w * 64 + bits.trailing_zeros() as usize))
-            };
-            n += 1;
-            bits &= bits - 1;
+        let base = w * 64;
+        if word.count_ones() >= 16 {
+            for lane in 0..(rows - base).min(64) {
+                // SAFETY: n counts the set bits before position base + lane < rows.
+                unsafe { out.add(n).write(index(base + lane)) };
+                n += (word >> lane) as usize & 1;
+            }
+        } else {
+            let mut bits = word;
+            while bits != 0 {
+                // SAFETY: n counts the set bits before this one, fewer than `rows`.
+                unsafe {
+                    out.add(n)
+                        .write(index(base + bits.trailing_zeros() as usize))
+                };
+                n += 1;
+                bits &= bits - 1;
+            }
         }
     }
 }
@@ -471,7 +463,7 @@ pub fn compile_object(program: &Program, options: CompileOptions) -> Result<Obje
             program,
             &key.symbol(),
             (&cpu, &features),
-            options.pipeline.form(&features),
+            options.pipeline.one_body(&features),
         )
         .map_err(|e| CodegenError(e.0))?;
         module
@@ -516,7 +508,6 @@ pub fn compile_object(program: &Program, options: CompileOptions) -> Result<Obje
         let t_codegen = start.elapsed();
         Ok(Object {
             key,
-            pipeline: options.pipeline,
             bytes,
             timings: CompileTimings {
                 ir: t_ir,
@@ -599,7 +590,6 @@ pub fn load(program: &Program, object: Object) -> Result<Kernel, CodegenError> {
     Ok(Kernel {
         func,
         _code: code,
-        indices: object.pipeline.writes_indices(),
         key: object.key,
         timings: CompileTimings {
             link: start.elapsed(),
@@ -672,10 +662,10 @@ mod tests {
         .expect("no error rows")
     }
 
-    /// The rows of `xs` above 41.5 selected by `kernel` in `mode` (2, 4, 8: row
-    /// indices of that width; 0: one bit per row), checking that nothing is written
-    /// past the `xs.len()` entries (or words) the kernel may use.
-    fn selected(kernel: &Kernel, xs: &[f64], mode: u64) -> Vec<usize> {
+    /// The rows of `xs` above `threshold` selected by `kernel` in `mode` (2, 4, 8:
+    /// row indices of that width; 0: one bit per row), checking that nothing is
+    /// written past the `xs.len()` entries (or words) the kernel may use.
+    fn selected(kernel: &Kernel, xs: &[f64], threshold: f64, mode: u64) -> Vec<usize> {
         const SENTINEL: u8 = 0xA5;
         let width = if mode == 0 { 8 } else { mode as usize };
         let room = if mode == 0 {
@@ -701,7 +691,7 @@ mod tests {
         let n = unsafe {
             kernel.run(
                 &[slot],
-                &[41.5f64.to_bits()],
+                &[threshold.to_bits()],
                 xs.len(),
                 &outs,
                 mode,
@@ -745,19 +735,20 @@ mod tests {
             // One masked body for every block: no separate tail block.
             let one_body = pipeline == Pipeline::Quick && host_cpu().1.contains("+avx512f");
             assert_eq!(ir.contains("tail_check"), !one_body, "{pipeline:?}");
-            // Quick's filters write mask words, which `Kernel::run` expands.
-            let writers = pipeline != Pipeline::Quick;
-            assert_eq!(ir.contains("write_sel"), writers, "{pipeline:?}");
             let kernel = load(&program, object).unwrap();
             for rows in (0..=70).chain([127, 128, 129, 1000]) {
                 let xs: Vec<f64> = (0..rows).map(|i| ((i * 37) % 100) as f64).collect();
-                let expected: Vec<usize> = (0..rows).filter(|&i| xs[i] > 41.5).collect();
-                for mode in [0, 2, 4, 8] {
-                    assert_eq!(
-                        selected(&kernel, &xs, mode),
-                        expected,
-                        "{pipeline:?}, {rows} rows, mode {mode}"
-                    );
+                // 58% of the rows (dense words: every position written), 2% (sparse
+                // words: one trailing-zero count per selected row), none and all.
+                for threshold in [41.5, 97.5, 100.0, -1.0] {
+                    let expected: Vec<usize> = (0..rows).filter(|&i| xs[i] > threshold).collect();
+                    for mode in [0, 2, 4, 8] {
+                        assert_eq!(
+                            selected(&kernel, &xs, threshold, mode),
+                            expected,
+                            "{pipeline:?}, {rows} rows, > {threshold}, mode {mode}"
+                        );
+                    }
                 }
             }
         }
