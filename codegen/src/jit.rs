@@ -48,9 +48,10 @@ pub enum Pipeline {
     /// emitted once for every block (masked loads and stores) instead of a
     /// full-block copy and a tail copy, only SROA and early CSE, and code
     /// generation at `-O0` (fast instruction selection and register allocation).
-    /// About a tenth of `O3`'s compile time (TPC-H Q6: 4.6–7.9 ms against 37–57 ms on the 2-core VM), for a
-    /// kernel 2–3× as slow on data in cache and 1.2–1.35× as slow streaming
-    /// from memory (`cargo run --release --example compile_cost`). For kernels
+    /// About a tenth of `O3`'s compile time (TPC-H Q6: 2.4–2.7 ms against
+    /// 25–29 ms on the 2-core VM), for a kernel 1.4–1.7× as slow on data in cache
+    /// and 1.15–1.3× as slow streaming from memory (`cargo run --release
+    /// --example compile_cost`, `--example selection_cost`). For kernels
     /// whose arrival matters more than their last nanosecond: the `broadhead`
     /// command line uses it, its scans being bound by reading the file.
     Quick,
