@@ -307,6 +307,10 @@ impl Kernel {
                     _ => write_indices(words, rows, out.cast::<u64>(), |i| i as u64),
                 }
             }
+            if words.capacity() > MAX_KEPT_WORDS {
+                // A huge batch's words are not kept for the rest of the thread's life.
+                *words = Vec::new();
+            }
             Ok(n)
         })
     }
@@ -340,6 +344,10 @@ impl Kernel {
         }
     }
 }
+
+/// The most scratch words a thread keeps between calls (128 KiB: batches of up to
+/// 1,048,576 rows).
+const MAX_KEPT_WORDS: usize = 1 << 14;
 
 thread_local! {
     /// Mask words for filters asked for row indices, reused from call to call.
@@ -753,6 +761,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_batch_too_large_to_keep_its_scratch_words_selects_every_row() {
+        let program = greater_than();
+        let options = CompileOptions {
+            explain: false,
+            pipeline: Pipeline::Quick,
+        };
+        let kernel = load(&program, compile_object(&program, options).unwrap()).unwrap();
+        let rows = (MAX_KEPT_WORDS + 1) * 64 + 7;
+        let xs: Vec<f64> = (0..rows).map(|i| ((i * 37) % 100) as f64).collect();
+        let expected: Vec<usize> = (0..rows).filter(|&i| xs[i] > 97.5).collect();
+        assert_eq!(selected(&kernel, &xs, 97.5, 8), expected);
+        let kept = MASK_WORDS.with(|words| words.borrow().capacity());
+        assert!(kept <= MAX_KEPT_WORDS, "kept {kept} words");
     }
 
     #[test]
