@@ -5,12 +5,15 @@
 //! * in-cache: one batch of 1,024 / 8,192 / 65,536 rows evaluated again and again.
 //!
 //! Plus a memory-bandwidth probe per expression (summing the columns it reads),
-//! compile cost by phase, and the cost of a cache hit. The string-function rows
+//! compile cost by phase, and the cost of a cache hit. Every row also runs what a
+//! Rust user would write with arrow-rs kernels (`arrow`, the JIT's output); the
+//! filters F1–F8 besides produce a mask and count it both ways (`jit-mask`:
+//! `Filter::evaluate_mask` + `true_count`; `arrow-mask`: the kernels' mask +
+//! `true_count`), streaming and in cache at 8,192 rows. The string-function rows
 //! (S1–S4), the dictionary rows (D1–D3, against the same strings as plain VARCHAR,
 //! U1–U3) and the decimal rows (Q6-decimal, Q6-dec64, Q6-double, Q6-bigint: TPC-H Q6
 //! with the DECIMAL(15,2) columns as they are, in 64 bits, as DOUBLE and as BIGINT
-//! cents) also run what a
-//! Rust user would write with arrow-rs (`arrow`). Regenerate
+//! cents) are measured the same way. Regenerate
 //! the report with `scripts/bench.sh`; a criterion filter skips the data of the rows
 //! it leaves out (`cargo bench --bench expressions -- '/S[0-9]/'`: the string rows).
 
@@ -264,6 +267,7 @@ const Q19: &str = "(l_quantity BETWEEN 1 AND 11 AND l_shipmode IN ('AIR', 'AIR R
 
 type HandFilter = fn(&RecordBatch, &mut Vec<u32>);
 type HandProject = fn(&RecordBatch) -> ArrayRef;
+type ArrowMask = fn(&RecordBatch) -> BooleanArray;
 
 enum Hand {
     Filter(HandFilter),
@@ -275,8 +279,11 @@ struct Case {
     sql: &'static str,
     tpch: bool,
     hand: Hand,
-    /// What a Rust user would write with arrow-rs kernels (the string rows).
+    /// What a Rust user would write with arrow-rs kernels, producing the JIT's output.
     arrow: Option<Hand>,
+    /// For the main filters: arrow-rs kernels producing the mask (`arrow` is then
+    /// its selection).
+    arrow_mask: Option<ArrowMask>,
     /// The columns the expression reads (for the bandwidth probe).
     reads: &'static [&'static str],
 }
@@ -419,6 +426,151 @@ fn hand_p4(b: &RecordBatch) -> ArrayRef {
     ))
 }
 
+// What a Rust user writes with arrow-rs for the main rows: arrow's comparison,
+// boolean, arithmetic (checked, as Broadhead's), `zip` and `like` kernels on the
+// columns with scalars. Filters produce the mask (its TRUE rows are the selection).
+
+fn col<'a>(b: &'a RecordBatch, name: &str) -> &'a ArrayRef {
+    b.column_by_name(name).unwrap()
+}
+fn f64_scalar(v: f64) -> Scalar<Float64Array> {
+    Scalar::new(Float64Array::from(vec![v]))
+}
+fn i64_scalar(v: i64) -> Scalar<Int64Array> {
+    Scalar::new(Int64Array::from(vec![v]))
+}
+fn str_scalar(v: &str) -> Scalar<StringArray> {
+    Scalar::new(StringArray::from(vec![v]))
+}
+/// All of `masks` (arrow's `and`).
+fn all_of(masks: impl IntoIterator<Item = BooleanArray>) -> BooleanArray {
+    use arrow::compute::kernels::boolean::and;
+    masks
+        .into_iter()
+        .reduce(|m, x| and(&m, &x).unwrap())
+        .unwrap()
+}
+/// Any of `masks` (arrow's `or`).
+fn any_of(masks: impl IntoIterator<Item = BooleanArray>) -> BooleanArray {
+    use arrow::compute::kernels::boolean::or;
+    masks
+        .into_iter()
+        .reduce(|m, x| or(&m, &x).unwrap())
+        .unwrap()
+}
+
+fn arrow_f1(b: &RecordBatch) -> BooleanArray {
+    arrow::compute::kernels::cmp::gt(col(b, "a"), &f64_scalar(50.0)).unwrap()
+}
+fn arrow_f2(b: &RecordBatch) -> BooleanArray {
+    use arrow::compute::kernels::cmp::{gt, lt};
+    let a = col(b, "a");
+    all_of([
+        gt(a, &f64_scalar(2.0)).unwrap(),
+        lt(a, &f64_scalar(6.0)).unwrap(),
+    ])
+}
+fn arrow_f3(b: &RecordBatch) -> BooleanArray {
+    use arrow::compute::kernels::cmp::{gt_eq, lt, lt_eq};
+    let (date, disc, qty) = (
+        col(b, "l_shipdate"),
+        col(b, "l_discount"),
+        col(b, "l_quantity"),
+    );
+    let day = |v: i32| Scalar::new(Date32Array::from(vec![v]));
+    all_of([
+        gt_eq(date, &day(8766)).unwrap(),
+        lt(date, &day(9131)).unwrap(),
+        gt_eq(disc, &f64_scalar(0.05)).unwrap(),
+        lt_eq(disc, &f64_scalar(0.07)).unwrap(),
+        lt(qty, &f64_scalar(24.0)).unwrap(),
+    ])
+}
+fn arrow_f4(b: &RecordBatch) -> BooleanArray {
+    use arrow::compute::kernels::{boolean::is_not_null, cmp::gt, numeric::add};
+    let i = col(b, "i");
+    let sum = add(i, col(b, "j")).unwrap();
+    all_of([
+        is_not_null(i).unwrap(),
+        gt(&sum, &i64_scalar(1000)).unwrap(),
+    ])
+}
+fn arrow_f5(b: &RecordBatch) -> BooleanArray {
+    let k = col(b, "k");
+    any_of([1, 3, 5, 7, 11, 13].map(|v| {
+        let v = Scalar::new(Int32Array::from(vec![v]));
+        arrow::compute::kernels::cmp::eq(k, &v).unwrap()
+    }))
+}
+fn arrow_f6(b: &RecordBatch) -> BooleanArray {
+    use arrow::compute::kernels::cmp::{gt, lt};
+    let ten = f64_scalar(10.0);
+    all_of([
+        any_of([
+            lt(col(b, "a"), &ten).unwrap(),
+            lt(col(b, "b"), &ten).unwrap(),
+        ]),
+        gt(col(b, "c"), &f64_scalar(90.0)).unwrap(),
+    ])
+}
+fn arrow_f7(b: &RecordBatch) -> BooleanArray {
+    arrow::compute::kernels::comparison::like(col(b, "s"), &str_scalar("ab%")).unwrap()
+}
+/// Q19-style, with the conditions its three branches share taken out (as the
+/// hand-written loop does).
+fn arrow_f8(b: &RecordBatch) -> BooleanArray {
+    use arrow::compute::kernels::cmp::{eq, gt, gt_eq, lt, lt_eq};
+    let (qty, mode) = (col(b, "l_quantity"), col(b, "l_shipmode"));
+    let between = |lo: f64, hi: f64| {
+        all_of([
+            gt_eq(qty, &f64_scalar(lo)).unwrap(),
+            lt_eq(qty, &f64_scalar(hi)).unwrap(),
+        ])
+    };
+    all_of([
+        any_of([
+            between(1.0, 11.0),
+            all_of([
+                between(10.0, 20.0),
+                gt(col(b, "l_discount"), &f64_scalar(0.05)).unwrap(),
+            ]),
+            all_of([
+                between(20.0, 30.0),
+                lt(col(b, "l_tax"), &f64_scalar(0.04)).unwrap(),
+            ]),
+        ]),
+        any_of([
+            eq(mode, &str_scalar("AIR")).unwrap(),
+            eq(mode, &str_scalar("AIR REG")).unwrap(),
+        ]),
+        eq(col(b, "l_shipinstruct"), &str_scalar("DELIVER IN PERSON")).unwrap(),
+    ])
+}
+fn arrow_p1(b: &RecordBatch) -> ArrayRef {
+    use arrow::compute::kernels::numeric::{add, mul};
+    add(&mul(col(b, "a"), col(b, "b")).unwrap(), col(b, "c")).unwrap()
+}
+fn arrow_p2(b: &RecordBatch) -> ArrayRef {
+    use arrow::compute::kernels::{cmp::gt, numeric::mul, zip::zip};
+    let a = col(b, "a");
+    let when = gt(a, &f64_scalar(50.0)).unwrap();
+    zip(&when, &mul(a, &f64_scalar(2.0)).unwrap(), col(b, "b")).unwrap()
+}
+fn arrow_p3(b: &RecordBatch) -> ArrayRef {
+    use arrow::compute::kernels::numeric::{add, mul};
+    add(&mul(col(b, "i"), &i64_scalar(3)).unwrap(), col(b, "j")).unwrap()
+}
+fn arrow_p4(b: &RecordBatch) -> ArrayRef {
+    use arrow::compute::kernels::numeric::{add, mul, sub};
+    let one = f64_scalar(1.0);
+    let net = mul(
+        col(b, "l_extendedprice"),
+        &sub(&one, col(b, "l_discount")).unwrap(),
+    )
+    .unwrap();
+    mul(&net, &add(&one, col(b, "l_tax")).unwrap()).unwrap()
+}
+
 fn cases() -> Vec<Case> {
     use Hand::{Filter as F, Project as P};
     vec![
@@ -427,6 +579,7 @@ fn cases() -> Vec<Case> {
             sql: "a > 50.0",
             tpch: false,
             arrow: None,
+            arrow_mask: Some(arrow_f1),
             hand: F(hand_f1),
             reads: &["a"],
         },
@@ -435,6 +588,7 @@ fn cases() -> Vec<Case> {
             sql: "a > 2.0 AND a < 6.0",
             tpch: false,
             arrow: None,
+            arrow_mask: Some(arrow_f2),
             hand: F(hand_f2),
             reads: &["a"],
         },
@@ -443,6 +597,7 @@ fn cases() -> Vec<Case> {
             sql: Q6,
             tpch: true,
             arrow: None,
+            arrow_mask: Some(arrow_f3),
             hand: F(hand_f3),
             reads: &["l_shipdate", "l_discount", "l_quantity"],
         },
@@ -451,6 +606,7 @@ fn cases() -> Vec<Case> {
             sql: "i IS NOT NULL AND i + j > 1000",
             tpch: false,
             arrow: None,
+            arrow_mask: Some(arrow_f4),
             hand: F(hand_f4),
             reads: &["i", "j"],
         },
@@ -459,6 +615,7 @@ fn cases() -> Vec<Case> {
             sql: "k IN (1, 3, 5, 7, 11, 13)",
             tpch: false,
             arrow: None,
+            arrow_mask: Some(arrow_f5),
             hand: F(hand_f5),
             reads: &["k"],
         },
@@ -467,6 +624,7 @@ fn cases() -> Vec<Case> {
             sql: "(a < 10 OR b < 10) AND c > 90",
             tpch: false,
             arrow: None,
+            arrow_mask: Some(arrow_f6),
             hand: F(hand_f6),
             reads: &["a", "b", "c"],
         },
@@ -475,6 +633,7 @@ fn cases() -> Vec<Case> {
             sql: "s LIKE 'ab%'",
             tpch: false,
             arrow: None,
+            arrow_mask: Some(arrow_f7),
             hand: F(hand_f7),
             reads: &["s"],
         },
@@ -483,6 +642,7 @@ fn cases() -> Vec<Case> {
             sql: Q19,
             tpch: true,
             arrow: None,
+            arrow_mask: Some(arrow_f8),
             hand: F(hand_f8),
             reads: &[
                 "l_quantity",
@@ -496,7 +656,8 @@ fn cases() -> Vec<Case> {
             id: "P1",
             sql: "a * b + c",
             tpch: false,
-            arrow: None,
+            arrow: Some(P(arrow_p1)),
+            arrow_mask: None,
             hand: P(hand_p1),
             reads: &["a", "b", "c"],
         },
@@ -504,7 +665,8 @@ fn cases() -> Vec<Case> {
             id: "P2",
             sql: "CASE WHEN a > 50 THEN a * 2 ELSE b END",
             tpch: false,
-            arrow: None,
+            arrow: Some(P(arrow_p2)),
+            arrow_mask: None,
             hand: P(hand_p2),
             reads: &["a", "b"],
         },
@@ -512,7 +674,8 @@ fn cases() -> Vec<Case> {
             id: "P3",
             sql: "i * 3 + j",
             tpch: false,
-            arrow: None,
+            arrow: Some(P(arrow_p3)),
+            arrow_mask: None,
             hand: P(hand_p3),
             reads: &["i", "j"],
         },
@@ -520,7 +683,8 @@ fn cases() -> Vec<Case> {
             id: "P4",
             sql: "l_extendedprice * (1 - l_discount) * (1 + l_tax)",
             tpch: true,
-            arrow: None,
+            arrow: Some(P(arrow_p4)),
+            arrow_mask: None,
             hand: P(hand_p4),
             reads: &["l_extendedprice", "l_discount", "l_tax"],
         },
@@ -631,6 +795,7 @@ fn string_cases() -> Vec<Case> {
             tpch: false,
             hand: F(hand_s1),
             arrow: Some(F(arrow_s1)),
+            arrow_mask: None,
             reads: &["s"],
         },
         Case {
@@ -639,6 +804,7 @@ fn string_cases() -> Vec<Case> {
             tpch: false,
             hand: F(hand_s2),
             arrow: Some(F(arrow_s2)),
+            arrow_mask: None,
             reads: &["s"],
         },
         Case {
@@ -648,6 +814,7 @@ fn string_cases() -> Vec<Case> {
             tpch: false,
             hand: P(hand_s3),
             arrow: Some(P(arrow_s3)),
+            arrow_mask: None,
             reads: &["s", "t"],
         },
         Case {
@@ -656,6 +823,7 @@ fn string_cases() -> Vec<Case> {
             tpch: false,
             hand: F(hand_s4),
             arrow: Some(F(arrow_s4)),
+            arrow_mask: None,
             reads: &["s"],
         },
     ]
@@ -748,6 +916,7 @@ fn dictionary_cases() -> Vec<Case> {
         tpch: false,
         hand: F(hand),
         arrow: Some(F(arrow)),
+        arrow_mask: None,
         reads,
     };
     vec![
@@ -861,6 +1030,23 @@ fn hand(case: &Case, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
     run_hand(&case.hand, batch, sel)
 }
 
+/// Whether `case` has an arrow-rs implementation.
+fn has_arrow(case: &Case) -> bool {
+    case.arrow.is_some() || case.arrow_mask.is_some()
+}
+
+/// The arrow-rs implementation of `case` over a batch, producing the JIT's output.
+fn run_arrow(case: &Case, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
+    match (&case.arrow, case.arrow_mask) {
+        (Some(arrow), _) => run_hand(arrow, batch, sel),
+        (None, Some(mask)) => {
+            mask_to_selection(&mask(batch), sel);
+            sel.len()
+        }
+        (None, None) => unreachable!("{} has no arrow-rs implementation", case.id),
+    }
+}
+
 fn run_hand(hand: &Hand, batch: &RecordBatch, sel: &mut Vec<u32>) -> usize {
     match *hand {
         Hand::Filter(f) => {
@@ -934,6 +1120,22 @@ fn check_agreement(case: &Case, runner: &Runner, batch: &RecordBatch) {
     );
     assert_eq!(j, i, "{}: jit and interpreter disagree", case.id);
     assert_eq!(j, h, "{}: jit and the hand-written loop disagree", case.id);
+    if let Some(mask) = case.arrow_mask {
+        let filter = runner.jit_filter.as_ref().expect("a mask for a filter");
+        let jit_mask = filter.evaluate_mask(batch).unwrap();
+        let arrow = mask(batch);
+        assert_eq!(
+            jit_mask.true_count(),
+            arrow.true_count(),
+            "{}: counts",
+            case.id
+        );
+        let mut a = Vec::new();
+        mask_to_selection(&arrow, &mut a);
+        runner.jit(batch, &mut sel);
+        let jit: Vec<u32> = sel.iter().map(|i| i as u32).collect();
+        assert_eq!(jit, a, "{}: jit and arrow-rs select other rows", case.id);
+    }
     if let Some(arrow) = &case.arrow {
         let a = run_hand(arrow, batch, &mut v);
         assert_eq!(j, a, "{}: jit and arrow-rs disagree", case.id);
@@ -970,9 +1172,17 @@ fn wanted(id: &str) -> bool {
         return true;
     };
     ["streaming", "in-cache"].iter().any(|g| {
-        ["jit", "interpreted", "hand", "arrow", "bandwidth"]
-            .iter()
-            .any(|f| re.is_match(&format!("{g}/{id}/{f}")))
+        [
+            "jit",
+            "interpreted",
+            "hand",
+            "arrow",
+            "jit-mask",
+            "arrow-mask",
+            "bandwidth",
+        ]
+        .iter()
+        .any(|f| re.is_match(&format!("{g}/{id}/{f}")))
     })
 }
 
@@ -1027,12 +1237,30 @@ fn bench_case(c: &mut Criterion, case: &Case, schema: &SchemaRef, batches: &[Rec
     g.bench_function("hand", |bch| {
         bch.iter(|| batches.iter().map(|b| hand(case, b, &mut v)).sum::<usize>())
     });
-    if let Some(arrow) = &case.arrow {
+    if has_arrow(case) {
         g.bench_function("arrow", |bch| {
             bch.iter(|| {
                 batches
                     .iter()
-                    .map(|b| run_hand(arrow, b, &mut v))
+                    .map(|b| run_arrow(case, b, &mut v))
+                    .sum::<usize>()
+            })
+        });
+    }
+    if let (Some(arrow_mask), Some(filter)) = (case.arrow_mask, &runner.jit_filter) {
+        g.bench_function("jit-mask", |bch| {
+            bch.iter(|| {
+                batches
+                    .iter()
+                    .map(|b| filter.evaluate_mask(b).unwrap().true_count())
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function("arrow-mask", |bch| {
+            bch.iter(|| {
+                batches
+                    .iter()
+                    .map(|b| arrow_mask(b).true_count())
                     .sum::<usize>()
             })
         });
@@ -1058,9 +1286,17 @@ fn bench_case(c: &mut Criterion, case: &Case, schema: &SchemaRef, batches: &[Rec
         g.bench_with_input(BenchmarkId::new("hand", n), &batch, |bch, b| {
             bch.iter(|| hand(case, b, &mut v))
         });
-        if let Some(arrow) = &case.arrow {
+        if has_arrow(case) {
             g.bench_with_input(BenchmarkId::new("arrow", n), &batch, |bch, b| {
-                bch.iter(|| run_hand(arrow, b, &mut v))
+                bch.iter(|| run_arrow(case, b, &mut v))
+            });
+        }
+        if let (Some(arrow_mask), Some(filter), 8_192) = (case.arrow_mask, &runner.jit_filter, n) {
+            g.bench_with_input(BenchmarkId::new("jit-mask", n), &batch, |bch, b| {
+                bch.iter(|| filter.evaluate_mask(b).unwrap().true_count())
+            });
+            g.bench_with_input(BenchmarkId::new("arrow-mask", n), &batch, |bch, b| {
+                bch.iter(|| arrow_mask(b).true_count())
             });
         }
     }
@@ -1251,6 +1487,7 @@ fn decimal_cases() -> Vec<(Case, Numbers)> {
         tpch: true,
         hand: F(hand),
         arrow: Some(F(arrow)),
+        arrow_mask: None,
         reads,
     };
     let charge_reads: &[&str] = &["l_extendedprice", "l_discount", "l_tax"];
@@ -1260,6 +1497,7 @@ fn decimal_cases() -> Vec<(Case, Numbers)> {
         tpch: true,
         hand: Hand::Project(hand),
         arrow: Some(Hand::Project(arrow)),
+        arrow_mask: None,
         reads: charge_reads,
     };
     vec![
