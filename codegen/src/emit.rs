@@ -2071,28 +2071,33 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         )?;
         let known = self.and(self.to_mask(inside)?, self.to_mask(small)?)?;
         let known = self.and(known, block.active)?;
+        // Four bytes a row, read by 16 scalar loads rather than a vector gather: on
+        // the AMD EPYC the benchmarks run on, a gather over data outside L1 took
+        // F7 (`s LIKE 'ab%'`) to 1.4x the hand-written loop while the loads the
+        // loop makes are prefetched; rows not `known` read the helper buffer instead
+        // (their bytes are not used).
         let i32t = self.ctx.i32_type();
         let i32p = i32t.ptr_type(AddressSpace::default());
+        let spare = self.b.build_ptr_to_int(self.helper_buf, self.i64t, "")?;
         let addrs = self
             .b
-            .build_cast(InstructionOpcode::IntToPtr, ptr, i32p.vec_type(LANES), "")?
+            .build_select(self.to_lanes(known)?, ptr, splat(spare)?, "")?
             .into_vector_value();
-        let gather = self.intrinsic(
-            "llvm.masked.gather",
-            &[i32t.vec_type(LANES).into(), addrs.get_type().into()],
-        )?;
-        // The gather reads four bytes only where `known`: inside the data buffer.
-        let bytes = self
-            .call(
-                gather,
-                &[
-                    addrs.into(),
-                    i32t.const_int(1, false).into(),
-                    self.to_lanes(known)?.into(),
-                    i32t.vec_type(LANES).const_zero().into(),
-                ],
-            )?
-            .into_vector_value();
+        let mut bytes = i32t.vec_type(LANES).get_undef();
+        for lane in 0..LANES {
+            let at = self.c64(lane as u64);
+            let addr = self
+                .b
+                .build_extract_element(addrs, at, "")?
+                .into_int_value();
+            let addr = self.b.build_int_to_ptr(addr, i32p, "")?;
+            let word = self.b.build_load(addr, "")?;
+            if let Some(load) = word.as_instruction_value() {
+                load.set_alignment(1)
+                    .map_err(|e| EmitError(format!("load alignment: {e}")))?;
+            }
+            bytes = self.b.build_insert_element(bytes, word, at, "")?;
+        }
         let bytes = self
             .b
             .build_int_z_extend(bytes, self.i64t.vec_type(LANES), "")?;
