@@ -23,8 +23,9 @@ if [[ ! -x "$WORK/venv/bin/python" ]]; then
     python3 -m venv "$WORK/venv"
     "$WORK/venv/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0
 fi
-cargo build --release --quiet --bin broadhead
-BROADHEAD=$TARGET/release/broadhead
+# The command as it is best built: LLVM linked statically into a non-PIE executable
+# (starts in ~5 ms instead of ~24; scripts/build-static-cli.sh).
+BROADHEAD=$(scripts/build-static-cli.sh)
 
 files=()
 for scale in "${SCALES[@]}"; do

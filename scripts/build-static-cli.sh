@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds the `broadhead` command with LLVM linked statically, as a position-dependent
+# (non-PIE) executable, into target/dist/broadhead (or the path given):
+#
+#   scripts/build-static-cli.sh [OUT]
+#
+# Why: every other build links libLLVM-14.so dynamically (the 30+ test binaries link in
+# seconds that way). Starting such a process costs ~24 ms of CPU, most of it the dynamic
+# loader relocating libLLVM's 355,000 relocations and the copy-on-write page faults
+# they cause; a static, non-PIE executable has no relocations left to apply and starts
+# in ~5 ms (docs/performance-notes.md, "Process start"). That is what a command line run
+# once per query pays on every run.
+#
+# How: llvm-sys (`links = "llvm-14"`) is given its link flags by a Cargo override
+# instead of its build script: LLVM's static libraries from llvm-config (those present;
+# Polly's are optional), the C wrappers llvm-sys would compile (LLVM_InitializeNative*
+# are macros in llvm-c), and the system libraries, and the llvm-config path its build
+# script would have exported (codegen's build script reads LLVM's version from it, for
+# the kernel cache's key). `-no-pie` goes to the final link only
+# (`cargo rustc`). The `dist` profile (release settings) keeps these artifacts apart
+# from the release build's, so neither rebuilds the other; the first run compiles the
+# dependencies once (~7 minutes on 2 cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LLVM_CONFIG=${LLVM_CONFIG:-$(command -v llvm-config-14 || command -v llvm-config || true)}
+if [[ -z "$LLVM_CONFIG" ]]; then
+    echo "build-static-cli: llvm-config-14 not found (install llvm-14-dev)" >&2
+    exit 1
+fi
+libdir=$("$LLVM_CONFIG" --libdir)
+
+metadata=$(cargo metadata --format-version 1)
+target_dir=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata")
+llvm_sys_dir=$(python3 -c '
+import json, os, sys
+packages = json.load(sys.stdin)["packages"]
+print(os.path.dirname(next(p for p in packages if p["name"] == "llvm-sys")["manifest_path"]))
+' <<<"$metadata")
+out=${1:-$target_dir/dist/broadhead}
+
+work="$target_dir/static-llvm"
+mkdir -p "$work"
+# shellcheck disable=SC2046 # llvm-config's flags are words.
+cc -O2 -c "$llvm_sys_dir/wrappers/target.c" $("$LLVM_CONFIG" --cflags) -o "$work/target.o"
+ar rcs "$work/libtargetwrappers.a" "$work/target.o"
+
+# Not bundled into llvm-sys's rlib (`-bundle`): the linker reads LLVM's archives where
+# they are instead of a 250 MB copy.
+libs="'static:-bundle=targetwrappers'"
+for flag in $("$LLVM_CONFIG" --link-static --libs); do
+    name=${flag#-l}
+    [[ -f "$libdir/lib$name.a" ]] && libs+=", 'static:-bundle=$name'"
+done
+for flag in $("$LLVM_CONFIG" --link-static --system-libs) -lstdc++; do
+    name=${flag#-l}
+    name=${name##*/lib}
+    libs+=", 'dylib=${name%%.so*}'"
+done
+override="target.$(rustc -vV | sed -n 's/^host: //p').llvm-14"
+
+cargo rustc --profile dist -p broadhead-cli --bin broadhead \
+    --config "$override.rustc-link-search=['native=$libdir', 'native=$work']" \
+    --config "$override.rustc-link-lib=[$libs]" \
+    --config "$override.config_path='$LLVM_CONFIG'" \
+    -- -C link-arg=-no-pie
+if [[ "$out" != "$target_dir/dist/broadhead" ]]; then
+    cp "$target_dir/dist/broadhead" "$out"
+fi
+echo "$out"
