@@ -33,6 +33,13 @@ mod interval;
 /// with the list.
 pub(crate) const IN_CHAIN_MAX: usize = 32;
 
+/// The longest `IN` list of strings on a string column compiled as one equality per
+/// value (`s = 'AIR' OR s = 'AIR REG'`): each decides, in the kernel, every row its
+/// length and first four bytes decide ([`QuickTest::Equal`]), where the set helper is
+/// called for every block. Longer lists use the set helper (one call a block rather
+/// than one check a value).
+pub(crate) const IN_EQUALITIES_MAX: usize = 4;
+
 /// The most kernel nodes one expression may lower to; larger expressions are
 /// interpreted, because LLVM's optimization time grows faster than the kernel.
 pub(crate) const MAX_JIT_NODES: usize = 2_000;
@@ -836,6 +843,19 @@ impl Lowerer {
             key.sort();
             let key = format!("{key:?}");
             let found = match self.column_of_strings(probe) {
+                Some(slot) if (1..=IN_EQUALITIES_MAX).contains(&values.len()) => {
+                    // Sorted, so equal lists lower to equal programs.
+                    let mut sorted: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+                    sorted.sort_unstable();
+                    let equalities: Vec<NodeId> = sorted
+                        .into_iter()
+                        .map(|v| self.compare_literal(CmpOp::Eq, slot, v))
+                        .collect();
+                    match equalities[..] {
+                        [one] => one,
+                        _ => self.add(Node::Or(equalities)),
+                    }
+                }
                 Some(slot) => self.helper(
                     helpers::in_set(self.inputs[slot].layout),
                     key,

@@ -140,6 +140,15 @@ fn predicates_agree_in_every_layout() {
             "s IN ('abc', 'abcdefghijklm', 'zzz', '')",
             of_s(|s| ["abc", "abcdefghijklm", "zzz", ""].contains(&s)),
         ),
+        // Longer than IN_EQUALITIES_MAX: the set helper rather than equalities.
+        (
+            "s IN ('abc', 'abcdefghijklm', 'zzz', '', 'héllo')",
+            of_s(|s| ["abc", "abcdefghijklm", "zzz", "", "héllo"].contains(&s)),
+        ),
+        (
+            "s NOT IN ('abc', 'abcd')",
+            of_s(|s| s != "abc" && s != "abcd"),
+        ),
         ("length(s) = 5", of_s(|s| s.chars().count() == 5)),
         ("length(s) > 12", of_s(|s| s.chars().count() > 12)),
         ("s IS NULL", vec![5, 15]),
