@@ -34,11 +34,13 @@ use crate::typed::TypedExpr;
 /// 3 rows, then by decoding every row and filtering with a mask. The parquet crate's
 /// default switches to the mask below 32 rows a run, which at Q6's selectivity (2 %
 /// of rows kept, runs of ~25) decodes every value of every output column, strings
-/// included: `broadhead filter … --format csv` of Q6's rows at TPC-H SF1 took
-/// 850–1,070 ms with it and 670–860 ms with this (1 thread; 600–630 against 440–520
-/// with 2), the counts of Q6 and the Q12-style query 10–25 % less. Around half the rows
-/// kept (runs of ~2) the mask is faster again (a CSV of three columns, 48 % of rows:
-/// 720–730 ms with the mask, 860–940 skipping by runs); this threshold keeps it there.
+/// included. The CSV export of Q6's rows at TPC-H SF1 (`broadhead filter … --format
+/// csv`, medians of 5 runs alternating the two builds) takes 669 ms with this against
+/// 850 with the crate's default (1 thread; 504 against 613 with 2); the counts of Q6
+/// and the Q12-style query, which read no output column, are unchanged within the
+/// noise. Around half the rows kept (runs of ~2) the mask is faster (a CSV of three
+/// columns, 48 % of rows: 720–730 ms with the mask, 860–940 skipping every run); this
+/// threshold keeps the mask there (669 ms against the default's 671).
 /// `scripts/bench-e2e.sh` measures the queries.
 const SELECTION_POLICY: RowSelectionPolicy = RowSelectionPolicy::Auto { threshold: 3 };
 
