@@ -839,14 +839,12 @@ impl Lowerer {
                 .iter()
                 .filter_map(|v| literal_bytes(v).map(<[u8]>::to_vec))
                 .collect();
-            let mut key: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
-            key.sort();
-            let key = format!("{key:?}");
+            // Sorted, so equal lists share one helper state or lower to equal programs.
+            let mut sorted: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
+            sorted.sort();
+            let key = format!("{sorted:?}");
             let found = match self.column_of_strings(probe) {
-                Some(slot) if (1..=IN_EQUALITIES_MAX).contains(&values.len()) => {
-                    // Sorted, so equal lists lower to equal programs.
-                    let mut sorted: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-                    sorted.sort_unstable();
+                Some(slot) if (1..=IN_EQUALITIES_MAX).contains(&sorted.len()) => {
                     let equalities: Vec<NodeId> = sorted
                         .into_iter()
                         .map(|v| self.compare_literal(CmpOp::Eq, slot, v))
