@@ -522,38 +522,23 @@ fn main() {
     let mut streaming = BTreeMap::new();
     let mut in_cache: BTreeMap<(usize, &str), Row> = BTreeMap::new();
     for id in IDS {
-        let group = format!("streaming_{id}");
-        let get = |f: &str| mean_ns(&root, &[&group, f]).map(|t| t / STREAMING_ROWS);
-        if let (Some(jit), Some(interpreted), Some(hand)) =
-            (get("jit"), get("interpreted"), get("hand"))
-        {
-            streaming.insert(
-                id,
-                Row {
-                    jit,
-                    interpreted,
-                    hand,
-                    arrow: get("arrow"),
-                    bandwidth: get("bandwidth"),
-                },
-            );
+        // The row of `id` when its jit, interpreted and hand figures were measured.
+        let row = |in_cache: Option<usize>| {
+            let get = |f: &str| ns_per_row(&root, id, f, in_cache);
+            Some(Row {
+                jit: get("jit")?,
+                interpreted: get("interpreted")?,
+                hand: get("hand")?,
+                arrow: get("arrow"),
+                bandwidth: get("bandwidth"),
+            })
+        };
+        if let Some(r) = row(None) {
+            streaming.insert(id, r);
         }
         for n in IN_CACHE {
-            let group = format!("in-cache_{id}");
-            let get = |f: &str| mean_ns(&root, &[&group, f, &n.to_string()]).map(|t| t / n as f64);
-            if let (Some(jit), Some(interpreted), Some(hand)) =
-                (get("jit"), get("interpreted"), get("hand"))
-            {
-                in_cache.insert(
-                    (n, id),
-                    Row {
-                        jit,
-                        interpreted,
-                        hand,
-                        arrow: get("arrow"),
-                        bandwidth: None,
-                    },
-                );
+            if let Some(r) = row(Some(n)) {
+                in_cache.insert((n, id), r);
             }
         }
     }
