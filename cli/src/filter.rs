@@ -395,6 +395,12 @@ pub fn run_job(job: Job) -> CliResult {
             scanned.row_groups - scanned.pruned,
             scanned.pruned
         );
+        if scanned.keyed > 0 {
+            eprintln!(
+                "where, on dictionary keys: {} of the row groups read",
+                scanned.keyed
+            );
+        }
         match &scan.predicate_tier_stats()[..] {
             [] => {}
             [stats] => eprintln!("where:  {stats}"),

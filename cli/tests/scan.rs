@@ -1324,3 +1324,236 @@ fn string_and_blob_layouts_are_scanned_as_they_are() {
         );
     }
 }
+
+/// Writes `columns` with `props` (row groups of `group` rows).
+fn write_with(
+    path: &Path,
+    columns: Vec<(&str, ArrayRef)>,
+    props: parquet::file::properties::WriterProperties,
+) {
+    use arrow::datatypes::{Field, Schema};
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let batch =
+        RecordBatch::try_new(schema.clone(), columns.into_iter().map(|c| c.1).collect()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+/// The rows of a scan (`interpret`: by the interpreter, predicate whole) as CSV lines
+/// of the output columns, with its stats.
+fn scanned(
+    dataset: &Dataset,
+    predicate: &str,
+    columns: &[usize],
+    interpret: bool,
+) -> (Vec<String>, broadhead::parquet::ScanStats) {
+    let options = ScanOptions {
+        interpret,
+        threads: 2,
+        batch_size: 100,
+        ..ScanOptions::default()
+    };
+    let scan = Scan::new(dataset, Some(predicate), columns, options).unwrap();
+    let mut lines = Vec::new();
+    let stats = scan
+        .run(
+            &|b: RecordBatch| {
+                let mut out = Vec::new();
+                for r in 0..b.num_rows() {
+                    let row: Vec<String> = b
+                        .columns()
+                        .iter()
+                        .map(|c| {
+                            arrow::util::display::array_value_to_string(c, r).unwrap_or_default()
+                        })
+                        .collect();
+                    out.push(row.join(","));
+                }
+                Ok(out)
+            },
+            &mut |item| {
+                if let ScanItem::Batch(rows) = item {
+                    lines.extend(rows);
+                }
+                Ok(true)
+            },
+        )
+        .unwrap();
+    (lines, stats)
+}
+
+/// Conjuncts on one dictionary-encoded fixed-width column are decided on its
+/// dictionary and keys before the reader runs: in every page layout (format v1 and
+/// v2 pages, several pages a chunk, NULLs, keys of 0 to 17 bits), for every type read
+/// so (INTEGER, BIGINT, DATE, REAL, DOUBLE with NaN and -0.0, DECIMAL as INT32 and
+/// INT64), the rows and the output are those of the interpreter on the whole
+/// predicate. A chunk that falls back to PLAIN pages is read by the reader.
+#[test]
+fn conjuncts_on_dictionary_keys_select_the_interpreters_rows() {
+    use arrow::array::{Date32Array, Decimal128Array, Float32Array, Float64Array, Int32Array};
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::{WriterProperties, WriterVersion};
+    let dir = TempDir::new().unwrap();
+    let rows = 2_000usize;
+    // A small deterministic generator: every case below is another seed.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |below: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % below
+    };
+    let floats = [0.5, -0.0, 0.0, f64::NAN, 1e300, -2.25, 7.0];
+    let columns = |next: &mut dyn FnMut(u64) -> u64| -> Vec<(&'static str, ArrayRef)> {
+        let null = |next: &mut dyn FnMut(u64) -> u64| next(6) == 0;
+        let mut col_i = Vec::new();
+        let mut col_b = Vec::new();
+        let mut col_d = Vec::new();
+        let mut col_f = Vec::new();
+        let mut col_r = Vec::new();
+        let mut col_m = Vec::new();
+        let mut col_q = Vec::new();
+        for _ in 0..rows {
+            col_i.push(Some(next(13) as i32 - 6));
+            col_b.push((!null(next)).then(|| next(300) as i64 * 1_000_000_007));
+            col_d.push(Some(9_000 + next(40) as i32));
+            col_f.push((!null(next)).then(|| floats[next(7) as usize]));
+            col_r.push(Some(next(9) as f32 / 4.0));
+            col_m.push((!null(next)).then(|| next(11) as i128));
+            col_q.push(Some(next(50) as i128 * 100));
+        }
+        let decimal = |v: Vec<Option<i128>>, p: u8| -> ArrayRef {
+            Arc::new(
+                Decimal128Array::from(v)
+                    .with_precision_and_scale(p, 2)
+                    .unwrap(),
+            )
+        };
+        vec![
+            ("i", Arc::new(Int32Array::from(col_i))),
+            ("b", Arc::new(Int64Array::from(col_b))),
+            ("d", Arc::new(Date32Array::from(col_d))),
+            ("f", Arc::new(Float64Array::from(col_f))),
+            ("r", Arc::new(Float32Array::from(col_r))),
+            ("m", decimal(col_m, 15)),
+            ("q", decimal(col_q, 9)),
+        ]
+    };
+    let layouts: Vec<(&str, WriterProperties, bool)> = vec![
+        (
+            "v1",
+            WriterProperties::builder()
+                .set_max_row_group_row_count(Some(700))
+                .build(),
+            true,
+        ),
+        (
+            "v1-small-pages",
+            WriterProperties::builder()
+                .set_max_row_group_row_count(Some(1_000))
+                .set_data_page_row_count_limit(64)
+                .set_write_batch_size(64)
+                .set_compression(Compression::SNAPPY)
+                .build(),
+            true,
+        ),
+        (
+            "v2",
+            WriterProperties::builder()
+                .set_writer_version(WriterVersion::PARQUET_2_0)
+                .set_max_row_group_row_count(Some(1_000))
+                .set_data_page_row_count_limit(100)
+                .set_write_batch_size(100)
+                .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .build(),
+            true,
+        ),
+        (
+            "plain-fallback",
+            WriterProperties::builder()
+                .set_max_row_group_row_count(Some(1_000))
+                .set_dictionary_page_size_limit(1)
+                .set_data_page_row_count_limit(64)
+                .set_write_batch_size(64)
+                .build(),
+            false,
+        ),
+    ];
+    let predicates = [
+        "i > 0",
+        "i BETWEEN -2 AND 3 AND d < DATE '1994-09-01'",
+        "b > 150000000000 AND b < 250000000000",
+        "b IS NULL AND i = 1",
+        "f > 0.0",
+        "f = 0.0 OR f IS NULL",
+        "f <> f",
+        "r >= 1.0 AND i <> 2",
+        "m BETWEEN 0.05 AND 0.07 AND q < 24",
+        "d >= DATE '1994-08-15' AND d < DATE '1994-09-01' AND m BETWEEN 0.05 AND 0.07 AND q < 24",
+        // A conjunct on two columns stays the reader's; `i` and `d` are read by it.
+        "d > DATE '1994-08-20' AND i > r AND q > 10 AND r < 1.5",
+        // Folded to nothing on some row groups' keys.
+        "i > 100 AND q < 24",
+    ];
+    for (name, props, keyed) in layouts {
+        let path = dir.path().join(format!("{name}.parquet"));
+        write_with(&path, columns(&mut next), props);
+        let dataset = Dataset::open(&[path.clone()]).unwrap();
+        for predicate in predicates {
+            let (expected, plain) = scanned(&dataset, predicate, &[], true);
+            assert_eq!(plain.keyed, 0);
+            let (got, stats) = scanned(&dataset, predicate, &[], false);
+            assert_eq!(got.len(), expected.len(), "{name}: {predicate}");
+            let groups = stats.row_groups - stats.pruned;
+            assert_eq!(
+                stats.keyed,
+                if keyed { groups } else { 0 },
+                "{name}: {predicate}"
+            );
+            // The rows' values: every column, and one column only.
+            for columns in [&[0, 1, 2, 3, 4, 5, 6][..], &[4]] {
+                let (expected, _) = scanned(&dataset, predicate, columns, true);
+                let (got, _) = scanned(&dataset, predicate, columns, false);
+                assert_eq!(got, expected, "{name}: {predicate} {columns:?}");
+            }
+        }
+        // The command counts the same rows with and without the reader.
+        for predicate in ["m BETWEEN 0.05 AND 0.07 AND q < 24", "f <> f OR i = 2"] {
+            let count = |extra: &[&str]| {
+                let mut args = vec!["filter", s(&path), "--where", predicate, "--count"];
+                args.extend(extra);
+                ok(&args)
+            };
+            assert_eq!(count(&[]), count(&["--interpret"]), "{name}: {predicate}");
+        }
+    }
+    // Keys of 17 bits: a row group of more than 65,536 distinct values (and a second
+    // of 5), looked up with bounds checks.
+    let path = dir.path().join("wide.parquet");
+    let w: Vec<i64> = (0..70_000)
+        .map(|r| r * 3)
+        .chain((0..1_000).map(|r| r % 5))
+        .collect();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(70_000))
+        .set_dictionary_page_size_limit(1 << 20)
+        .build();
+    write_with(&path, vec![("w", Arc::new(Int64Array::from(w)))], props);
+    let dataset = Dataset::open(&[path]).unwrap();
+    for (predicate, count) in [("w < 3", 1 + 600), ("w > 209000", 333), ("w % 2 = 1", 0)] {
+        let (got, stats) = scanned(&dataset, predicate, &[0], false);
+        let (expected, _) = scanned(&dataset, predicate, &[0], true);
+        assert_eq!(got, expected, "{predicate}");
+        if predicate != "w % 2 = 1" {
+            assert_eq!(got.len(), count, "{predicate}");
+            assert_eq!(stats.keyed, stats.row_groups - stats.pruned, "{predicate}");
+            assert!(stats.keyed > 0, "{predicate}");
+        }
+    }
+}

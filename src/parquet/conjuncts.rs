@@ -4,7 +4,12 @@
 //! earlier ones kept, decoding each predicate's columns for those rows only. A
 //! conjunction (`a AND b AND …`) can therefore be given as several predicates:
 //!
-//! 1. the conjuncts that read only fixed-width columns (numbers, dates: cheap to
+//! 0. the conjuncts that read a single fixed-width column whose pages are all
+//!    dictionary-encoded, and that no other conjunct reads, grouped by column, are
+//!    not the reader's: the scan decides them on the column's dictionary and keys
+//!    before the reader runs ([`super::keys`]) and gives the reader the rows they keep
+//!    as its selection;
+//! 1. the other conjuncts that read only fixed-width columns (numbers, dates: cheap to
 //!    decode and compare), together, first;
 //! 2. each conjunct that reads a single VARCHAR column whose pages are all
 //!    dictionary-encoded, alone, with that column read as `Dictionary(Int32, Utf8)`:
@@ -26,14 +31,20 @@ use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::basic::Encoding;
 use parquet::file::metadata::ParquetMetaData;
 
+use super::keys::keyed_column;
 use super::Dataset;
 use crate::prepare::{Prepared, Purpose};
 use crate::typed::{TypedExpr, TypedKind};
 
-/// The predicate as the reader's predicates, in the order they run.
+/// The predicate as the reader's predicates, in the order they run, and the
+/// conjuncts decided on dictionary keys before them.
 pub(crate) struct Split {
-    /// Each bound to the dataset's schema, dictionary columns read as dictionaries.
+    /// Each bound to the dataset's schema, dictionary columns read as dictionaries
+    /// (may be empty: every conjunct is keyed).
     pub parts: Vec<Prepared>,
+    /// The conjuncts on one keyed column ([`super::keys::keyed_column`]), one group a
+    /// column, each bound to the dataset's schema.
+    pub keyed: Vec<Prepared>,
     /// Per file of the dataset, its footer with the dictionary columns' Arrow type
     /// changed to `Dictionary(Int32, Utf8)` (what the reader then produces); `None`
     /// when no column is read as a dictionary.
@@ -57,23 +68,43 @@ fn with_dictionaries(schema: &Schema, columns: &[usize]) -> Schema {
 }
 
 /// `prepared` (a predicate bound to `dataset`'s schema) split as the module says, or
-/// `None` when there is nothing to gain: it can raise an error, or it is not a
-/// conjunction of at least two groups (or, which a valid footer never makes, the
-/// reader refuses to read a column as a dictionary: then the predicate stays whole).
+/// `None` when there is nothing to gain: it can raise an error, or it has no keyed
+/// conjunct and is not a conjunction of at least two groups (or, which a valid footer
+/// never makes, the reader refuses to read a column as a dictionary: then the
+/// predicate stays whole).
 pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     let optimized = prepared.optimized();
-    let TypedKind::And(conjuncts) = &optimized.kind else {
-        return None;
-    };
     if optimized.can_error() {
         return None;
     }
+    let conjuncts = match &optimized.kind {
+        TypedKind::And(conjuncts) => &conjuncts[..],
+        _ => std::slice::from_ref(optimized),
+    };
     let schema = dataset.schema();
+    let mut keyed: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
     let mut fixed = Vec::new();
     let mut dictionary: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
     let mut rest = Vec::new();
+    // A column another conjunct reads too is decoded by the reader anyway: deciding
+    // its own conjuncts on its keys would only read it twice.
+    let shared: Vec<usize> = conjuncts
+        .iter()
+        .map(|c| c.columns())
+        .filter(|columns| columns.len() > 1)
+        .flatten()
+        .collect();
     for c in conjuncts {
         let columns = c.columns();
+        if let [column] = columns[..] {
+            if !shared.contains(&column) && keyed_column(dataset, column) {
+                match keyed.iter_mut().find(|(i, _)| *i == column) {
+                    Some((_, group)) => group.push(c.clone()),
+                    None => keyed.push((column, vec![c.clone()])),
+                }
+                continue;
+            }
+        }
         if columns
             .iter()
             .all(|&i| is_fixed_width(schema.field(i).data_type()))
@@ -93,7 +124,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
         }
     }
     let groups = usize::from(!fixed.is_empty()) + dictionary.len() + usize::from(!rest.is_empty());
-    if groups < 2 {
+    if keyed.is_empty() && groups < 2 {
         return None;
     }
     let columns: Vec<usize> = dictionary.iter().map(|(c, _)| *c).collect();
@@ -119,6 +150,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     if !rest.is_empty() {
         parts.push(part(rest));
     }
+    let keyed = keyed.into_iter().map(|(_, group)| part(group)).collect();
     let reader_metadata = match columns.is_empty() {
         true => None,
         false => Some(
@@ -132,6 +164,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     };
     Some(Split {
         parts,
+        keyed,
         reader_metadata,
     })
 }

@@ -42,6 +42,7 @@
 mod conjuncts;
 mod dataset;
 mod footer;
+mod keys;
 mod predicate;
 mod scan;
 

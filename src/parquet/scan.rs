@@ -7,21 +7,21 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use arrow::array::{Array, ArrayRef, RecordBatch, UInt64Array};
+use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt64Array};
 use arrow::buffer::BooleanBuffer;
 use arrow::compute::{cast, filter_record_batch};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
 use parquet::arrow::arrow_reader::{
-    ArrowPredicate, ArrowReaderMetadata, ParquetRecordBatchReaderBuilder, RowFilter,
+    ArrowPredicate, ArrowReaderMetadata, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
     RowSelectionPolicy,
 };
 use parquet::arrow::ProjectionMask;
 
-use super::conjuncts;
 use super::dataset::to_engine_batch;
 use super::footer::check_page_headers;
 use super::predicate::{constant_value, row_of, without_row};
+use super::{conjuncts, keys};
 use super::{guarded, Dataset, JitPredicate, RowError, ScanError, SourceFile};
 use crate::expr::Expr;
 use crate::prepare::{Prepared, Purpose};
@@ -97,6 +97,9 @@ pub struct ScanStats {
     pub row_groups: usize,
     /// Row groups skipped on their statistics.
     pub pruned: usize,
+    /// Row groups read whose conjuncts on dictionary-encoded columns were decided on
+    /// the dictionaries and keys, before the reader (see [`Scan`]).
+    pub keyed: usize,
 }
 
 /// The predicate of a scan, once bound and optimized.
@@ -106,9 +109,11 @@ enum Selects {
     /// No row (a predicate that folded to FALSE or NULL).
     Nothing,
     /// The rows where it is TRUE: the optimized predicate over the dataset schema
-    /// (for pruning), and the reader's predicates compiled for the columns they read:
-    /// one, or with pushdown a conjunction split cheapest first ([`conjuncts`]).
-    Where(TypedExpr, Vec<JitPredicate>),
+    /// (for pruning), the reader's predicates compiled for the columns they read
+    /// (one, or with pushdown a conjunction split cheapest first, [`conjuncts`]; none
+    /// when every conjunct is keyed), and the conjuncts decided on dictionary keys
+    /// before the reader runs, one a column ([`keys`]).
+    Where(TypedExpr, Vec<JitPredicate>, Vec<JitPredicate>),
 }
 
 /// Reading some columns of a dataset where a predicate is TRUE.
@@ -183,21 +188,32 @@ impl<'a> Scan<'a> {
                         true => conjuncts::split(prepared, dataset),
                         false => None,
                     };
-                    let parts = match split {
+                    let (parts, keyed) = match split {
                         Some(split) => {
                             reader_metadata = split.reader_metadata;
-                            split.parts
+                            (split.parts, split.keyed)
                         }
-                        None => vec![prepared.clone()],
+                        None => (vec![prepared.clone()], Vec::new()),
                     };
                     let first = dataset.files()[0].metadata.metadata();
-                    let compiled = parts
-                        .iter()
-                        .map(|p| {
-                            JitPredicate::from_prepared(p, first, options.interpret, options.policy)
-                        })
-                        .collect::<crate::Result<Vec<_>>>()?;
-                    Selects::Where(prepared.optimized().clone(), compiled)
+                    let compile = |parts: Vec<Prepared>| {
+                        parts
+                            .iter()
+                            .map(|p| {
+                                JitPredicate::from_prepared(
+                                    p,
+                                    first,
+                                    options.interpret,
+                                    options.policy,
+                                )
+                            })
+                            .collect::<crate::Result<Vec<_>>>()
+                    };
+                    Selects::Where(
+                        prepared.optimized().clone(),
+                        compile(parts)?,
+                        compile(keyed)?,
+                    )
                 }
             },
         };
@@ -217,7 +233,11 @@ impl<'a> Scan<'a> {
     /// with `interpret`).
     pub fn predicate_tier_stats(&self) -> Vec<crate::TierStats> {
         match &self.selects {
-            Selects::Where(_, parts) => parts.iter().filter_map(|p| p.tier_stats()).collect(),
+            Selects::Where(_, parts, keyed) => keyed
+                .iter()
+                .chain(parts)
+                .filter_map(|p| p.tier_stats())
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -236,7 +256,7 @@ impl<'a> Scan<'a> {
     /// Whether the predicate runs as compiled code (a constant needs no code).
     pub fn is_jit(&self) -> bool {
         match &self.selects {
-            Selects::Where(_, parts) => parts.iter().all(|p| p.is_jit()),
+            Selects::Where(_, parts, keyed) => keyed.iter().chain(parts).all(|p| p.is_jit()),
             Selects::All | Selects::Nothing => true,
         }
     }
@@ -250,7 +270,7 @@ impl<'a> Scan<'a> {
                 (Selects::Nothing, _) => vec![false; meta.num_row_groups()],
                 // Statistics of a corrupt file may make the parquet crate panic:
                 // then they prove nothing.
-                (Selects::Where(bound, _), true) => guarded(|| self.prune_file(file, bound))
+                (Selects::Where(bound, ..), true) => guarded(|| self.prune_file(file, bound))
                     .unwrap_or_else(|_| vec![true; meta.num_row_groups()]),
                 _ => vec![true; meta.num_row_groups()],
             };
@@ -332,10 +352,12 @@ impl<'a> Scan<'a> {
         sink: &mut dyn FnMut(ScanItem<T>) -> Result<bool, ScanError>,
     ) -> Result<ScanStats, ScanError> {
         let tasks = self.plan();
-        let stats = ScanStats {
+        let mut stats = ScanStats {
             row_groups: tasks.len(),
             pruned: tasks.iter().filter(|t| t.3).count(),
+            keyed: 0,
         };
+        let keyed = AtomicUsize::new(0);
         let live: Vec<usize> = (0..tasks.len()).filter(|&i| !tasks[i].3).collect();
         // One bounded channel per row group that is read; a reader blocks when its
         // consumer is behind, so memory stays bounded.
@@ -359,7 +381,7 @@ impl<'a> Scan<'a> {
                         return;
                     };
                     let (fi, rg, _, _) = tasks[task];
-                    let result = self.read_row_group(fi, rg, map, &tx);
+                    let result = self.read_row_group(fi, rg, map, &tx, &keyed);
                     let _ = tx.send(match result {
                         Ok(()) => Msg::Done,
                         Err(e) => Msg::Failed(e),
@@ -370,6 +392,7 @@ impl<'a> Scan<'a> {
             stop.store(true, Ordering::Relaxed);
             result
         })?;
+        stats.keyed = keyed.into_inner();
         Ok(stats)
     }
 
@@ -415,6 +438,7 @@ impl<'a> Scan<'a> {
         rg: usize,
         map: &(dyn Fn(RecordBatch) -> Result<T, ScanError> + Sync),
         tx: &SyncSender<Msg<T>>,
+        keyed_groups: &AtomicUsize,
     ) -> Result<(), ScanError> {
         let source = &self.dataset.files()[fi];
         let path = &source.path;
@@ -423,8 +447,8 @@ impl<'a> Scan<'a> {
         // The pages this read decodes are checked first (a forged page header could
         // make the parquet crate's decoder hang).
         let mut read_columns = self.output_columns.clone();
-        if let Selects::Where(_, parts) = &self.selects {
-            read_columns.extend(parts.iter().flat_map(|p| p.columns()));
+        if let Selects::Where(_, parts, keyed) = &self.selects {
+            read_columns.extend(parts.iter().chain(keyed).flat_map(|p| p.columns()));
         }
         let read_mask = ProjectionMask::roots(descr, read_columns);
         check_page_headers(
@@ -438,7 +462,8 @@ impl<'a> Scan<'a> {
             Some(files) => files[fi].clone(),
             None => source.metadata.clone(),
         };
-        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+        let reader_file = file.try_clone().map_err(|e| ScanError::file(path, e))?;
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader_file, metadata)
             .with_row_groups(vec![rg])
             .with_batch_size(self.options.batch_size);
         let output_mask = |columns: &[usize]| ProjectionMask::roots(descr, columns.iter().copied());
@@ -495,61 +520,120 @@ impl<'a> Scan<'a> {
         // Rows sent so far, and the rows of the row group they are.
         let mut sent = 0usize;
         match &self.selects {
-            Selects::Where(_, parts) if self.options.pushdown => {
+            Selects::Where(_, parts, keyed) if self.options.pushdown => {
                 let meta = source.metadata.metadata();
-                let mut pushed: Vec<JitPredicate> = parts
+                // The keyed conjuncts first, on their dictionaries and keys; when a
+                // chunk is not as its metadata says, they join the reader's.
+                let mut keyed: Vec<JitPredicate> = keyed
                     .iter()
                     .map(|p| p.for_file(meta, &[rg], None))
                     .collect();
+                let selected = match keyed.is_empty() {
+                    true => None,
+                    false => reading(path, rg, || {
+                        keys::row_group_mask(
+                            meta,
+                            source.metadata.schema(),
+                            rg,
+                            &mut keyed,
+                            &|at, buf| file.read_exact_at(buf, at),
+                        )
+                    })?,
+                };
+                let mut pushed: Vec<JitPredicate> = match selected {
+                    Some(_) => {
+                        keyed_groups.fetch_add(1, Ordering::Relaxed);
+                        Vec::new()
+                    }
+                    None => keyed,
+                };
+                pushed.extend(parts.iter().map(|p| p.for_file(meta, &[rg], None)));
+                if pushed.is_empty() && self.output_columns.is_empty() {
+                    // Nothing else to read: batches of the selected rows' count.
+                    let selected = selected.expect("keyed conjuncts decided the rows");
+                    let total = selected.count_set_bits();
+                    while sent < total {
+                        let n = (total - sent).min(self.options.batch_size.max(1));
+                        let batch = RecordBatch::try_new_with_options(
+                            self.output_schema.clone(),
+                            vec![],
+                            &RecordBatchOptions::new().with_row_count(Some(n)),
+                        )
+                        .map_err(|e| failed(&e, None))?;
+                        let file_row = |r: usize| selected.set_indices().nth(sent + r);
+                        let file_row = |r: usize| file_row(r).map(|i| i as u64);
+                        if !send(batch, &file_row)? {
+                            return Ok(());
+                        }
+                        sent += n;
+                    }
+                    return Ok(());
+                }
                 let kept: Vec<_> = pushed.iter_mut().map(|p| p.record_kept()).collect();
                 let raised: Vec<_> = pushed.iter().map(|p| p.error_handle()).collect();
-                let seen = pushed[0].rows_seen();
+                let seen = pushed.first().map(|p| p.rows_seen());
                 let take = || {
                     raised
                         .iter()
                         .find_map(|r| r.lock().unwrap_or_else(|p| p.into_inner()).take())
                 };
-                let filter = RowFilter::new(
-                    pushed
-                        .into_iter()
-                        .map(|p| Box::new(p) as Box<dyn ArrowPredicate>)
-                        .collect(),
-                );
-                let mut reader = reading(path, rg, || {
-                    builder
-                        .with_projection(output_mask(&self.output_columns))
-                        .with_row_filter(filter)
-                        .with_row_selection_policy(SELECTION_POLICY)
-                        .build()
-                })?
-                .map_err(|e| failed(&e, take()))?;
+                let predicates: Vec<_> = pushed
+                    .into_iter()
+                    .map(|p| Box::new(p) as Box<dyn ArrowPredicate>)
+                    .collect();
+                let mut builder = builder
+                    .with_projection(output_mask(&self.output_columns))
+                    .with_row_selection_policy(SELECTION_POLICY);
+                if let Some(selected) = &selected {
+                    let selected = BooleanArray::new(selected.clone(), None);
+                    builder = builder.with_row_selection(RowSelection::from_filters(&[selected]));
+                }
+                if !predicates.is_empty() {
+                    builder = builder.with_row_filter(RowFilter::new(predicates));
+                }
+                let mut reader =
+                    reading(path, rg, || builder.build())?.map_err(|e| failed(&e, take()))?;
+                let mut read = 0u64;
                 while let Some(batch) = reading(path, rg, || reader.next())? {
                     let batch = batch.map_err(|e| failed(&e, take()))?;
                     let n = batch.num_rows();
+                    read += n as u64;
                     // The output's rows are the rows the last predicate kept, in
-                    // order; each predicate saw the rows the one before it kept.
+                    // order; each predicate saw the rows the one before it kept, the
+                    // first the rows the keyed conjuncts selected (or all).
                     let file_row = |r: usize| {
-                        kept.iter()
-                            .rev()
-                            .try_fold(sent + r, |row, kept| {
-                                let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
-                                let bits = BooleanBuffer::new(
-                                    kept.as_slice().to_vec().into(),
-                                    0,
-                                    kept.len(),
-                                );
-                                bits.set_indices().nth(row)
-                            })
-                            .map(|i| i as u64)
+                        let row = kept.iter().rev().try_fold(sent + r, |row, kept| {
+                            let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                            let bits =
+                                BooleanBuffer::new(kept.as_slice().to_vec().into(), 0, kept.len());
+                            bits.set_indices().nth(row)
+                        })?;
+                        match &selected {
+                            Some(selected) => selected.set_indices().nth(row),
+                            None => Some(row),
+                        }
+                        .map(|i| i as u64)
                     };
                     if !send(batch, &file_row)? {
                         return Ok(());
                     }
                     sent += n;
                 }
-                check_rows(seen.load(Ordering::Relaxed))?;
+                // The rows the reader handed the first predicate (or, with none, the
+                // output) are all the row group's, or those the keyed conjuncts kept.
+                let handed = seen.map_or(read, |seen| seen.load(Ordering::Relaxed));
+                match &selected {
+                    Some(selected) if handed != selected.count_set_bits() as u64 => {
+                        return Err(ScanError::corrupt(
+                            path,
+                            format!("row group {rg}: its pages hold fewer rows than it claims"),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => check_rows(handed)?,
+                }
             }
-            Selects::Where(_, parts) => {
+            Selects::Where(_, parts, _) => {
                 // Read every needed column once, evaluate, then keep the output columns
                 // (without pushdown the predicate is never split: one part).
                 let mut predicate = parts[0].for_file(source.metadata.metadata(), &[rg], None);
