@@ -397,8 +397,9 @@ pub fn run_job(job: Job) -> CliResult {
         );
         if scanned.keyed > 0 {
             eprintln!(
-                "where, on dictionary keys: {} of the row groups read",
-                scanned.keyed
+                "row groups decided on dictionary keys: {} of {}",
+                scanned.keyed,
+                scanned.row_groups - scanned.pruned
             );
         }
         match &scan.predicate_tier_stats()[..] {

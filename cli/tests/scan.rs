@@ -713,18 +713,19 @@ fn data_page_garbage_is_corrupt_parquet_not_a_panic() {
         let mut d = data.clone();
         d[at] = d[at].wrapping_add(0x5b);
         std::fs::write(&path, join(&d, &footer)).unwrap();
-        let result = Dataset::open(std::slice::from_ref(&path)).and_then(|ds| {
-            let scan = Scan::new(
-                &ds,
-                Some("i >= 0 OR s = 'x'"),
-                &[0, 1, 2],
-                ScanOptions::default(),
-            )?;
-            scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |_| Ok(true))
-        });
-        match result {
-            Ok(_) | Err(ScanError::Engine(_)) => {}
-            Err(e) => assert!(e.to_string().contains("garbage.parquet"), "at {at}: {e}"),
+        // Read by the reader, and decided on dictionary keys.
+        for (predicate, columns) in [
+            ("i >= 0 OR s = 'x'", &[0, 1, 2][..]),
+            ("i >= 5 AND d = 1 AND s <> 'x' AND i < d * 300", &[]),
+        ] {
+            let result = Dataset::open(std::slice::from_ref(&path)).and_then(|ds| {
+                let scan = Scan::new(&ds, Some(predicate), columns, ScanOptions::default())?;
+                scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |_| Ok(true))
+            });
+            match result {
+                Ok(_) | Err(ScanError::Engine(_)) => {}
+                Err(e) => assert!(e.to_string().contains("garbage.parquet"), "at {at}: {e}"),
+            }
         }
     }
 }
@@ -1325,7 +1326,7 @@ fn string_and_blob_layouts_are_scanned_as_they_are() {
     }
 }
 
-/// Writes `columns` with `props` (row groups of `group` rows).
+/// Writes `columns` with `props`; a column without NULLs is declared NOT NULL.
 fn write_with(
     path: &Path,
     columns: Vec<(&str, ArrayRef)>,
@@ -1334,7 +1335,7 @@ fn write_with(
     use arrow::datatypes::{Field, Schema};
     let fields: Vec<Field> = columns
         .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+        .map(|(n, a)| Field::new(*n, a.data_type().clone(), a.null_count() > 0))
         .collect();
     let schema = Arc::new(Schema::new(fields));
     let batch =
@@ -1388,15 +1389,19 @@ fn scanned(
     (lines, stats)
 }
 
-/// Conjuncts on one dictionary-encoded fixed-width column are decided on its
-/// dictionary and keys before the reader runs: in every page layout (format v1 and
-/// v2 pages, several pages a chunk, NULLs, keys of 0 to 17 bits), for every type read
-/// so (INTEGER, BIGINT, DATE, REAL, DOUBLE with NaN and -0.0, DECIMAL as INT32 and
-/// INT64), the rows and the output are those of the interpreter on the whole
+/// Conjuncts on dictionary-encoded columns are decided on their dictionaries and keys
+/// before the reader runs: in every page layout (format v1 and v2 pages, several
+/// pages a chunk, NULL and NOT NULL columns, keys of 0 to 17 bits), for every type
+/// read so (INTEGER, BIGINT, DATE, REAL, DOUBLE with NaN and -0.0, DECIMAL as INT32
+/// and INT64; VARCHAR as `Utf8` and `Utf8View` and BLOB alone), alone or on several
+/// columns, the rows and the output are those of the interpreter on the whole
 /// predicate. A chunk that falls back to PLAIN pages is read by the reader.
 #[test]
 fn conjuncts_on_dictionary_keys_select_the_interpreters_rows() {
-    use arrow::array::{Date32Array, Decimal128Array, Float32Array, Float64Array, Int32Array};
+    use arrow::array::{
+        BinaryArray, Date32Array, Decimal128Array, Float32Array, Float64Array, Int32Array,
+        StringViewArray,
+    };
     use parquet::basic::{Compression, ZstdLevel};
     use parquet::file::properties::{WriterProperties, WriterVersion};
     let dir = TempDir::new().unwrap();
@@ -1419,6 +1424,10 @@ fn conjuncts_on_dictionary_keys_select_the_interpreters_rows() {
         let mut col_r = Vec::new();
         let mut col_m = Vec::new();
         let mut col_q = Vec::new();
+        let mut col_t = Vec::new();
+        let mut col_v = Vec::new();
+        let mut col_y = Vec::new();
+        let words = ["MAIL", "SHIP", "héllo", "", "AIR REG", "日本語"];
         for _ in 0..rows {
             col_i.push(Some(next(13) as i32 - 6));
             col_b.push((!null(next)).then(|| next(300) as i64 * 1_000_000_007));
@@ -1427,6 +1436,9 @@ fn conjuncts_on_dictionary_keys_select_the_interpreters_rows() {
             col_r.push(Some(next(9) as f32 / 4.0));
             col_m.push((!null(next)).then(|| next(11) as i128));
             col_q.push(Some(next(50) as i128 * 100));
+            col_t.push((!null(next)).then(|| words[next(6) as usize]));
+            col_v.push(Some(words[next(6) as usize]));
+            col_y.push((!null(next)).then(|| words[next(3) as usize].as_bytes()));
         }
         let decimal = |v: Vec<Option<i128>>, p: u8| -> ArrayRef {
             Arc::new(
@@ -1443,6 +1455,9 @@ fn conjuncts_on_dictionary_keys_select_the_interpreters_rows() {
             ("r", Arc::new(Float32Array::from(col_r))),
             ("m", decimal(col_m, 15)),
             ("q", decimal(col_q, 9)),
+            ("t", Arc::new(StringArray::from(col_t))),
+            ("v", Arc::new(StringViewArray::from(col_v))),
+            ("y", Arc::new(BinaryArray::from(col_y))),
         ]
     };
     let layouts: Vec<(&str, WriterProperties, bool)> = vec![
@@ -1500,11 +1515,19 @@ fn conjuncts_on_dictionary_keys_select_the_interpreters_rows() {
         "d > DATE '1994-08-20' AND i > r AND q > 10 AND r < 1.5",
         // Folded to nothing on some row groups' keys.
         "i > 100 AND q < 24",
+        "t IN ('MAIL', 'SHIP') AND i < r",
+        "t LIKE 'hé%' AND v = '日本語' AND q < 10",
+        "t IS NULL AND v <> '' AND i >= 0",
+        "upper(v) = 'AIR REG' AND y = X'4D41494C'",
+        "y IS NULL AND i < 0",
+        // Several columns, one group: on the values decoded from the keys.
+        "i > r AND q > 10 AND d <= DATE '1994-09-20'",
+        "b > i AND f < 1",
     ];
     for (name, props, keyed) in layouts {
         let path = dir.path().join(format!("{name}.parquet"));
         write_with(&path, columns(&mut next), props);
-        let dataset = Dataset::open(&[path.clone()]).unwrap();
+        let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
         for predicate in predicates {
             let (expected, plain) = scanned(&dataset, predicate, &[], true);
             assert_eq!(plain.keyed, 0);
@@ -1517,7 +1540,7 @@ fn conjuncts_on_dictionary_keys_select_the_interpreters_rows() {
                 "{name}: {predicate}"
             );
             // The rows' values: every column, and one column only.
-            for columns in [&[0, 1, 2, 3, 4, 5, 6][..], &[4]] {
+            for columns in [&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9][..], &[4]] {
                 let (expected, _) = scanned(&dataset, predicate, columns, true);
                 let (got, _) = scanned(&dataset, predicate, columns, false);
                 assert_eq!(got, expected, "{name}: {predicate} {columns:?}");

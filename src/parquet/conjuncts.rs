@@ -4,11 +4,14 @@
 //! earlier ones kept, decoding each predicate's columns for those rows only. A
 //! conjunction (`a AND b AND …`) can therefore be given as several predicates:
 //!
-//! 0. the conjuncts that read a single fixed-width column whose pages are all
-//!    dictionary-encoded, and that no other conjunct reads, grouped by column, are
-//!    not the reader's: the scan decides them on the column's dictionary and keys
-//!    before the reader runs ([`super::keys`]) and gives the reader the rows they keep
-//!    as its selection;
+//! 0. the conjuncts on columns whose pages are all dictionary-encoded (and of a type
+//!    read bit for bit, [`super::keys`]) are not the reader's: the scan decides them
+//!    before the reader runs and gives the reader the rows they keep as its
+//!    selection. Those on several such fixed-width columns (`a < b`), with the
+//!    conjuncts on one of those columns, form one group, evaluated on the columns'
+//!    values decoded from their keys; those on one other column, one group a column,
+//!    evaluated once per dictionary value (unless a conjunct left to the reader reads
+//!    that column too: the reader decodes it anyway);
 //! 1. the other conjuncts that read only fixed-width columns (numbers, dates: cheap to
 //!    decode and compare), together, first;
 //! 2. each conjunct that reads a single VARCHAR column whose pages are all
@@ -31,7 +34,7 @@ use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::basic::Encoding;
 use parquet::file::metadata::ParquetMetaData;
 
-use super::keys::keyed_column;
+use super::keys::{keyed_layout, Layout};
 use super::Dataset;
 use crate::prepare::{Prepared, Purpose};
 use crate::typed::{TypedExpr, TypedKind};
@@ -42,8 +45,9 @@ pub(crate) struct Split {
     /// Each bound to the dataset's schema, dictionary columns read as dictionaries
     /// (may be empty: every conjunct is keyed).
     pub parts: Vec<Prepared>,
-    /// The conjuncts on one keyed column ([`super::keys::keyed_column`]), one group a
-    /// column, each bound to the dataset's schema.
+    /// The conjuncts decided on dictionary keys ([`super::keys`]), each bound to the
+    /// dataset's schema: one group a column for the conjuncts on one column, then
+    /// one group for those on several fixed-width columns.
     pub keyed: Vec<Prepared>,
     /// Per file of the dataset, its footer with the dictionary columns' Arrow type
     /// changed to `Dictionary(Int32, Utf8)` (what the reader then produces); `None`
@@ -83,21 +87,43 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     };
     let schema = dataset.schema();
     let mut keyed: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
+    let mut decoded = Vec::new();
     let mut fixed = Vec::new();
     let mut dictionary: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
     let mut rest = Vec::new();
-    // A column another conjunct reads too is decoded by the reader anyway: deciding
-    // its own conjuncts on its keys would only read it twice.
-    let shared: Vec<usize> = conjuncts
-        .iter()
-        .map(|c| c.columns())
-        .filter(|columns| columns.len() > 1)
-        .flatten()
-        .collect();
+    let mut layouts: Vec<(usize, Option<Layout>)> = Vec::new();
+    let mut layout = |column: usize| match layouts.iter().find(|(c, _)| *c == column) {
+        Some((_, layout)) => *layout,
+        None => {
+            let layout = keyed_layout(dataset, column);
+            layouts.push((column, layout));
+            layout
+        }
+    };
+    // The conjuncts on several columns, all fixed-width and keyed, are decided on
+    // their values decoded from the keys, with the conjuncts on one of those columns.
+    let multi: Vec<&TypedExpr> = conjuncts.iter().filter(|c| c.columns().len() > 1).collect();
+    let mut decoded_columns = Vec::new();
+    for c in &multi {
+        let columns = c.columns();
+        if columns
+            .iter()
+            .all(|&i| matches!(layout(i), Some(Layout::Fixed(_))))
+        {
+            decoded_columns.extend(columns);
+        }
+    }
+    // A column the reader reads for another conjunct is decoded by it anyway:
+    // deciding its own conjuncts on its keys would only read it twice.
+    let shared: Vec<usize> = multi.iter().flat_map(|c| c.columns()).collect();
     for c in conjuncts {
         let columns = c.columns();
+        if !columns.is_empty() && columns.iter().all(|i| decoded_columns.contains(i)) {
+            decoded.push(c.clone());
+            continue;
+        }
         if let [column] = columns[..] {
-            if !shared.contains(&column) && keyed_column(dataset, column) {
+            if !shared.contains(&column) && layout(column).is_some() {
                 match keyed.iter_mut().find(|(i, _)| *i == column) {
                     Some((_, group)) => group.push(c.clone()),
                     None => keyed.push((column, vec![c.clone()])),
@@ -124,7 +150,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
         }
     }
     let groups = usize::from(!fixed.is_empty()) + dictionary.len() + usize::from(!rest.is_empty());
-    if keyed.is_empty() && groups < 2 {
+    if keyed.is_empty() && decoded.is_empty() && groups < 2 {
         return None;
     }
     let columns: Vec<usize> = dictionary.iter().map(|(c, _)| *c).collect();
@@ -150,7 +176,10 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     if !rest.is_empty() {
         parts.push(part(rest));
     }
-    let keyed = keyed.into_iter().map(|(_, group)| part(group)).collect();
+    let mut keyed: Vec<Prepared> = keyed.into_iter().map(|(_, group)| part(group)).collect();
+    if !decoded.is_empty() {
+        keyed.push(part(decoded));
+    }
     let reader_metadata = match columns.is_empty() {
         true => None,
         false => Some(

@@ -1,48 +1,78 @@
-//! Conjuncts on one dictionary-encoded fixed-width column, decided on the column's
-//! dictionary and its keys, without the parquet crate's reader.
+//! Conjuncts on dictionary-encoded columns decided on the columns' dictionaries and
+//! keys, without the parquet crate's reader.
 //!
 //! A Parquet writer stores a column with few distinct values (dates, quantities,
-//! discounts, codes) as a dictionary page of the distinct values and data pages of
-//! keys into it, bit-packed or run-length encoded. To hand over the column, the
-//! reader looks every key up and copies its value (`RleDecoder::get_batch_with_dict`:
+//! discounts, codes, modes) as a dictionary page of the distinct values and data
+//! pages of keys into it, bit-packed or run-length encoded. To hand over the column,
+//! the reader looks every key up and copies its value (`RleDecoder::get_batch_with_dict`:
 //! about a third of the time of TPC-H Q6 counted on a file), and a predicate then
-//! compares every value. Here a conjunct that reads that column alone is evaluated
-//! once per dictionary value instead, giving one bit per value; the keys are unpacked
-//! and each looks its bit up. The bits of the row group's rows are the conjunct's
-//! mask; the masks of several such columns are ANDed, and the scan hands the result
-//! to the reader as its row selection (or counts it, when nothing else is read).
+//! compares every value. Here:
+//!
+//! - a conjunct group that reads one column is evaluated once per dictionary value
+//!   (and on NULL), giving one bit per value; the keys are unpacked 8 at a time and
+//!   each looks its bit up ([`chunk_mask`]);
+//! - a group that reads several fixed-width columns is evaluated on the columns'
+//!   values, decoded here from their keys ([`chunk_values`]), in batches.
+//!
+//! The bits of the row group's rows are the group's mask; the masks are ANDed, and the
+//! scan hands the result to the reader as its row selection (or counts it, when
+//! nothing else is read).
 //!
 //! Only what can be read bit for bit is read this way: a flat column (no repetition,
-//! at most one level of nulls) of `INT32` read as INTEGER, DATE or a `Decimal32`,
-//! `INT64` read as BIGINT or a `Decimal64`, `FLOAT` or `DOUBLE`, whose every data
-//! page is dictionary-encoded ([`keyed_column`]). Anything else met on the way (a
-//! page of another encoding, a key past the dictionary, a truncated page) gives up on
-//! the row group ([`row_group_mask`] returns `None`) and the scan reads it through
-//! the reader, which reports what is wrong with the file.
+//! at most one level of nulls) whose every data page is dictionary-encoded, of
+//! `INT32` read as INTEGER, DATE or a `Decimal32`, `INT64` read as BIGINT or a
+//! `Decimal64`, `FLOAT`, `DOUBLE`, or (in single-column groups) `BYTE_ARRAY` read as
+//! a string or BLOB layout ([`keyed_layout`]). Anything else met on the way (a page
+//! of another encoding, a key past the dictionary, text that is not UTF-8, a
+//! truncated page) gives up on the row group ([`row_group_mask`] returns `None`) and
+//! the scan reads it through the reader, which reports what is wrong with the file.
 
 use std::sync::Arc;
 
-use arrow::array::{make_array, Array, ArrayData, BooleanArray, RecordBatch};
-use arrow::buffer::{BooleanBuffer, Buffer};
+use arrow::array::{
+    make_array, Array, ArrayData, ArrayRef, BinaryArray, BooleanArray, RecordBatch, StringArray,
+};
+use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer};
+use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Schema};
 use bytes::{Buf, Bytes};
 use parquet::basic::{Encoding, Type as Physical};
 use parquet::column::page::{Page, PageReader};
 use parquet::errors::ParquetError;
-use parquet::file::metadata::ParquetMetaData;
+use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use parquet::file::reader::{ChunkReader, Length};
 use parquet::file::serialized_reader::SerializedPageReader;
 
 use super::{Dataset, JitPredicate};
 
-/// The width in bytes of a value of a column whose Arrow type `t` the reader produces
-/// from its Parquet physical type `physical` bit for bit; `None` for any other pair.
-fn bitwise_width(t: &DataType, physical: Physical) -> Option<usize> {
+/// How a column's dictionary values are laid out, as read here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Fixed-width values of this many bytes, read bit for bit as the Arrow type.
+    Fixed(usize),
+    /// Byte arrays (a length in 4 bytes, then the bytes), read as text or a BLOB.
+    Bytes,
+}
+
+/// How values of Arrow type `t` the reader produces from Parquet physical type
+/// `physical` are read here; `None` for the pairs the reader converts.
+fn value_layout(t: &DataType, physical: Physical) -> Option<Layout> {
     match (t, physical) {
-        (DataType::Int32 | DataType::Date32 | DataType::Decimal32(..), Physical::INT32) => Some(4),
-        (DataType::Int64 | DataType::Decimal64(..), Physical::INT64) => Some(8),
-        (DataType::Float32, Physical::FLOAT) => Some(4),
-        (DataType::Float64, Physical::DOUBLE) => Some(8),
+        (DataType::Int32 | DataType::Date32 | DataType::Decimal32(..), Physical::INT32) => {
+            Some(Layout::Fixed(4))
+        }
+        (DataType::Int64 | DataType::Decimal64(..), Physical::INT64) => Some(Layout::Fixed(8)),
+        (DataType::Float32, Physical::FLOAT) => Some(Layout::Fixed(4)),
+        (DataType::Float64, Physical::DOUBLE) => Some(Layout::Fixed(8)),
+        (
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView,
+            Physical::BYTE_ARRAY,
+        ) => Some(Layout::Bytes),
         _ => None,
     }
 }
@@ -57,36 +87,37 @@ fn single_leaf(meta: &ParquetMetaData, column: usize) -> Option<usize> {
     }
 }
 
-/// Whether root column `column` can be read by its keys in every file of `dataset`:
-/// one flat leaf (no repetition, at most one level of nulls), a type the reader
-/// produces bit for bit from the physical values, and every data page of every chunk
-/// dictionary-encoded (as the chunks' page encoding statistics say).
-pub(crate) fn keyed_column(dataset: &Dataset, column: usize) -> bool {
-    dataset.files().iter().all(|f| {
+/// How root column `column` is read by its keys, the same in every file of
+/// `dataset`: one flat leaf (no repetition, at most one level of nulls), a type read
+/// bit for bit ([`Layout`]), and every data page of every chunk dictionary-encoded
+/// (as the chunks' page encoding statistics say). `None`: it is not.
+pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
+    let mut layouts = dataset.files().iter().map(|f| {
         let meta = f.metadata.metadata();
-        let Some(leaf) = single_leaf(meta, column) else {
-            return false;
-        };
+        let leaf = single_leaf(meta, column)?;
         let descr = meta.file_metadata().schema_descr().column(leaf);
         let t = f.metadata.schema().field(column).data_type();
-        bitwise_width(t, descr.physical_type()).is_some()
-            && descr.max_rep_level() == 0
-            && descr.max_def_level() <= 1
-            && meta.row_groups().iter().all(|rg| {
-                let chunk = rg.column(leaf);
-                chunk.dictionary_page_offset().is_some()
-                    && chunk.page_encoding_stats_mask().is_some_and(|mask| {
-                        mask.is_only(Encoding::RLE_DICTIONARY)
-                            || mask.is_only(Encoding::PLAIN_DICTIONARY)
-                    })
-            })
-    })
+        let layout = value_layout(t, descr.physical_type())?;
+        let flat = descr.max_rep_level() == 0 && descr.max_def_level() <= 1;
+        let keyed = meta.row_groups().iter().all(|rg| {
+            let chunk = rg.column(leaf);
+            chunk.dictionary_page_offset().is_some()
+                && chunk.page_encoding_stats_mask().is_some_and(|mask| {
+                    mask.is_only(Encoding::RLE_DICTIONARY)
+                        || mask.is_only(Encoding::PLAIN_DICTIONARY)
+                })
+        });
+        (flat && keyed).then_some(layout)
+    });
+    let first = layouts.next()??;
+    layouts.all(|l| l == Some(first)).then_some(first)
 }
 
 /// The rows of row group `rg` of a file (`meta`, Arrow schema `schema`, bytes read
-/// with `read_at`) where every one of `predicates` is TRUE; each predicate reads one
-/// column, one that [`keyed_column`] accepts. `None` when a chunk is not as its
-/// metadata promised: the caller then reads the row group through the reader.
+/// with `read_at`) where every one of `predicates` is TRUE; each reads columns
+/// [`keyed_layout`] accepts (fixed-width ones when it reads more than one). `None`
+/// when a chunk is not as its metadata promised: the caller then reads the row group
+/// through the reader.
 pub(crate) fn row_group_mask(
     meta: &ParquetMetaData,
     schema: &Schema,
@@ -98,29 +129,37 @@ pub(crate) fn row_group_mask(
     let rows = usize::try_from(group.num_rows()).ok()?;
     let mut selected: Option<BooleanBuffer> = None;
     for predicate in predicates {
-        let &[column] = predicate.columns() else {
-            return None;
+        let mask = match predicate.columns() {
+            &[column] => {
+                let (pages, field, layout, nullable) =
+                    chunk(meta, group, schema, column, rows, read_at)?;
+                chunk_mask(pages, field, layout, nullable, rows, predicate)?
+            }
+            columns => {
+                let mut arrays = Vec::with_capacity(columns.len());
+                let mut fields = Vec::with_capacity(columns.len());
+                for &column in columns {
+                    let (pages, field, layout, nullable) =
+                        chunk(meta, group, schema, column, rows, read_at)?;
+                    let Layout::Fixed(width) = layout else {
+                        return None;
+                    };
+                    arrays.push(chunk_values(pages, field, width, nullable, rows)?);
+                    fields.push(Field::new(
+                        field.name(),
+                        field.data_type().clone(),
+                        nullable,
+                    ));
+                }
+                let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).ok()?;
+                batch_mask(&batch, predicate)?
+            }
         };
-        let leaf = single_leaf(meta, column)?;
-        let chunk = group.column(leaf);
-        let (start, len) = chunk.byte_range();
-        let mut bytes = vec![0; usize::try_from(len).ok()?];
-        read_at(start, &mut bytes).ok()?;
-        let source = ChunkBytes {
-            bytes: Bytes::from(bytes),
-            start,
-        };
-        let pages = SerializedPageReader::new(Arc::new(source), chunk, rows, None).ok()?;
-        let descr = chunk.column_descr();
-        let field = schema.field(column);
-        let width = bitwise_width(field.data_type(), descr.physical_type())?;
-        let nullable = descr.max_def_level() == 1;
-        let mask = chunk_mask(pages, field, width, nullable, rows, predicate)?;
         let mask = match selected {
             Some(before) => &before & &mask,
             None => mask,
         };
-        // Later columns cannot bring rows back.
+        // Later groups cannot bring rows back.
         let none_left = mask.count_set_bits() == 0;
         selected = Some(mask);
         if none_left {
@@ -130,35 +169,87 @@ pub(crate) fn row_group_mask(
     selected
 }
 
-/// One bit per row of a column chunk (`pages`, `rows` rows of `field`, values
-/// `width` bytes, `nullable` with one level of nulls): TRUE where `predicate` is
-/// TRUE on the row's value (or NULL).
-fn chunk_mask(
-    mut pages: impl PageReader,
-    field: &Field,
-    width: usize,
-    nullable: bool,
+/// The pages of root column `column`'s chunk in row group `group` (read whole), its
+/// field in `schema`, its layout, and whether it has a level of nulls.
+fn chunk<'s>(
+    meta: &ParquetMetaData,
+    group: &RowGroupMetaData,
+    schema: &'s Schema,
+    column: usize,
     rows: usize,
-    predicate: &mut JitPredicate,
-) -> Option<BooleanBuffer> {
-    let mut table: Option<Table> = None;
-    let mut bits = Bits::with_capacity(rows);
-    let mut scratch = Vec::new();
+    read_at: &dyn Fn(u64, &mut [u8]) -> std::io::Result<()>,
+) -> Option<(SerializedPageReader<ChunkBytes>, &'s Field, Layout, bool)> {
+    let leaf = single_leaf(meta, column)?;
+    let chunk = group.columns().get(leaf)?;
+    let (start, len) = chunk.byte_range();
+    let mut bytes = vec![0; usize::try_from(len).ok()?];
+    read_at(start, &mut bytes).ok()?;
+    let source = ChunkBytes {
+        bytes: Bytes::from(bytes),
+        start,
+    };
+    let pages = SerializedPageReader::new(Arc::new(source), chunk, rows, None).ok()?;
+    let descr = chunk.column_descr();
+    let field = schema.fields().get(column)?;
+    let layout = value_layout(field.data_type(), descr.physical_type())?;
+    let nullable = match (descr.max_rep_level(), descr.max_def_level()) {
+        (0, 0) => false,
+        (0, 1) => true,
+        _ => return None,
+    };
+    Some((pages, field, layout, nullable))
+}
+
+/// The mask of `predicate` on `batch` (in batches of 8,192 rows, which stay in the
+/// cache), TRUE rows only.
+fn batch_mask(batch: &RecordBatch, predicate: &mut JitPredicate) -> Option<BooleanBuffer> {
+    const ROWS: usize = 8192;
+    let mut bits = Bits::with_capacity(batch.num_rows());
+    let mut at = 0;
+    while at < batch.num_rows() {
+        let n = ROWS.min(batch.num_rows() - at);
+        let mask = predicate.mask(batch.slice(at, n)).ok()?;
+        let mask = match mask.nulls() {
+            Some(nulls) => mask.values() & nulls.inner(),
+            None => mask.values().clone(),
+        };
+        bits.push_buffer(&mask);
+        at += n;
+    }
+    Some(bits.finish())
+}
+
+/// What [`walk`] hands over of a page.
+enum PageData<'p> {
+    /// The dictionary page: its PLAIN values, and how many.
+    Dictionary(&'p [u8], usize),
+    /// A data page: the definition levels (when the column has a level of nulls;
+    /// RLE/bit-packed of width 1), the keys (their width in a byte, then
+    /// RLE/bit-packed), and the rows.
+    Keys(Option<&'p [u8]>, &'p [u8], usize),
+}
+
+/// Walks a column chunk's pages, the dictionary page first, handing each to `visit`.
+/// Returns the rows of the data pages; `None` when a page is not as expected, or
+/// `visit` says so.
+fn walk(
+    mut pages: impl PageReader,
+    nullable: bool,
+    mut visit: impl FnMut(PageData<'_>) -> Option<()>,
+) -> Option<usize> {
+    let mut seen_dictionary = false;
+    let mut rows = 0usize;
     while let Some(page) = pages.get_next_page().ok()? {
-        match page {
+        let (levels, keys, n) = match &page {
             Page::DictionaryPage {
                 buf,
                 num_values,
                 encoding: Encoding::PLAIN | Encoding::PLAIN_DICTIONARY,
                 ..
-            } if table.is_none() => {
-                let (entries, null) =
-                    dictionary_bits(&buf, num_values as usize, field, width, predicate)?;
-                table = Some(Table {
-                    entries,
-                    padded: None,
-                    null,
-                });
+            } if !seen_dictionary => {
+                seen_dictionary = true;
+                visit(PageData::Dictionary(buf, *num_values as usize))?;
+                continue;
             }
             Page::DataPage {
                 buf,
@@ -166,27 +257,16 @@ fn chunk_mask(
                 encoding: Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY,
                 def_level_encoding,
                 ..
-            } => {
-                let (levels, values) = match nullable {
-                    // V1: the levels prefixed by their length in 4 bytes.
-                    true if def_level_encoding == Encoding::RLE => {
-                        let len = u32::from_le_bytes(buf.get(..4)?.try_into().ok()?) as usize;
-                        let end = len.checked_add(4)?;
-                        (Some(buf.get(4..end)?), buf.get(end..)?)
-                    }
-                    true => return None,
-                    false => (None, &buf[..]),
-                };
-                let table = table.as_mut()?;
-                page_bits(
-                    levels,
-                    values,
-                    num_values as usize,
-                    table,
-                    &mut bits,
-                    &mut scratch,
-                )?;
-            }
+            } => match nullable {
+                // V1: the levels prefixed by their length in 4 bytes.
+                true if *def_level_encoding == Encoding::RLE => {
+                    let len = u32::from_le_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+                    let end = len.checked_add(4)?;
+                    (Some(buf.get(4..end)?), buf.get(end..)?, *num_values)
+                }
+                true => return None,
+                false => (None, &buf[..], *num_values),
+            },
             Page::DataPageV2 {
                 buf,
                 num_values,
@@ -195,60 +275,247 @@ fn chunk_mask(
                 rep_levels_byte_len: 0,
                 ..
             } => {
-                let split = def_levels_byte_len as usize;
+                let split = *def_levels_byte_len as usize;
                 let levels = match nullable {
                     true => Some(buf.get(..split)?),
                     false if split == 0 => None,
                     false => return None,
                 };
-                let values = buf.get(split..)?;
-                let table = table.as_mut()?;
-                page_bits(
-                    levels,
-                    values,
-                    num_values as usize,
-                    table,
-                    &mut bits,
-                    &mut scratch,
-                )?;
+                (levels, buf.get(split..)?, *num_values)
             }
             _ => return None,
-        }
-        if bits.len > rows {
+        };
+        if !seen_dictionary {
             return None;
         }
+        visit(PageData::Keys(levels, keys, n as usize))?;
+        rows = rows.checked_add(n as usize)?;
     }
-    (bits.len == rows).then(|| bits.finish())
+    Some(rows)
+}
+
+/// One bit per row of a column chunk (`pages`, `rows` rows of `field`, laid out as
+/// `layout`, `nullable` with one level of nulls): TRUE where `predicate` is TRUE on
+/// the row's value (or NULL).
+fn chunk_mask(
+    pages: impl PageReader,
+    field: &Field,
+    layout: Layout,
+    nullable: bool,
+    rows: usize,
+    predicate: &mut JitPredicate,
+) -> Option<BooleanBuffer> {
+    let mut table: Option<Table> = None;
+    let mut bits = Bits::with_capacity(rows);
+    let mut scratch = Vec::new();
+    let read = walk(pages, nullable, |page| match page {
+        PageData::Dictionary(values, count) => {
+            let (entries, null) =
+                dictionary_bits(values, count, field, layout, nullable, predicate)?;
+            table = Some(Table {
+                entries,
+                padded: None,
+                null,
+            });
+            Some(())
+        }
+        PageData::Keys(levels, keys, n) => {
+            page_bits(levels, keys, n, table.as_mut()?, &mut bits, &mut scratch)?;
+            (bits.len <= rows).then_some(())
+        }
+    })?;
+    (read == rows && bits.len == rows).then(|| bits.finish())
+}
+
+/// The values of a column chunk of fixed-width values (`pages`, `rows` rows of
+/// `field`, `width` bytes a value, `nullable` with one level of nulls), as the
+/// reader would give them: each key's dictionary value.
+fn chunk_values(
+    pages: impl PageReader,
+    field: &Field,
+    width: usize,
+    nullable: bool,
+    rows: usize,
+) -> Option<ArrayRef> {
+    match width {
+        4 => typed_values::<u32>(pages, field, nullable, rows),
+        8 => typed_values::<u64>(pages, field, nullable, rows),
+        _ => None,
+    }
+}
+
+/// [`chunk_values`] for values of `T`'s width.
+fn typed_values<T: Copy + Default + FromLe>(
+    pages: impl PageReader,
+    field: &Field,
+    nullable: bool,
+    rows: usize,
+) -> Option<ArrayRef> {
+    let mut dictionary: Vec<T> = Vec::new();
+    // The dictionary padded for the keys' width of the last page.
+    let mut padded: Option<(u8, Vec<T>)> = None;
+    let mut values: Vec<T> = Vec::with_capacity(rows);
+    let mut valid = nullable.then(|| Bits::with_capacity(rows));
+    let mut found = Vec::new();
+    let mut scratch = Vec::new();
+    let read = walk(pages, nullable, |page| match page {
+        PageData::Dictionary(buf, count) => {
+            let bytes = buf.get(..count.checked_mul(T::WIDTH)?)?;
+            dictionary = bytes.chunks_exact(T::WIDTH).map(T::from_le).collect();
+            Some(())
+        }
+        PageData::Keys(levels, data, n) => {
+            if values.len().checked_add(n)? > rows {
+                return None;
+            }
+            let (&width, data) = data.split_first().unwrap_or((&0, &[]));
+            let hybrid = Hybrid::new(data, width)?;
+            if width as usize <= FAST_WIDTH && padded.as_ref().is_none_or(|(w, _)| *w != width) {
+                let mut p = dictionary[..dictionary.len().min(1 << width)].to_vec();
+                p.resize(1 << width, T::default());
+                padded = Some((width, p));
+            }
+            let fast = match &padded {
+                Some((w, p)) if *w == width => &p[..],
+                _ => &[],
+            };
+            let present = match (levels, valid.as_mut()) {
+                (Some(levels), Some(valid)) => {
+                    let mut present = Bits::with_capacity(n);
+                    Hybrid::new(levels, 1)?.lookup(n, &[0, 1], &mut present, &mut scratch)?;
+                    let present = present.finish();
+                    valid.push_buffer(&present);
+                    Some(present)
+                }
+                _ => None,
+            };
+            let count = present.as_ref().map_or(n, |p| p.count_set_bits());
+            match present.filter(|_| count < n) {
+                None => hybrid.gather(count, &dictionary, fast, &mut values, &mut scratch)?,
+                Some(present) => {
+                    found.clear();
+                    hybrid.gather(count, &dictionary, fast, &mut found, &mut scratch)?;
+                    let mut next = found.iter();
+                    for p in present.iter() {
+                        values.push(match p {
+                            true => *next.next()?,
+                            false => T::default(),
+                        });
+                    }
+                }
+            }
+            Some(())
+        }
+    })?;
+    if read != rows || values.len() != rows {
+        return None;
+    }
+    let nulls = valid
+        .map(|v| NullBuffer::new(v.finish()))
+        .filter(|n| n.null_count() > 0);
+    let data = ArrayData::builder(field.data_type().clone())
+        .len(rows)
+        .add_buffer(Buffer::from_vec(values))
+        .nulls(nulls)
+        .build()
+        .ok()?;
+    Some(make_array(data))
+}
+
+/// A fixed-width value read from its little-endian bytes.
+trait FromLe: arrow::datatypes::ArrowNativeType {
+    const WIDTH: usize;
+    fn from_le(bytes: &[u8]) -> Self;
+}
+
+impl FromLe for u32 {
+    const WIDTH: usize = 4;
+    fn from_le(bytes: &[u8]) -> u32 {
+        u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
+    }
+}
+
+impl FromLe for u64 {
+    const WIDTH: usize = 8;
+    fn from_le(bytes: &[u8]) -> u64 {
+        u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+    }
+}
+
+/// The `count` values of a PLAIN dictionary page (`buf`), then a NULL if `nullable`,
+/// as an array of `field`'s type (`None` if the page is shorter than they need, or
+/// text is not UTF-8).
+fn dictionary_array(
+    buf: &[u8],
+    count: usize,
+    field: &Field,
+    layout: Layout,
+    nullable: bool,
+) -> Option<ArrayRef> {
+    let len = count + usize::from(nullable);
+    let valid = nullable.then(|| NullBuffer::new(BooleanBuffer::collect_bool(len, |i| i < count)));
+    match layout {
+        Layout::Fixed(width) => {
+            let mut values = buf.get(..count.checked_mul(width)?)?.to_vec();
+            values.resize(len * width, 0);
+            let data = ArrayData::builder(field.data_type().clone())
+                .len(len)
+                .add_buffer(Buffer::from_vec(values))
+                .nulls(valid)
+                .build()
+                .ok()?;
+            Some(make_array(data))
+        }
+        Layout::Bytes => {
+            // Each value: its length in 4 bytes, then its bytes.
+            let mut offsets = Vec::with_capacity(count + 2);
+            let mut bytes = Vec::with_capacity(buf.len());
+            let mut rest = buf;
+            offsets.push(0i32);
+            for _ in 0..count {
+                let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+                let value = rest.get(4..4usize.checked_add(len)?)?;
+                bytes.extend_from_slice(value);
+                rest = &rest[4 + len..];
+                offsets.push(i32::try_from(bytes.len()).ok()?);
+            }
+            if nullable {
+                offsets.push(i32::try_from(bytes.len()).ok()?);
+            }
+            let offsets = OffsetBuffer::new(offsets.into());
+            let bytes = Buffer::from_vec(bytes);
+            let array: ArrayRef = match field.data_type() {
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                    Arc::new(StringArray::try_new(offsets, bytes, valid).ok()?)
+                }
+                _ => Arc::new(BinaryArray::try_new(offsets, bytes, valid).ok()?),
+            };
+            match array.data_type() == field.data_type() {
+                true => Some(array),
+                false => cast(&array, field.data_type()).ok(),
+            }
+        }
+    }
 }
 
 /// Whether the predicate is TRUE (1) or not (0) for each of the `count` values of a
-/// PLAIN dictionary page, and whether it is TRUE for NULL (`x IS NULL`, say).
+/// PLAIN dictionary page, and whether it is TRUE for NULL (`x IS NULL`, say) when the
+/// column is `nullable`.
 fn dictionary_bits(
     buf: &[u8],
     count: usize,
     field: &Field,
-    width: usize,
+    layout: Layout,
+    nullable: bool,
     predicate: &mut JitPredicate,
 ) -> Option<(Vec<u8>, bool)> {
-    // The values, then a NULL.
-    let mut values = buf.get(..count.checked_mul(width)?)?.to_vec();
-    values.resize(values.len() + width, 0);
-    let valid = BooleanBuffer::collect_bool(count + 1, |i| i < count);
-    let data = ArrayData::builder(field.data_type().clone())
-        .len(count + 1)
-        .add_buffer(Buffer::from_vec(values))
-        .null_bit_buffer(Some(valid.into_inner()))
-        .build()
-        .ok()?;
-    let column = Field::new(field.name(), field.data_type().clone(), true);
-    let batch =
-        RecordBatch::try_new(Arc::new(Schema::new(vec![column])), vec![make_array(data)]).ok()?;
+    let array = dictionary_array(buf, count, field, layout, nullable)?;
+    let column = Field::new(field.name(), field.data_type().clone(), nullable);
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![column])), vec![array]).ok()?;
     let mask: BooleanArray = predicate.mask(batch).ok()?;
     let is_true = |i: usize| mask.is_valid(i) && mask.value(i);
-    Some((
-        (0..count).map(|i| u8::from(is_true(i))).collect(),
-        is_true(count),
-    ))
+    let null = nullable && is_true(count);
+    Some(((0..count).map(|i| u8::from(is_true(i))).collect(), null))
 }
 
 /// The predicate's value on each dictionary value (1 TRUE, 0 not), the same padded
@@ -360,9 +627,27 @@ impl Bits {
         }
     }
 
+    /// Appends the bits of `buffer`.
+    fn push_buffer(&mut self, buffer: &BooleanBuffer) {
+        let chunks = buffer.bit_chunks();
+        for word in chunks.iter() {
+            self.push_word(word, 64);
+        }
+        if chunks.remainder_len() > 0 {
+            self.push_word(chunks.remainder_bits(), chunks.remainder_len());
+        }
+    }
+
     fn finish(self) -> BooleanBuffer {
         BooleanBuffer::new(Buffer::from_vec(self.words), 0, self.len)
     }
+}
+
+/// A run of [`Hybrid`] values: one value repeated so many times, or packed values
+/// (their bytes, and how many to read).
+enum Run<'a> {
+    Repeat(usize, usize),
+    Packed(&'a [u8], usize),
 }
 
 /// Parquet's RLE/bit-packed hybrid encoding of small integers (keys, levels): runs,
@@ -382,79 +667,125 @@ impl<'a> Hybrid<'a> {
         })
     }
 
+    /// The next run, of at most `left` values (the last run of a page may be cut
+    /// short of its groups: only as many values as the page holds are read); `None`
+    /// when the data ends first or a run is empty.
+    fn next_run(&mut self, left: usize) -> Option<Run<'a>> {
+        let header = self.uleb128()?;
+        let n = usize::try_from(header >> 1).ok()?;
+        let run = if header & 1 == 0 {
+            // One value, in whole bytes.
+            let bytes = self.width.div_ceil(8) as usize;
+            let raw = self.data.get(..bytes)?;
+            self.data = &self.data[bytes..];
+            let value = raw
+                .iter()
+                .rev()
+                .fold(0usize, |v, &b| (v << 8) | usize::from(b));
+            Run::Repeat(value, n.min(left))
+        } else {
+            // Groups of 8 packed values.
+            let width = self.width as usize;
+            let bytes = n.checked_mul(width)?.min(self.data.len());
+            let packed = &self.data[..bytes];
+            self.data = &self.data[bytes..];
+            let available = match width {
+                0 => n.checked_mul(8)?,
+                _ => bytes * 8 / width,
+            };
+            Run::Packed(packed, available.min(n.saturating_mul(8)).min(left))
+        };
+        match run {
+            Run::Repeat(_, 0) | Run::Packed(_, 0) => None,
+            run => Some(run),
+        }
+    }
+
+    /// Hands each run of the next `count` values to `each`.
+    fn runs(mut self, count: usize, mut each: impl FnMut(Run<'a>) -> Option<()>) -> Option<()> {
+        let mut left = count;
+        while left > 0 {
+            let run = self.next_run(left)?;
+            left -= match run {
+                Run::Repeat(_, n) | Run::Packed(_, n) => n,
+            };
+            each(run)?;
+        }
+        Some(())
+    }
+
     /// Appends to `bits` the `table` entry of each of the next `count` values: 1
     /// TRUE, 0 not (`None`: the data ends first, or a value's entry is neither).
     /// Keys of at most [`FAST_WIDTH`] bits are unpacked and looked up 8 at a time
     /// without a bounds check: `table` must then have an entry for every value of
     /// the width (2 for those past the dictionary, [`padded`]).
     fn lookup(
-        mut self,
+        self,
         count: usize,
         table: &[u8],
         bits: &mut Bits,
         scratch: &mut Vec<u32>,
     ) -> Option<()> {
-        let mut left = count;
-        while left > 0 {
-            let header = self.uleb128()?;
-            let n = usize::try_from(header >> 1).ok()?;
-            if header & 1 == 0 {
-                // A run of one value.
-                let bytes = self.width.div_ceil(8) as usize;
-                let raw = self.data.get(..bytes)?;
-                self.data = &self.data[bytes..];
-                let value = raw
-                    .iter()
-                    .rev()
-                    .fold(0usize, |v, &b| (v << 8) | usize::from(b));
-                let take = n.min(left);
-                if take == 0 {
-                    return None;
+        let width = self.width;
+        self.runs(count, |run| match run {
+            Run::Repeat(value, n) => match table.get(value)? {
+                bit @ (0 | 1) => {
+                    bits.push_run(*bit == 1, n);
+                    Some(())
                 }
-                match table.get(value)? {
-                    bit @ (0 | 1) => bits.push_run(*bit == 1, take),
-                    _ => return None,
-                }
-                left -= take;
-            } else {
-                // Groups of 8 packed values; the last run may be cut short of its
-                // groups (only as many values as the page holds are read).
-                let width = self.width as usize;
-                let bytes = n.checked_mul(width)?.min(self.data.len());
-                let packed = &self.data[..bytes];
-                self.data = &self.data[bytes..];
-                let available = if width == 0 {
-                    n.checked_mul(8)?
-                } else {
-                    bytes * 8 / width
-                };
-                let take = available.min(n.saturating_mul(8)).min(left);
-                if take == 0 {
-                    return None;
-                }
-                if width <= FAST_WIDTH {
-                    if !packed_bits(packed, self.width, take, table, bits) {
-                        return None;
-                    }
-                } else {
-                    scratch.clear();
-                    scratch.resize(take, 0);
-                    unpack(packed, self.width, scratch);
-                    for chunk in scratch.chunks(64) {
-                        let mut word = 0u64;
-                        for (i, &key) in chunk.iter().enumerate() {
-                            match table.get(key as usize)? {
-                                bit @ (0 | 1) => word |= u64::from(*bit) << i,
-                                _ => return None,
-                            }
-                        }
-                        bits.push_word(word, chunk.len());
-                    }
-                }
-                left -= take;
+                _ => None,
+            },
+            Run::Packed(packed, n) if width as usize <= FAST_WIDTH => {
+                packed_bits(packed, width, n, table, bits).then_some(())
             }
-        }
-        Some(())
+            Run::Packed(packed, n) => {
+                for chunk in unpacked(packed, width, n, scratch).chunks(64) {
+                    let mut word = 0u64;
+                    for (i, &key) in chunk.iter().enumerate() {
+                        match table.get(key as usize)? {
+                            bit @ (0 | 1) => word |= u64::from(*bit) << i,
+                            _ => return None,
+                        }
+                    }
+                    bits.push_word(word, chunk.len());
+                }
+                Some(())
+            }
+        })
+    }
+
+    /// Appends to `out` the `dictionary` value of each of the next `count` keys
+    /// (`None`: the data ends first, or a key is past the dictionary). Keys of at
+    /// most [`FAST_WIDTH`] bits are unpacked 8 at a time and look their value up in
+    /// `padded` (the dictionary with a value for every key of the width) without a
+    /// bounds check; the others through `scratch`.
+    fn gather<T: Copy + Default>(
+        self,
+        count: usize,
+        dictionary: &[T],
+        padded: &[T],
+        out: &mut Vec<T>,
+        scratch: &mut Vec<u32>,
+    ) -> Option<()> {
+        let width = self.width;
+        self.runs(count, |run| match run {
+            Run::Repeat(key, n) => {
+                out.extend(std::iter::repeat_n(*dictionary.get(key)?, n));
+                Some(())
+            }
+            Run::Packed(packed, n) if width as usize <= FAST_WIDTH => {
+                let at = out.len();
+                out.resize(at + n, T::default());
+                let keys = dictionary.len();
+                packed_values(packed, width, padded, keys, &mut out[at..]).then_some(())
+            }
+            Run::Packed(packed, n) => {
+                for &key in unpacked(packed, width, n, scratch).iter() {
+                    out.push(*dictionary.get(key as usize)?);
+                }
+                Some(())
+            }
+        })
     }
 
     fn uleb128(&mut self) -> Option<u64> {
@@ -525,26 +856,16 @@ fn packed_bits_width<const W: usize>(
     let Some(table) = table.get(..=mask) else {
         return false;
     };
-    // The 8 bits of the group of 8 keys that starts `s` (at least W + 8 bytes, so
-    // that every key's 8-byte window is inside), and the OR of their entries.
+    // The bits of the group of 8 keys whose window is `s`, and the OR of their
+    // entries.
     let group = |s: &[u8]| -> (u8, u8) {
-        let s = &s[..W + 8];
         let (mut byte, mut all) = (0u8, 0u8);
         for i in 0..8 {
-            let bit = i * W;
-            let at = bit / 8;
-            let window = u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
-            let entry = table[(window >> (bit % 8)) as usize & mask];
+            let entry = table[key::<W>(s, i) & mask];
             byte |= (entry & 1) << i;
             all |= entry;
         }
         (byte, all)
-    };
-    let groups = take / 8;
-    // Groups whose windows lie inside `packed`, read in place.
-    let direct = match packed.len().checked_sub(W + 8) {
-        Some(last) => (last / W + 1).min(groups),
-        None => 0,
     };
     let mut all = 0u8;
     let mut word = 0u64;
@@ -558,33 +879,132 @@ fn packed_bits_width<const W: usize>(
             in_word = 0;
         }
     };
+    let direct = direct_groups::<W>(packed, take);
     for g in 0..direct {
         let (byte, a) = group(&packed[g * W..g * W + W + 8]);
         all |= a;
         push(byte, 8, bits);
     }
-    // The rest through a copy padded with zeros; a last group of fewer than 8 keys
-    // keeps their bits only.
-    let mut padded = [0u8; 2 * FAST_WIDTH + 8];
+    // A last group of fewer than 8 keys keeps their bits and entries only.
+    let mut copy = [0u8; 2 * FAST_WIDTH + 8];
     for g in direct..take.div_ceil(8) {
-        let from = (g * W).min(packed.len());
-        let n = (packed.len() - from).min(W);
-        padded[..W].fill(0);
-        padded[..n].copy_from_slice(&packed[from..from + n]);
-        let keys = (take - g * 8).min(8);
-        let (byte, _) = group(&padded);
-        let kept = if keys == 8 { 0xff } else { (1u8 << keys) - 1 };
-        for i in 0..keys {
-            let bit = i * W;
-            let window = u64::from_le_bytes(padded[bit / 8..bit / 8 + 8].try_into().expect("8"));
-            all |= table[(window >> (bit % 8)) as usize & mask];
+        let n = (take - g * 8).min(8);
+        let window = tail_window::<W>(packed, g, &mut copy);
+        let mut byte = 0u8;
+        for i in 0..n {
+            let entry = table[key::<W>(window, i) & mask];
+            byte |= (entry & 1) << i;
+            all |= entry;
         }
-        push(byte & kept, keys, bits);
+        push(byte, n, bits);
     }
     if in_word > 0 {
         bits.push_word(word, in_word);
     }
     all <= 1
+}
+
+/// How many of the groups of 8 packed `W`-bit values among the first `take` of
+/// `packed` can be read in place: those whose window (the group's bytes and 8 more)
+/// lies inside `packed`.
+fn direct_groups<const W: usize>(packed: &[u8], take: usize) -> usize {
+    match packed.len().checked_sub(W + 8) {
+        Some(last) => (last / W + 1).min(take / 8),
+        None => 0,
+    }
+}
+
+/// The window of group `g` of packed `W`-bit values, copied into `copy` and padded
+/// with zeros past the end of `packed`.
+fn tail_window<'c, const W: usize>(packed: &[u8], g: usize, copy: &'c mut [u8]) -> &'c [u8] {
+    let from = (g * W).min(packed.len());
+    let n = (packed.len() - from).min(W);
+    copy[..W + 8].fill(0);
+    copy[..n].copy_from_slice(&packed[from..from + n]);
+    &copy[..W + 8]
+}
+
+/// Value `i` (< 8) of a group of `W`-bit values whose `window` is at least `W + 8`
+/// bytes, with the bits above it (mask them off).
+#[inline(always)]
+fn key<const W: usize>(window: &[u8], i: usize) -> usize {
+    let window = &window[..W + 8];
+    let bit = i * W;
+    let at = bit / 8;
+    let bytes = u64::from_le_bytes(window[at..at + 8].try_into().expect("8 bytes"));
+    (bytes >> (bit % 8)) as usize
+}
+
+/// Fills `out` with the `padded` values of the first `out.len()` packed keys of
+/// `width` (≤ [`FAST_WIDTH`]) bits in `packed` (which holds at least that many);
+/// `padded` has `2^width` values, the first `keys` of them the dictionary's.
+/// `false` if a key is past the dictionary.
+fn packed_values<T: Copy + Default>(
+    packed: &[u8],
+    width: u32,
+    padded: &[T],
+    keys: usize,
+    out: &mut [T],
+) -> bool {
+    macro_rules! widths {
+        ($($w:literal)*) => {
+            match width {
+                0 => match padded.first() {
+                    Some(&v) if keys > 0 => {
+                        out.fill(v);
+                        true
+                    }
+                    _ => false,
+                },
+                $($w => packed_values_width::<$w, T>(packed, padded, keys, out),)*
+                _ => false,
+            }
+        };
+    }
+    widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// [`packed_values`] for one width, known when compiled.
+fn packed_values_width<const W: usize, T: Copy + Default>(
+    packed: &[u8],
+    padded: &[T],
+    keys: usize,
+    out: &mut [T],
+) -> bool {
+    let mask = (1usize << W) - 1;
+    let Some(padded) = padded.get(..=mask) else {
+        return false;
+    };
+    // The values of the group whose window is `s` into `o`; whether a key is past
+    // the dictionary.
+    let group = |s: &[u8], o: &mut [T]| -> bool {
+        let mut past = false;
+        for (i, o) in o.iter_mut().enumerate() {
+            let key = key::<W>(s, i) & mask;
+            past |= key >= keys;
+            *o = padded[key];
+        }
+        past
+    };
+    let direct = direct_groups::<W>(packed, out.len());
+    let (inside, rest) = out.split_at_mut(direct * 8);
+    let mut past = false;
+    for (g, o) in inside.chunks_exact_mut(8).enumerate() {
+        past |= group(&packed[g * W..g * W + W + 8], o);
+    }
+    let mut copy = [0u8; 2 * FAST_WIDTH + 8];
+    for (g, o) in rest.chunks_mut(8).enumerate() {
+        past |= group(tail_window::<W>(packed, direct + g, &mut copy), o);
+    }
+    !past
+}
+
+/// The first `n` values of `width` bits in `packed`, unpacked into `scratch`.
+fn unpacked<'s>(packed: &[u8], width: u32, n: usize, scratch: &'s mut Vec<u32>) -> &'s [u32] {
+    scratch.clear();
+    scratch.resize(n, 0);
+    unpack(packed, width, scratch);
+    scratch
 }
 
 /// Unpacks `out.len()` values of `width` bits (≤ 32), least significant bit first,

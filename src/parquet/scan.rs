@@ -520,11 +520,11 @@ impl<'a> Scan<'a> {
         // Rows sent so far, and the rows of the row group they are.
         let mut sent = 0usize;
         match &self.selects {
-            Selects::Where(_, parts, keyed) if self.options.pushdown => {
+            Selects::Where(_, parts, keyed_parts) if self.options.pushdown => {
                 let meta = source.metadata.metadata();
                 // The keyed conjuncts first, on their dictionaries and keys; when a
                 // chunk is not as its metadata says, they join the reader's.
-                let mut keyed: Vec<JitPredicate> = keyed
+                let mut keyed: Vec<JitPredicate> = keyed_parts
                     .iter()
                     .map(|p| p.for_file(meta, &[rg], None))
                     .collect();
@@ -545,7 +545,11 @@ impl<'a> Scan<'a> {
                         keyed_groups.fetch_add(1, Ordering::Relaxed);
                         Vec::new()
                     }
-                    None => keyed,
+                    // Fresh ones: those counted the dictionaries' values as rows.
+                    None => keyed_parts
+                        .iter()
+                        .map(|p| p.for_file(meta, &[rg], None))
+                        .collect(),
                 };
                 pushed.extend(parts.iter().map(|p| p.for_file(meta, &[rg], None)));
                 if pushed.is_empty() && self.output_columns.is_empty() {
