@@ -12,6 +12,11 @@
 //!   - with pushdown (the default) the compiled predicate runs inside the parquet
 //!     reader as a [`JitPredicate`] in its `RowFilter`: only the predicate's columns
 //!     are decoded for every row, the other output columns for the surviving rows only;
+//!   - with pushdown, the conjuncts of a predicate that cannot fail on columns whose
+//!     pages are all dictionary-encoded are decided before the reader, on the
+//!     dictionaries and keys (once per dictionary value for a conjunct on one column,
+//!     on values decoded from the keys for one on several); the rows they keep are
+//!     the reader's selection ([`ScanStats::keyed`] counts the row groups done so);
 //!   - row groups are read on a pool of threads, and the results come back in file
 //!     order; at most a couple of batches per thread are in flight, so memory stays
 //!     bounded by batch size × threads whatever the file size.

@@ -98,7 +98,7 @@ pub struct ScanStats {
     /// Row groups skipped on their statistics.
     pub pruned: usize,
     /// Row groups read whose conjuncts on dictionary-encoded columns were decided on
-    /// the dictionaries and keys, before the reader (see [`Scan`]).
+    /// the dictionaries and keys, before the reader (see [the module](crate::parquet)).
     pub keyed: usize,
 }
 
