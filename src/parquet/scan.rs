@@ -712,3 +712,89 @@ enum Msg<T> {
     Done,
     Failed(ScanError),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int32Array, Int64Array, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use arrow::util::display::array_value_to_string;
+
+    /// A row group whose keyed conjuncts are given back to the reader (a chunk not
+    /// as its metadata says) is read by the reader with all the conjuncts: the same
+    /// rows and values as when they are decided on the keys, and as the interpreter.
+    #[test]
+    fn row_groups_given_back_to_the_reader_read_the_same_rows() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("keys.parquet");
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("b", DataType::Int32, true),
+            Field::new("t", DataType::Utf8, true),
+        ]));
+        let rows = 1_000i64;
+        let a = Int64Array::from_iter_values((0..rows).map(|r| r % 17));
+        let b = Int32Array::from_iter((0..rows).map(|r| (r % 9 != 0).then_some(r as i32 % 23)));
+        let words = ["x", "y", "héllo"];
+        let t =
+            StringArray::from_iter((0..rows).map(|r| (r % 4 != 0).then(|| words[r as usize % 3])));
+        let batch =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(a), Arc::new(b), Arc::new(t)])
+                .unwrap();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(128))
+            .build();
+        let file = File::create(&path).unwrap();
+        let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
+        let scanned = |predicate: &str, interpret: bool| {
+            let options = ScanOptions {
+                interpret,
+                batch_size: 50,
+                ..ScanOptions::default()
+            };
+            let scan = Scan::new(&dataset, Some(predicate), &[0, 1, 2], options).unwrap();
+            let mut lines = Vec::new();
+            let stats = scan
+                .run(
+                    &|b: RecordBatch| {
+                        Ok((0..b.num_rows())
+                            .map(|r| {
+                                b.columns()
+                                    .iter()
+                                    .map(|c| array_value_to_string(c, r).unwrap())
+                                    .collect::<Vec<_>>()
+                                    .join(",")
+                            })
+                            .collect::<Vec<_>>())
+                    },
+                    &mut |item| {
+                        if let ScanItem::Batch(b) = item {
+                            lines.extend(b);
+                        }
+                        Ok(true)
+                    },
+                )
+                .unwrap();
+            (lines, stats.keyed)
+        };
+        for predicate in [
+            "a < 5 AND t = 'x'",
+            "a < 9 AND b > a AND t <> 'y'",
+            "b IS NULL AND t IS NOT NULL",
+        ] {
+            let (expected, _) = scanned(predicate, true);
+            assert!(!expected.is_empty(), "{predicate}");
+            let (keyed, groups) = scanned(predicate, false);
+            assert_eq!(groups, 8, "{predicate}");
+            assert_eq!(keyed, expected, "{predicate}");
+            keys::GIVE_UP.store(true, Ordering::Relaxed);
+            let (read, groups) = scanned(predicate, false);
+            keys::GIVE_UP.store(false, Ordering::Relaxed);
+            assert_eq!(groups, 0, "{predicate}");
+            assert_eq!(read, expected, "{predicate}");
+        }
+    }
+}
