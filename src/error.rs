@@ -1,4 +1,4 @@
-//! Errors: one `thiserror` enum per stage, wrapped in [`Error`].
+//! Errors: one `thiserror` enum per stage, wrapped in [`enum@Error`].
 
 use thiserror::Error;
 

@@ -7,7 +7,7 @@
 //!
 //! Errors follow the rule in `docs/semantics.md`: a row raises an error only if its
 //! value is used. Each node therefore returns, beside its array, the rows that raised
-//! an error ([`Errors`]); `AND`, `OR`, `CASE` and `COALESCE` drop the errors of rows
+//! an error (`Errors`); `AND`, `OR`, `CASE` and `COALESCE` drop the errors of rows
 //! whose value they do not use, and the first remaining row is reported at the root.
 
 use std::cell::RefCell;

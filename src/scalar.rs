@@ -657,7 +657,7 @@ pub(crate) fn parse_blob(text: &str) -> Result<Vec<u8>, LiteralError> {
 
 /// A BLOB's text form, as DuckDB prints it: printable ASCII (space to `~`) as it
 /// is, every other byte and the backslash as `\xHH` (upper-case hexadecimal), so
-/// that [`parse_blob`] reads it back as the same bytes.
+/// that `parse_blob` reads it back as the same bytes.
 pub fn format_blob(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for &b in bytes {
@@ -700,7 +700,7 @@ impl ScalarValue {
     /// `CAST('2.5' AS REAL)`): integers in decimal, floats incl. `NaN` and `Infinity`,
     /// booleans (`true/false/t/f/yes/no/on/off/1/0`), dates `YYYY-MM-DD`, timestamps
     /// `YYYY-MM-DD[ |T]HH:MM[:SS[.fraction]]` in UTC, exactly in the unit, intervals
-    /// as [`parse_interval`] reads them (a bare number counts seconds, as in PostgreSQL).
+    /// as `parse_interval` reads them (a bare number counts seconds, as in PostgreSQL).
     pub fn parse(text: &str, to: &DataType) -> Result<ScalarValue, LiteralError> {
         use ScalarValue::*;
         let t = text.trim();

@@ -1,4 +1,4 @@
-//! SQL text to [`Expr`](crate::expr::Expr), with sqlparser.
+//! SQL text to [`crate::expr::Expr`], with sqlparser.
 //!
 //! [`parse_expr`] reads one scalar expression and [`parse_select_list`] a
 //! comma-separated list of expressions with optional aliases. Both produce trees

@@ -5,7 +5,7 @@
 //! each command is a module of its own.
 //!
 //! Nothing here uses `println!`/`eprintln!` (they panic when the stream fails): stdout is
-//! written with [`outln!`]/[`out!`], which return a [`Failure`], and stderr with
+//! written with `outln!`/`out!`, which return a [`Failure`], and stderr with
 //! [`warn`], which ignores failures.
 
 /// Writes a line to stdout; a failed write is a [`Failure`] (a closed pipe ends quietly).
@@ -15,7 +15,7 @@ macro_rules! outln {
     };
 }
 
-/// Writes to stdout without a newline; see [`outln!`].
+/// Writes to stdout without a newline; see `outln!`.
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::output::print(format_args!($($arg)*))
@@ -76,7 +76,7 @@ enum Command {
         broadhead filter 'data/*.parquet' --where \"l_shipdate >= DATE '1994-01-01'\" --count"
     )]
     Filter(filter::FilterArgs),
-    /// One SQL statement: SELECT <list> FROM <file> [WHERE <expr>] [LIMIT n] [OFFSET n].
+    /// One SQL statement: `SELECT <list> FROM <file> [WHERE <expr>] [LIMIT n] [OFFSET n]`.
     #[command(
         after_help = "Example:\n  broadhead sql \"SELECT l_orderkey, l_quantity FROM 'lineitem.parquet' \
         WHERE l_quantity > 49 LIMIT 3\"\n  broadhead sql \"SELECT count(*) FROM read_parquet('data/*.parquet') WHERE l_discount = 0.05\""

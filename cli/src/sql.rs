@@ -4,7 +4,7 @@
 //! converted to [`Expr`]s by the library's converter ([`expr_from_ast`]), so every
 //! error points into the statement. What a scan cannot do (DISTINCT, GROUP BY,
 //! ORDER BY, joins, aggregates other than `count(*)`, `EXPLAIN`) runs through
-//! DataFusion with the feature `datafusion` ([`crate::full_sql`]); without it, it is
+//! DataFusion with the feature `datafusion` (`crate::full_sql`); without it, it is
 //! an error naming the clause and the build that runs it.
 
 use std::path::PathBuf;
@@ -38,7 +38,7 @@ const FULL_SQL_HINT: &str = "GROUP BY, ORDER BY, joins, aggregates, DISTINCT, \
 /// Arguments of `broadhead sql`.
 #[derive(Args, Debug)]
 pub struct SqlArgs {
-    /// SELECT <list> FROM <file> [WHERE <expr>] [LIMIT n] [OFFSET n]; the list may hold
+    /// `SELECT <list> FROM <file> [WHERE <expr>] [LIMIT n] [OFFSET n]`; the list may hold
     /// expressions, `*`, or `count(*)` alone; the file is 'path' (a file, a directory or
     /// a glob), read_parquet('path'), or a bare name such as lineitem.parquet. A build
     /// with the feature `datafusion` runs any SELECT or EXPLAIN (GROUP BY, ORDER BY,

@@ -30,7 +30,7 @@ use crate::program::{in_set_lookup, ArithOp, Callee, InSet, Node, OutSlot, PType
 #[error("code generation failed: {0}")]
 pub struct CodegenError(pub String);
 
-/// The generated function's type (see [`crate::emit`] for the ABI).
+/// The generated function's type (see the `emit` module for the ABI).
 pub type KernelFn =
     unsafe extern "C" fn(*const Slot, *const u64, u64, *const OutSlot, *mut u64, *mut u8) -> i64;
 

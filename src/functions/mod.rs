@@ -10,7 +10,7 @@
 //! test walks it, runs every signature through both back ends and checks every
 //! example.
 //!
-//! Most functions are written once, row by row, with the adapters of [`row`]
+//! Most functions are written once, row by row, with the adapters of `row`
 //! (`row::map1(|s: &str| …)`): the same closure is the interpreter's
 //! implementation (over Arrow arrays) and, through one generic runtime helper,
 //! the JIT's (over blocks of rows, strings as views). Functions that LLVM computes

@@ -18,14 +18,14 @@ use super::{guarded, ScanError};
 use crate::types::{sql_type_name, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION};
 
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
-/// decimals stay exact decimals of the same precision and scale ([`engine_decimal`];
+/// decimals stay exact decimals of the same precision and scale (`engine_decimal`;
 /// `Decimal32` and `Decimal64` are read as they are, the JIT reads them in place),
 /// `FixedSizeBinary` becomes BLOB (`Binary`), `Float16` becomes REAL, `Date64` becomes
 /// DATE (days); a dictionary of a type that is converted is decoded to the converted
 /// type (other dictionaries stay). `None`: read as it is — so every string and BLOB
 /// layout the reader produces (`Utf8`, `LargeUtf8`, `Utf8View`, `Binary`,
 /// `LargeBinary`, `BinaryView`, as the file's embedded Arrow schema says) reaches the
-/// engine unconverted: both back ends read each in place ([`crate::layout`]).
+/// engine unconverted: both back ends read each in place (`crate::layout`).
 pub fn engine_type(t: &DataType) -> Option<DataType> {
     match t {
         DataType::Decimal32(_, s) | DataType::Decimal64(_, s) if *s >= 0 => None,
