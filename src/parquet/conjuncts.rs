@@ -31,11 +31,9 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-use parquet::basic::Encoding;
-use parquet::file::metadata::ParquetMetaData;
 
 use super::keys::{keyed_layout, Layout};
-use super::Dataset;
+use super::{dictionary_encoded, single_leaf, Dataset};
 use crate::prepare::{Prepared, Purpose};
 use crate::typed::{TypedExpr, TypedKind};
 
@@ -208,23 +206,11 @@ fn is_fixed_width(t: &DataType) -> bool {
 /// reader can hand over its dictionaries and keys as they are.
 fn dictionary_encoded_strings(dataset: &Dataset, column: usize) -> bool {
     dataset.files().iter().all(|f| {
-        let meta: &ParquetMetaData = f.metadata.metadata();
-        let descr = meta.file_metadata().schema_descr();
-        let leaves: Vec<usize> = (0..descr.num_columns())
-            .filter(|&l| descr.get_column_root_idx(l) == column)
-            .collect();
-        let [leaf] = leaves[..] else {
-            return false;
-        };
-        f.metadata.schema().field(column).data_type() == &DataType::Utf8
-            && meta.row_groups().iter().all(|rg| {
-                let chunk = rg.column(leaf);
-                chunk.dictionary_page_offset().is_some()
-                    && chunk.page_encoding_stats_mask().is_some_and(|mask| {
-                        mask.is_only(Encoding::RLE_DICTIONARY)
-                            || mask.is_only(Encoding::PLAIN_DICTIONARY)
-                    })
-            })
+        let meta = f.metadata.metadata();
+        single_leaf(meta, column).is_some_and(|leaf| {
+            f.metadata.schema().field(column).data_type() == &DataType::Utf8
+                && dictionary_encoded(meta, leaf)
+        })
     })
 }
 

@@ -43,7 +43,7 @@ use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use parquet::file::reader::{ChunkReader, Length};
 use parquet::file::serialized_reader::SerializedPageReader;
 
-use super::{Dataset, JitPredicate};
+use super::{dictionary_encoded, single_leaf, Dataset, JitPredicate};
 
 /// How a column's dictionary values are laid out, as read here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,16 +77,6 @@ fn value_layout(t: &DataType, physical: Physical) -> Option<Layout> {
     }
 }
 
-/// The single leaf of root column `column`, if it has one.
-fn single_leaf(meta: &ParquetMetaData, column: usize) -> Option<usize> {
-    let descr = meta.file_metadata().schema_descr();
-    let mut leaves = (0..descr.num_columns()).filter(|&l| descr.get_column_root_idx(l) == column);
-    match (leaves.next(), leaves.next()) {
-        (Some(leaf), None) => Some(leaf),
-        _ => None,
-    }
-}
-
 /// How root column `column` is read by its keys, the same in every file of
 /// `dataset`: one flat leaf (no repetition, at most one level of nulls), a type read
 /// bit for bit ([`Layout`]), and every data page of every chunk dictionary-encoded
@@ -99,15 +89,7 @@ pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
         let t = f.metadata.schema().field(column).data_type();
         let layout = value_layout(t, descr.physical_type())?;
         let flat = descr.max_rep_level() == 0 && descr.max_def_level() <= 1;
-        let keyed = meta.row_groups().iter().all(|rg| {
-            let chunk = rg.column(leaf);
-            chunk.dictionary_page_offset().is_some()
-                && chunk.page_encoding_stats_mask().is_some_and(|mask| {
-                    mask.is_only(Encoding::RLE_DICTIONARY)
-                        || mask.is_only(Encoding::PLAIN_DICTIONARY)
-                })
-        });
-        (flat && keyed).then_some(layout)
+        (flat && dictionary_encoded(meta, leaf)).then_some(layout)
     });
     let first = layouts.next()??;
     layouts.all(|l| l == Some(first)).then_some(first)
@@ -423,9 +405,19 @@ fn typed_values<T: Copy + Default + FromLe>(
     let nulls = valid
         .map(|v| NullBuffer::new(v.finish()))
         .filter(|n| n.null_count() > 0);
+    fixed_array(field, rows, Buffer::from_vec(values), nulls)
+}
+
+/// An array of `field`'s (fixed-width) type over `len` values in `values`.
+fn fixed_array(
+    field: &Field,
+    len: usize,
+    values: Buffer,
+    nulls: Option<NullBuffer>,
+) -> Option<ArrayRef> {
     let data = ArrayData::builder(field.data_type().clone())
-        .len(rows)
-        .add_buffer(Buffer::from_vec(values))
+        .len(len)
+        .add_buffer(values)
         .nulls(nulls)
         .build()
         .ok()?;
@@ -468,13 +460,7 @@ fn dictionary_array(
         Layout::Fixed(width) => {
             let mut values = buf.get(..count.checked_mul(width)?)?.to_vec();
             values.resize(len * width, 0);
-            let data = ArrayData::builder(field.data_type().clone())
-                .len(len)
-                .add_buffer(Buffer::from_vec(values))
-                .nulls(valid)
-                .build()
-                .ok()?;
-            Some(make_array(data))
+            fixed_array(field, len, Buffer::from_vec(values), valid)
         }
         Layout::Bytes => {
             // Each value: its length in 4 bytes, then its bytes.

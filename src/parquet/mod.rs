@@ -53,9 +53,35 @@ mod scan;
 
 use std::path::{Path, PathBuf};
 
+use parquet::basic::Encoding;
+use parquet::file::metadata::ParquetMetaData;
+
 pub use dataset::{engine_schema, engine_type, expand_paths, to_engine_batch, Dataset, SourceFile};
 pub use predicate::{JitPredicate, RowError};
 pub use scan::{Scan, ScanItem, ScanOptions, ScanStats};
+
+/// The single leaf of root column `column`, if it has exactly one (columns are found
+/// by position, never by name).
+pub(crate) fn single_leaf(meta: &ParquetMetaData, column: usize) -> Option<usize> {
+    let descr = meta.file_metadata().schema_descr();
+    let mut leaves = (0..descr.num_columns()).filter(|&l| descr.get_column_root_idx(l) == column);
+    match (leaves.next(), leaves.next()) {
+        (Some(leaf), None) => Some(leaf),
+        _ => None,
+    }
+}
+
+/// Whether every data page of every chunk of leaf `leaf` is dictionary-encoded, as
+/// the chunks' page encoding statistics say (no statistics: not known, so no).
+pub(crate) fn dictionary_encoded(meta: &ParquetMetaData, leaf: usize) -> bool {
+    meta.row_groups().iter().all(|rg| {
+        let chunk = rg.column(leaf);
+        chunk.dictionary_page_offset().is_some()
+            && chunk.page_encoding_stats_mask().is_some_and(|mask| {
+                mask.is_only(Encoding::RLE_DICTIONARY) || mask.is_only(Encoding::PLAIN_DICTIONARY)
+            })
+    })
+}
 
 /// A scan failure.
 #[derive(Debug, thiserror::Error)]

@@ -22,7 +22,7 @@ use super::dataset::to_engine_batch;
 use super::footer::check_page_headers;
 use super::predicate::{constant_value, row_of, without_row};
 use super::{conjuncts, keys};
-use super::{guarded, Dataset, JitPredicate, RowError, ScanError, SourceFile};
+use super::{guarded, single_leaf, Dataset, JitPredicate, RowError, ScanError, SourceFile};
 use crate::expr::Expr;
 use crate::prepare::{Prepared, Purpose};
 use crate::prune::{may_be_true, ColumnStats};
@@ -293,10 +293,9 @@ impl<'a> Scan<'a> {
         let mut per_column = Vec::new();
         for c in bound.columns() {
             let field = schema.field(c);
-            let leaves: Vec<usize> = (0..descr.num_columns())
-                .filter(|&l| descr.get_column_root_idx(l) == c)
-                .collect();
-            let [leaf] = leaves[..] else { continue };
+            let Some(leaf) = single_leaf(meta, c) else {
+                continue;
+            };
             let file_field = file.metadata.schema().field(c);
             let Ok(conv) = StatisticsConverter::from_column_index(leaf, file_field, descr) else {
                 continue;
