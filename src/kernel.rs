@@ -168,7 +168,7 @@ fn compile_deferred(
 const INLINE: usize = 16;
 
 /// Runs `f` on a scratch slice of `n` copies of `fill`, on the stack when small.
-fn with_scratch<T: Copy, R>(n: usize, fill: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+pub(crate) fn with_scratch<T: Copy, R>(n: usize, fill: T, f: impl FnOnce(&mut [T]) -> R) -> R {
     if n <= INLINE {
         let mut buf = [fill; INLINE];
         f(&mut buf[..n])

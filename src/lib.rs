@@ -50,6 +50,7 @@ mod kernel;
 mod layout;
 mod lower;
 pub mod optimize;
+mod outputs;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod prepare;

@@ -2,13 +2,8 @@
 
 use std::sync::Arc;
 
-use arrow::array::{
-    downcast_primitive, make_array, ArrayData, ArrayRef, ArrowPrimitiveType, BinaryArray,
-    BinaryBuilder, BooleanArray, PrimitiveArray, RecordBatch, StringArray,
-};
-use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
+use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use broadhead_codegen::{OutSlot, PType};
 
 use crate::cache::KernelCache;
 use crate::decode::Decoding;
@@ -19,7 +14,7 @@ use crate::functions::row::Arena;
 use crate::interpret::interpret;
 use crate::kernel::{check_schema, Columns, Jit};
 use crate::layout::is_string;
-use crate::lower::physical;
+use crate::outputs::KernelOutputs;
 use crate::prepare::{projection_backend, Prepared, Purpose};
 use crate::selection::SelectionVector;
 use crate::tier::{CompilePolicy, Counters, TierStats};
@@ -70,6 +65,10 @@ struct Inner {
     /// decoded).
     decoding: Decoding,
     outputs: Vec<Output>,
+    /// The kernel's outputs, in its order.
+    kernel_outputs: KernelOutputs,
+    /// Whether output `i` is the kernel's output `i`, for every output.
+    kernel_only: bool,
     jit: Option<Jit>,
     /// Why some outputs are interpreted (for explain).
     interpreted_reason: Option<String>,
@@ -192,12 +191,24 @@ impl Projector {
                 },
                 column,
             })
-            .collect();
+            .collect::<Vec<Output>>();
+        let kernel_outputs = KernelOutputs::new(
+            outputs
+                .iter()
+                .filter(|o| o.kernel_output.is_some())
+                .map(|o| o.prepared.optimized().data_type.clone()),
+        );
+        let kernel_only = outputs
+            .iter()
+            .enumerate()
+            .all(|(i, o)| o.column.is_none() && o.kernel_output == Some(i));
         Ok(Projector {
             inner: Arc::new(Inner {
                 schema: caller_schema,
                 decoding,
                 outputs,
+                kernel_outputs,
+                kernel_only,
                 jit: backend.jit,
                 interpreted_reason: backend.reason,
                 policy,
@@ -351,6 +362,8 @@ impl Projector {
         let mut first: Option<crate::Error> = None;
         let kernel_ran = compiled.is_some();
         let (compiled, mut failed) = match compiled {
+            // The kernel computed every output, in order.
+            Some(Ok(c)) if self.inner.kernel_only => return Ok(c),
             Some(Ok(c)) => (c, None),
             Some(Err(e)) => (Vec::new(), Some(e)),
             None => (Vec::new(), None),
@@ -413,89 +426,11 @@ impl Projector {
         rows: usize,
         describe: impl Fn(usize) -> crate::Error,
     ) -> Result<Option<Vec<ArrayRef>>> {
-        let types: Vec<&DataType> = self
-            .inner
-            .outputs
-            .iter()
-            .filter(|o| o.kernel_output.is_some())
-            .map(|o| &o.prepared.optimized().data_type)
-            .collect();
-        let words = rows.div_ceil(64);
-        let mut values: Vec<MutableBuffer> = types
-            .iter()
-            .map(|t| match physical(t) {
-                // Addresses, then lengths.
-                Some(PType::Str) => MutableBuffer::from_len_zeroed(rows * 16),
-                Some(p) if p.width() > 0 => {
-                    // Not zeroed: the kernel writes every row (see below).
-                    MutableBuffer::with_capacity(rows * p.width() as usize)
-                }
-                _ => MutableBuffer::from_len_zeroed(words * 8),
-            })
-            .collect();
-        let mut validity: Vec<MutableBuffer> = types
-            .iter()
-            .map(|_| MutableBuffer::from_len_zeroed(words * 8))
-            .collect();
-        let outs: Vec<OutSlot> = values
-            .iter_mut()
-            .zip(validity.iter_mut())
-            .map(|(v, n)| OutSlot {
-                values: v.as_mut_ptr(),
-                validity: n.as_mut_ptr() as *mut u64,
-            })
-            .collect();
+        // Computed strings live here until the outputs are copied out of it.
         let mut arena = Arena::default();
-        if jit
-            .run(columns, rows, &outs, 0, &mut arena, describe)?
-            .is_none()
-        {
-            return Ok(None);
-        }
-        for (v, t) in values.iter_mut().zip(&types) {
-            if let Some(p) = physical(t).filter(|p| p.width() > 0) {
-                // SAFETY: the buffer's capacity is rows * width bytes and the kernel has
-                // written every one of them: full blocks store whole vectors and the
-                // tail block stores its active rows (codegen's write_output).
-                unsafe { v.set_len(rows * p.width() as usize) };
-            }
-        }
-        types
-            .into_iter()
-            .zip(values.into_iter().zip(validity))
-            .map(|(t, (v, n))| {
-                let nulls = NullBuffer::new(BooleanBuffer::new(Buffer::from(n), 0, rows));
-                let nulls = (nulls.null_count() > 0).then_some(nulls);
-                let array: ArrayRef = if *t == DataType::Utf8 {
-                    Arc::new(strings_from_views(v.typed_data::<u64>(), rows, nulls))
-                } else if *t == DataType::Binary {
-                    Arc::new(blobs_from_views(v.typed_data::<u64>(), rows, nulls))
-                } else if *t == DataType::Boolean {
-                    Arc::new(BooleanArray::new(
-                        BooleanBuffer::new(Buffer::from(v), 0, rows),
-                        nulls,
-                    ))
-                } else if physical(t) == Some(PType::I64) && crate::types::is_decimal(t) {
-                    // The kernel computes decimals of up to 18 digits as i64.
-                    let narrow = arrow::array::Int64Array::new(
-                        arrow::buffer::ScalarBuffer::from(Buffer::from(v)),
-                        nulls,
-                    );
-                    let wide: arrow::array::Decimal128Array = narrow.unary(i128::from);
-                    Arc::new(wide.with_data_type(t.clone()))
-                } else if let DataType::Decimal128(..) = t {
-                    // Wider ones as i128, in place. Not through `ArrayData`'s
-                    // validation: rows that are NULL may hold any value.
-                    let values = arrow::buffer::ScalarBuffer::<i128>::from(Buffer::from(v));
-                    let wide = arrow::array::Decimal128Array::new(values, nulls);
-                    Arc::new(wide.with_data_type(t.clone()))
-                } else {
-                    primitive_output(t, Buffer::from(v), rows, nulls)?
-                };
-                Ok(array)
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some)
+        self.inner.kernel_outputs.evaluate(rows, |outs| {
+            jit.run(columns, rows, outs, 0, &mut arena, describe)
+        })
     }
 
     /// Every stage's view of the expressions, and the compiled kernel.
@@ -555,71 +490,6 @@ impl Projector {
             .as_ref()
             .is_some_and(|jit| jit.wait_for_kernel())
     }
-}
-
-/// A primitive array of type `t` over `values` (`rows` values the kernel wrote),
-/// made without going through `ArrayData` and its validation.
-fn primitive_output(
-    t: &DataType,
-    values: Buffer,
-    rows: usize,
-    nulls: Option<NullBuffer>,
-) -> Result<ArrayRef> {
-    macro_rules! typed {
-        ($t:ty) => {{
-            let values = arrow::buffer::ScalarBuffer::<<$t as ArrowPrimitiveType>::Native>::new(
-                values, 0, rows,
-            );
-            Arc::new(PrimitiveArray::<$t>::try_new(values, nulls)?.with_data_type(t.clone()))
-                as ArrayRef
-        }};
-    }
-    Ok(downcast_primitive! {
-        t => (typed),
-        _ => {
-            let data = ArrayData::builder(t.clone())
-                .len(rows)
-                .add_buffer(values)
-                .nulls(nulls)
-                .build()?;
-            make_array(data)
-        }
-    })
-}
-
-/// The byte strings a kernel wrote as views (`rows` addresses, then `rows`
-/// lengths), copied into a BLOB array while the arena and the input columns they
-/// point into are alive.
-fn blobs_from_views(views: &[u64], rows: usize, nulls: Option<NullBuffer>) -> BinaryArray {
-    let word = |i: usize| views[i];
-    let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
-    let bytes: usize = (0..rows)
-        .filter(|&i| valid(i))
-        .map(|i| word(rows + i) as usize)
-        .sum();
-    let mut b = BinaryBuilder::with_capacity(rows, bytes);
-    for i in 0..rows {
-        if valid(i) {
-            let (ptr, len) = (word(i) as *const u8, word(rows + i) as usize);
-            // SAFETY: the kernel wrote, for every valid row, a view of bytes (from a
-            // column of the call, a literal of the kernel, or the call's arena), all
-            // alive until the caller's arena drops, after this copy.
-            b.append_value(unsafe { std::slice::from_raw_parts(ptr, len) });
-        } else {
-            b.append_null();
-        }
-    }
-    b.finish()
-}
-
-/// The strings a kernel wrote as views: [`blobs_from_views`], as the VARCHAR they
-/// are.
-fn strings_from_views(views: &[u64], rows: usize, nulls: Option<NullBuffer>) -> StringArray {
-    let blobs = blobs_from_views(views, rows, nulls);
-    let (offsets, values, nulls) = blobs.into_parts();
-    // SAFETY: every view of a VARCHAR output is of a UTF-8 string (a column of the
-    // call, a literal, or a row function's `String`), so the copied bytes are UTF-8.
-    unsafe { StringArray::new_unchecked(offsets, values, nulls) }
 }
 
 /// The row an evaluation error names, if it names one.

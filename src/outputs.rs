@@ -1,0 +1,468 @@
+//! The outputs of a projection's kernel: the memory it writes them into on each
+//! call, and the Arrow arrays made from that memory without copying it (strings
+//! excepted: they are copied out of the call's arena and input columns).
+//!
+//! Everything that depends only on the output types is decided once, when the
+//! projector is built ([`KernelOutputs::new`]), so that a call allocates one block
+//! of memory for all outputs, one `Bytes` owner for it, and an `Arc` per array.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    downcast_primitive, make_array, ArrayData, ArrayRef, ArrowPrimitiveType, BinaryArray,
+    BinaryBuilder, BooleanArray, Decimal128Array, Int64Array, PrimitiveArray, StringArray,
+};
+use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow::datatypes::DataType;
+use broadhead_codegen::{OutSlot, PType};
+
+use crate::error::Result;
+use crate::kernel::with_scratch;
+use crate::lower::physical;
+
+/// The outputs of one kernel, in its order.
+pub(crate) struct KernelOutputs {
+    outputs: Vec<Output>,
+}
+
+struct Output {
+    ty: DataType,
+    values: Values,
+    make: Make,
+}
+
+/// What an output's values are in the kernel's memory.
+#[derive(Clone, Copy)]
+enum Values {
+    /// A view per row: `rows` addresses, then `rows` lengths (`u64`s), zeroed
+    /// before the call.
+    Views,
+    /// `width` bytes per row, every one written by the kernel (full blocks store
+    /// whole vectors, the tail block its active rows: codegen's `write_output`).
+    Fixed(usize),
+    /// A bit per row in zeroed 64-bit words.
+    Bits,
+}
+
+impl Values {
+    fn bytes(self, rows: usize) -> usize {
+        match self {
+            Values::Views => rows * 16,
+            Values::Fixed(width) => rows * width,
+            Values::Bits => validity_bytes(rows),
+        }
+    }
+
+    fn zeroed(self) -> bool {
+        !matches!(self, Values::Fixed(_))
+    }
+}
+
+/// Makes an output's array of type `.0` from its values and nulls for `.2` rows.
+type Make = fn(&DataType, Buffer, usize, Option<NullBuffer>) -> Result<ArrayRef>;
+
+/// The bytes of validity words (or of bits) for `rows` rows.
+fn validity_bytes(rows: usize) -> usize {
+    rows.div_ceil(64) * 8
+}
+
+/// The 16-byte words that hold `bytes` bytes.
+fn words(bytes: usize) -> usize {
+    bytes.div_ceil(16)
+}
+
+impl KernelOutputs {
+    /// The outputs of a kernel computing values of `types`.
+    pub(crate) fn new(types: impl IntoIterator<Item = DataType>) -> Self {
+        let outputs = types
+            .into_iter()
+            .map(|ty| {
+                let values = match physical(&ty) {
+                    Some(PType::Str) => Values::Views,
+                    Some(p) if p.width() > 0 => Values::Fixed(p.width() as usize),
+                    _ => Values::Bits,
+                };
+                let make = maker(&ty);
+                Output { ty, values, make }
+            })
+            .collect();
+        KernelOutputs { outputs }
+    }
+
+    /// Calls `run` with a slot per output for `rows` rows, then makes the outputs'
+    /// arrays from what it wrote. `run` returns whether the kernel ran (`None`: it
+    /// did not, and neither does this).
+    ///
+    /// Strings are copied out of the memory the views point to before this
+    /// returns: the caller's arena must outlive the call.
+    pub(crate) fn evaluate(
+        &self,
+        rows: usize,
+        run: impl FnOnce(&[OutSlot]) -> Result<Option<usize>>,
+    ) -> Result<Option<Vec<ArrayRef>>> {
+        let mut memory = self.allocate(rows);
+        let empty = OutSlot {
+            values: std::ptr::null_mut(),
+            validity: std::ptr::null_mut(),
+        };
+        let ran = with_scratch(self.outputs.len(), empty, |slots| {
+            let base = memory.as_mut_ptr();
+            let mut at = 0;
+            for (o, slot) in self.outputs.iter().zip(slots.iter_mut()) {
+                let values = words(o.values.bytes(rows));
+                *slot = OutSlot {
+                    values: base.wrapping_add(at) as *mut u8,
+                    validity: base.wrapping_add(at + values) as *mut u64,
+                };
+                at += values + words(validity_bytes(rows));
+            }
+            run(slots)
+        })?;
+        if ran.is_none() {
+            return Ok(None);
+        }
+        let total = memory.capacity();
+        // SAFETY: `allocate` reserved `total` words and zeroed every byte but the
+        // values of `Values::Fixed` outputs, and the kernel ran: it wrote every one
+        // of those.
+        unsafe { memory.set_len(total) };
+        let all = Buffer::from_vec(memory);
+        let validity = validity_bytes(rows);
+        let mut at = 0;
+        self.outputs
+            .iter()
+            .map(|o| {
+                let bytes = o.values.bytes(rows);
+                let values = all.slice_with_length(at, bytes);
+                let nulls = all.slice_with_length(at + words(bytes) * 16, validity);
+                at += (words(bytes) + words(validity)) * 16;
+                (o.make)(&o.ty, values, rows, nulls_of(nulls, rows))
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+
+    /// The memory for `rows` rows of every output: for each, its values, then its
+    /// validity words, each part on a 16-byte boundary (alignment enough for every
+    /// type the kernel writes, `i128` too), all zeroed but the values the kernel
+    /// writes itself (the padding after them is zeroed). Its length is 0, its
+    /// capacity the words reserved.
+    ///
+    /// Not arrow's `MutableBuffer`: that aligns to 128 bytes, and a
+    /// `posix_memalign` (and its free) per buffer per call was most of the cost of
+    /// evaluating a small batch. One block for all outputs, which their arrays
+    /// share: it is freed when the last of them is dropped.
+    fn allocate(&self, rows: usize) -> Vec<i128> {
+        let validity = words(validity_bytes(rows));
+        let total: usize = self
+            .outputs
+            .iter()
+            .map(|o| words(o.values.bytes(rows)) + validity)
+            .sum();
+        let mut memory = Vec::with_capacity(total);
+        let spare = &mut memory.spare_capacity_mut()[..total];
+        let mut at = 0;
+        for o in &self.outputs {
+            let values = words(o.values.bytes(rows));
+            let zero_from = if o.values.zeroed() {
+                at
+            } else {
+                (at + values).saturating_sub(1).max(at)
+            };
+            at += values + validity;
+            for w in &mut spare[zero_from..at] {
+                w.write(0);
+            }
+        }
+        memory
+    }
+}
+
+/// The nulls of an output of `rows` rows from the validity words the kernel wrote:
+/// `None` when every row is valid (checked word by word, which costs less than
+/// counting the bits).
+fn nulls_of(words: Buffer, rows: usize) -> Option<NullBuffer> {
+    let w = words.typed_data::<u64>();
+    let (full, rest) = (rows / 64, rows % 64);
+    let tail = (1u64 << rest).wrapping_sub(1);
+    let all_valid =
+        w[..full].iter().all(|&x| x == u64::MAX) && (rest == 0 || w[full] & tail == tail);
+    (!all_valid).then(|| NullBuffer::new(BooleanBuffer::new(words, 0, rows)))
+}
+
+/// How an output of type `t` becomes an array.
+fn maker(t: &DataType) -> Make {
+    // Arrow's type for `$t`, or one with a parameter (a time zone, a precision).
+    macro_rules! typed {
+        ($t:ty) => {
+            if *t == <$t as ArrowPrimitiveType>::DATA_TYPE {
+                primitive::<$t, false> as Make
+            } else {
+                primitive::<$t, true> as Make
+            }
+        };
+    }
+    match t {
+        DataType::Utf8 => strings,
+        DataType::Binary => blobs,
+        DataType::Boolean => booleans,
+        // The kernel computes decimals of up to 18 digits as i64.
+        _ if physical(t) == Some(PType::I64) && crate::types::is_decimal(t) => narrow_decimals,
+        DataType::Decimal128(..) => decimals,
+        _ => downcast_primitive! {
+            t => (typed),
+            _ => other,
+        },
+    }
+}
+
+/// A primitive array, made without going through `ArrayData` and its validation;
+/// typed `t` if `RETYPED` (else `t` is `T`'s own type).
+fn primitive<T: ArrowPrimitiveType, const RETYPED: bool>(
+    t: &DataType,
+    values: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let array = PrimitiveArray::<T>::try_new(ScalarBuffer::new(values, 0, rows), nulls)?;
+    Ok(Arc::new(if RETYPED {
+        array.with_data_type(t.clone())
+    } else {
+        array
+    }))
+}
+
+/// Any other fixed-width type, through `ArrayData`.
+fn other(t: &DataType, values: Buffer, rows: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+    let data = ArrayData::builder(t.clone())
+        .len(rows)
+        .add_buffer(values)
+        .nulls(nulls)
+        .build()?;
+    Ok(make_array(data))
+}
+
+fn booleans(
+    _: &DataType,
+    bits: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    Ok(Arc::new(BooleanArray::new(
+        BooleanBuffer::new(bits, 0, rows),
+        nulls,
+    )))
+}
+
+/// Decimals of up to 18 digits, computed as `i64`, widened to `Decimal128`.
+fn narrow_decimals(
+    t: &DataType,
+    values: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let narrow = Int64Array::new(ScalarBuffer::new(values, 0, rows), nulls);
+    let wide: Decimal128Array = narrow.unary(i128::from);
+    Ok(Arc::new(wide.with_data_type(t.clone())))
+}
+
+/// Wider decimals, computed as `i128`, in place. Not through `ArrayData`'s
+/// validation: rows that are NULL may hold any value.
+fn decimals(
+    t: &DataType,
+    values: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let wide = Decimal128Array::new(ScalarBuffer::new(values, 0, rows), nulls);
+    Ok(Arc::new(wide.with_data_type(t.clone())))
+}
+
+/// The byte strings a kernel wrote as views (`rows` addresses, then `rows`
+/// lengths), copied into a BLOB array while the arena and the input columns they
+/// point into are alive.
+fn blobs_from_views(views: &Buffer, rows: usize, nulls: Option<NullBuffer>) -> BinaryArray {
+    let views = views.typed_data::<u64>();
+    let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+    let bytes: usize = (0..rows)
+        .filter(|&i| valid(i))
+        .map(|i| views[rows + i] as usize)
+        .sum();
+    let mut b = BinaryBuilder::with_capacity(rows, bytes);
+    for i in 0..rows {
+        if valid(i) {
+            let (ptr, len) = (views[i] as *const u8, views[rows + i] as usize);
+            // SAFETY: the kernel wrote, for every valid row, a view of bytes (from a
+            // column of the call, a literal of the kernel, or the call's arena), all
+            // alive until the caller's arena drops, after this copy.
+            b.append_value(unsafe { std::slice::from_raw_parts(ptr, len) });
+        } else {
+            b.append_null();
+        }
+    }
+    b.finish()
+}
+
+fn blobs(_: &DataType, views: Buffer, rows: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+    Ok(Arc::new(blobs_from_views(&views, rows, nulls)))
+}
+
+/// The strings a kernel wrote as views: [`blobs_from_views`], as the VARCHAR they
+/// are.
+fn strings(
+    _: &DataType,
+    views: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let (offsets, values, nulls) = blobs_from_views(&views, rows, nulls).into_parts();
+    // SAFETY: every view of a VARCHAR output is of a UTF-8 string (a column of the
+    // call, a literal, or a row function's `String`), so the copied bytes are UTF-8.
+    Ok(Arc::new(unsafe {
+        StringArray::new_unchecked(offsets, values, nulls)
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::{
+        Decimal128Type, Int64Type, Int8Type, TimeUnit, TimestampMillisecondType,
+    };
+
+    const WORDS: [&str; 3] = ["", "ab", "héllo"];
+
+    /// A kernel stand-in: checks its memory is laid out and zeroed as promised, then
+    /// writes row `i` of every output (valid unless `i % 3 == 0`).
+    fn write(types: &[DataType], rows: usize, outs: &[OutSlot]) {
+        let validity = validity_bytes(rows);
+        let mut spans = Vec::new();
+        for (t, out) in types.iter().zip(outs) {
+            let values = KernelOutputs::new([t.clone()]).outputs[0].values;
+            for p in [out.values as usize, out.validity as usize] {
+                assert_eq!(p % 16, 0, "{t}: parts start on 16-byte boundaries");
+            }
+            spans.push((out.values as usize, values.bytes(rows)));
+            spans.push((out.validity as usize, validity));
+            // SAFETY (test): the slots point into memory of these sizes.
+            let valid = unsafe { std::slice::from_raw_parts_mut(out.validity, rows.div_ceil(64)) };
+            assert!(valid.iter().all(|&w| w == 0), "{t}: validity zeroed");
+            for i in (0..rows).filter(|i| i % 3 != 0) {
+                valid[i / 64] |= 1 << (i % 64);
+            }
+            let v = out.values;
+            // SAFETY (test): as above, for each type's width.
+            unsafe {
+                match values {
+                    Values::Fixed(1) => {
+                        let s = std::slice::from_raw_parts_mut(v as *mut i8, rows);
+                        (0..rows).for_each(|i| s[i] = i as i8);
+                    }
+                    Values::Fixed(8) => {
+                        let s = std::slice::from_raw_parts_mut(v as *mut i64, rows);
+                        (0..rows).for_each(|i| s[i] = -(i as i64));
+                    }
+                    Values::Fixed(16) => {
+                        let s = std::slice::from_raw_parts_mut(v as *mut i128, rows);
+                        (0..rows).for_each(|i| s[i] = (i as i128) << 70);
+                    }
+                    Values::Bits => {
+                        let s = std::slice::from_raw_parts_mut(v as *mut u64, rows.div_ceil(64));
+                        assert!(s.iter().all(|&w| w == 0), "{t}: bits zeroed");
+                        (0..rows)
+                            .filter(|i| i % 2 == 1)
+                            .for_each(|i| s[i / 64] |= 1 << (i % 64));
+                    }
+                    Values::Views => {
+                        let s = std::slice::from_raw_parts_mut(v as *mut u64, 2 * rows);
+                        assert!(s.iter().all(|&w| w == 0), "{t}: views zeroed");
+                        for i in 0..rows {
+                            let w = WORDS[i % 3];
+                            (s[i], s[rows + i]) = (w.as_ptr() as u64, w.len() as u64);
+                        }
+                    }
+                    Values::Fixed(w) => panic!("no test values of width {w}"),
+                }
+            }
+        }
+        spans.sort_unstable();
+        for pair in spans.windows(2) {
+            assert!(
+                pair[0].0 + pair[0].1 <= pair[1].0,
+                "parts overlap: {spans:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_kind_of_output_at_every_block_edge() {
+        let types = vec![
+            DataType::Int8,
+            DataType::Int64,
+            DataType::Decimal128(38, 2),
+            DataType::Boolean,
+            DataType::Utf8,
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            DataType::Binary,
+        ];
+        let outputs = KernelOutputs::new(types.clone());
+        for rows in [0, 1, 15, 16, 17, 63, 64, 65, 1000] {
+            let arrays = outputs
+                .evaluate(rows, |outs| {
+                    write(&types, rows, outs);
+                    Ok(Some(rows))
+                })
+                .expect("no error")
+                .expect("ran");
+            for (a, t) in arrays.iter().zip(&types) {
+                assert_eq!(a.data_type(), t);
+                assert_eq!(a.len(), rows);
+                assert_eq!(a.null_count(), rows.div_ceil(3), "{t} at {rows} rows");
+            }
+            for i in (0..rows).filter(|i| i % 3 != 0) {
+                assert_eq!(arrays[0].as_primitive::<Int8Type>().value(i), i as i8);
+                assert_eq!(arrays[1].as_primitive::<Int64Type>().value(i), -(i as i64));
+                let wide = arrays[2].as_primitive::<Decimal128Type>().value(i);
+                assert_eq!(wide, (i as i128) << 70);
+                assert_eq!(arrays[3].as_boolean().value(i), i % 2 == 1);
+                assert_eq!(arrays[4].as_string::<i32>().value(i), WORDS[i % 3]);
+                let ms = arrays[5]
+                    .as_primitive::<TimestampMillisecondType>()
+                    .value(i);
+                assert_eq!(ms, -(i as i64));
+                assert_eq!(
+                    arrays[6].as_binary::<i32>().value(i),
+                    WORDS[i % 3].as_bytes()
+                );
+            }
+            // The arrays share one allocation: each stays whole when the others go.
+            let mut arrays = arrays;
+            let last = arrays.pop().expect("outputs");
+            drop(arrays);
+            assert_eq!(last.len(), rows);
+        }
+    }
+
+    #[test]
+    fn all_valid_outputs_have_no_null_buffer() {
+        for rows in [1usize, 63, 64, 65, 128, 129] {
+            let mut words = vec![0u64; rows.div_ceil(64)];
+            (0..rows).for_each(|i| words[i / 64] |= 1 << (i % 64));
+            assert!(nulls_of(Buffer::from_vec(words.clone()), rows).is_none());
+            words[(rows - 1) / 64] &= !(1 << ((rows - 1) % 64));
+            let nulls = nulls_of(Buffer::from_vec(words), rows).expect("a null");
+            assert_eq!(nulls.null_count(), 1, "{rows} rows");
+            assert!(nulls.is_null(rows - 1));
+        }
+    }
+
+    #[test]
+    fn a_kernel_that_does_not_run_makes_no_arrays() {
+        let outputs = KernelOutputs::new([DataType::Int64]);
+        assert!(outputs
+            .evaluate(10, |_| Ok(None))
+            .expect("no error")
+            .is_none());
+    }
+}
