@@ -399,3 +399,52 @@ fn short_values_at_the_end_of_the_data() {
         }
     }
 }
+
+/// Equalities with literals of every length up to 24 bytes (the kernel compares the
+/// first 20 itself, the helper the rest), against values that differ from the
+/// literal in one byte at each position, are a byte longer or shorter, and sit at the
+/// very end of the data buffer: the rows equal to the literal, by hand.
+#[test]
+fn equalities_compare_every_byte_of_long_literals() {
+    const TEXT: &str = "DELIVER IN PERSON, héllo!";
+    let literals: Vec<&str> = (0..=TEXT.len())
+        .filter(|&n| TEXT.is_char_boundary(n))
+        .map(|n| &TEXT[..n])
+        .collect();
+    for lit in literals {
+        let mut values: Vec<Option<String>> = vec![Some(lit.to_string()), None];
+        for k in 0..lit.len() {
+            let mut bytes = lit.as_bytes().to_vec();
+            bytes[k] = if bytes[k] == b'#' { b'$' } else { b'#' };
+            // A byte of a multi-byte character replaced is not UTF-8: skip those.
+            values.extend(String::from_utf8(bytes).ok().map(Some));
+        }
+        values.push(Some(format!("{lit}!")));
+        values.push(Some(format!("#{lit}")));
+        if let Some((last, _)) = lit.char_indices().last() {
+            values.push(Some(lit[..last].to_string()));
+        }
+        // The literal last in the buffer, after a value one byte shorter.
+        values.push(Some(lit.to_string()));
+        let utf8: ArrayRef = Arc::new(StringArray::from(values.clone()));
+        for layout in common::STRING_LAYOUTS {
+            let schema = Arc::new(Schema::new(vec![Field::new("s", layout.clone(), true)]));
+            let column = common::in_layout(utf8.as_ref(), layout);
+            let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+            let n = values.len();
+            for (offset, len) in [(0, n), (1, n - 1), (n - 1, 1), (n - 2, 2)] {
+                let part = batch.slice(offset, len);
+                let rows = &values[offset..offset + len];
+                for (op, equal) in [("=", true), ("<>", false)] {
+                    let text = format!("s {op} '{lit}'");
+                    let filter = Filter::new(&schema, &text).unwrap();
+                    let got: Vec<usize> = filter.evaluate(&part).unwrap().iter().collect();
+                    let want: Vec<usize> = (0..len)
+                        .filter(|&i| rows[i].as_ref().is_some_and(|v| (v == lit) == equal))
+                        .collect();
+                    assert_eq!(got, want, "{text} on {layout} at {offset}+{len}");
+                }
+            }
+        }
+    }
+}
