@@ -25,6 +25,7 @@
 //! a validity mask; the helper writes a block of results into a
 //! [`CallOut`](crate::CallOut).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -163,6 +164,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// Emit the expression once, for every block (masked), instead of a full-block
     /// copy and a tail copy.
     one_body: bool,
+    /// What [`Emitter::offset_heads`] read of the block being emitted, by slot:
+    /// every quick check on a column shares it.
+    heads: RefCell<HashMap<usize, (VectorValue<'ctx>, IntValue<'ctx>)>>,
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
@@ -283,6 +287,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             call_mem,
             total_rows: None,
             one_body,
+            heads: RefCell::default(),
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -628,6 +633,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn block(&mut self, block: &Block<'ctx>) -> R<()> {
         let mut memo: HashMap<NodeId, V<'ctx>> = HashMap::new();
+        self.heads.borrow_mut().clear();
         let outputs = self.prog.outputs.clone();
         let mut values = Vec::with_capacity(outputs.len());
         for &o in &outputs {
@@ -2019,7 +2025,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 (lo, Some(hi), None)
             }
             _ => {
-                let (lo, known) = self.offset_heads(slot, block)?;
+                // Read once a block: `s IN ('AIR', 'AIR REG')` is two equalities.
+                let cached = self.heads.borrow().get(&slot).copied();
+                let (lo, known) = match cached {
+                    Some(heads) => heads,
+                    None => {
+                        let heads = self.offset_heads(slot, block)?;
+                        self.heads.borrow_mut().insert(slot, heads);
+                        heads
+                    }
+                };
                 (lo, None, Some(known))
             }
         };
