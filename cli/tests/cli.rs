@@ -139,6 +139,32 @@ fn counts_agree_across_back_ends_pushdown_pruning_and_threads() {
 /// `--stats` says how the expressions ran: which tier evaluated how many batches
 /// (the kernels compile in the background; which tier a batch got depends on the
 /// machine, so only the totals and the shape are checked).
+/// The file mapped into memory (the default) and read (`BROADHEAD_MMAP=off`) give
+/// the same rows: every column written as CSV, and a count.
+#[test]
+fn mapped_and_read_files_give_the_same_rows() {
+    let f = s(lineitem());
+    for args in [
+        vec!["filter", f, "--where", Q6, "--format", "csv"],
+        vec!["filter", f, "--where", "l_comment LIKE '%fur%'", "--count"],
+    ] {
+        let mapped = ok(&args);
+        let out = broadhead()
+            .env("BROADHEAD_MMAP", "off")
+            .args(&args)
+            .output()
+            .unwrap();
+        let read = Run::from(out);
+        assert_eq!(read.code, 0, "{}", read.stderr);
+        assert_eq!(mapped, read.stdout, "{args:?}");
+        // Rows found: a header and rows, or a count that is not 0.
+        assert!(
+            mapped.lines().count() > 1 || mapped.trim().parse::<u64>().is_ok_and(|n| n > 0),
+            "{args:?}: {mapped}"
+        );
+    }
+}
+
 #[test]
 fn stats_report_the_tiers() {
     let f = s(lineitem());

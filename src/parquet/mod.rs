@@ -19,7 +19,10 @@
 //!     the reader's selection ([`ScanStats::keyed`] counts the row groups done so);
 //!   - row groups are read on a pool of threads, and the results come back in file
 //!     order; at most a couple of batches per thread are in flight, so memory stays
-//!     bounded by batch size × threads whatever the file size.
+//!     bounded by batch size × threads whatever the file size;
+//!   - the reader decodes pages from the file mapped into memory, not copied out of
+//!     the page cache ([`ENV_MMAP`] turns that off; a file truncated by another
+//!     process while it is mapped ends the process with `SIGBUS`).
 //! - [`JitPredicate`]: a compiled predicate as the parquet crate's `ArrowPredicate`,
 //!   for a `ParquetRecordBatchReaderBuilder` of your own; errors in the data name the
 //!   row group and the row of the file.
@@ -50,6 +53,7 @@ mod footer;
 mod keys;
 mod predicate;
 mod scan;
+mod source;
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +63,7 @@ use parquet::file::metadata::ParquetMetaData;
 pub use dataset::{engine_schema, engine_type, expand_paths, to_engine_batch, Dataset, SourceFile};
 pub use predicate::{JitPredicate, RowError};
 pub use scan::{Scan, ScanItem, ScanOptions, ScanStats};
+pub use source::ENV_MMAP;
 
 /// The single leaf of root column `column`, if it has exactly one (columns are found
 /// by position, never by name).

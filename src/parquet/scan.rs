@@ -21,6 +21,7 @@ use parquet::arrow::ProjectionMask;
 use super::dataset::to_engine_batch;
 use super::footer::check_page_headers;
 use super::predicate::{constant_value, row_of, without_row};
+use super::source::FileBytes;
 use super::{conjuncts, keys};
 use super::{guarded, single_leaf, Dataset, JitPredicate, RowError, ScanError, SourceFile};
 use crate::expr::Expr;
@@ -461,7 +462,7 @@ impl<'a> Scan<'a> {
             Some(files) => files[fi].clone(),
             None => source.metadata.clone(),
         };
-        let reader_file = file.try_clone().map_err(|e| ScanError::file(path, e))?;
+        let reader_file = FileBytes::of(&file).map_err(|e| ScanError::file(path, e))?;
         let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader_file, metadata)
             .with_row_groups(vec![rg])
             .with_batch_size(self.options.batch_size);
