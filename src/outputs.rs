@@ -121,10 +121,10 @@ impl KernelOutputs {
         if ran.is_none() {
             return Ok(None);
         }
-        let total = memory.capacity();
-        // SAFETY: `allocate` reserved `total` words and zeroed every byte but the
-        // values of `Values::Fixed` outputs, and the kernel ran: it wrote every one
-        // of those.
+        let total = self.total_words(rows);
+        // SAFETY: `allocate` reserved `total` words and zeroed every byte of them but
+        // the values of `Values::Fixed` outputs, and the kernel ran: it wrote every
+        // one of those.
         unsafe { memory.set_len(total) };
         let all = Buffer::from_vec(memory);
         let validity = validity_bytes(rows);
@@ -142,11 +142,20 @@ impl KernelOutputs {
             .map(Some)
     }
 
+    /// The 16-byte words of memory all outputs take for `rows` rows.
+    fn total_words(&self, rows: usize) -> usize {
+        let validity = words(validity_bytes(rows));
+        self.outputs
+            .iter()
+            .map(|o| words(o.values.bytes(rows)) + validity)
+            .sum()
+    }
+
     /// The memory for `rows` rows of every output: for each, its values, then its
     /// validity words, each part on a 16-byte boundary (alignment enough for every
     /// type the kernel writes, `i128` too), all zeroed but the values the kernel
-    /// writes itself (the padding after them is zeroed). Its length is 0, its
-    /// capacity the words reserved.
+    /// writes itself (the padding after them is zeroed). Its length is 0; its first
+    /// [`KernelOutputs::total_words`] words are the memory.
     ///
     /// Not arrow's `MutableBuffer`: that aligns to 128 bytes, and a
     /// `posix_memalign` (and its free) per buffer per call was most of the cost of
@@ -154,11 +163,7 @@ impl KernelOutputs {
     /// share: it is freed when the last of them is dropped.
     fn allocate(&self, rows: usize) -> Vec<i128> {
         let validity = words(validity_bytes(rows));
-        let total: usize = self
-            .outputs
-            .iter()
-            .map(|o| words(o.values.bytes(rows)) + validity)
-            .sum();
+        let total = self.total_words(rows);
         let mut memory = Vec::with_capacity(total);
         let spare = &mut memory.spare_capacity_mut()[..total];
         let mut at = 0;
