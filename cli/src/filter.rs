@@ -402,6 +402,13 @@ pub fn run_job(job: Job) -> CliResult {
                 scanned.row_groups - scanned.pruned
             );
         }
+        if scanned.gathered > 0 {
+            eprintln!(
+                "row groups whose output columns were read at the selected rows only: {} of {}",
+                scanned.gathered,
+                scanned.row_groups - scanned.pruned
+            );
+        }
         match &scan.predicate_tier_stats()[..] {
             [] => {}
             [stats] => eprintln!("where:  {stats}"),

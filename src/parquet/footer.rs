@@ -362,7 +362,9 @@ pub(crate) fn check_page_headers(
 }
 
 /// The length of the encoded `PageHeader` at the start of `buf` and the page's
-/// compressed size (field 3).
+/// compressed size (field 3). A data page (type 0), dictionary page (2) or data page
+/// of version 2 (3) must carry the header of its type (field 5, 7 or 8): the parquet
+/// crate's page reader unwraps it.
 fn page_header(buf: &[u8]) -> Check<(u64, u64)> {
     let mut t = Thrift {
         buf,
@@ -370,14 +372,34 @@ fn page_header(buf: &[u8]) -> Check<(u64, u64)> {
         what: "a page header",
     };
     let mut size = None;
-    t.struct_fields(0, &mut |t, id, ty| {
-        if id == 3 && ty == 5 {
+    let mut page_type = None;
+    let mut headers = [false; 9];
+    t.struct_fields(0, &mut |t, id, ty| match (id, ty) {
+        (1, 5) => {
+            page_type = Some(t.zigzag()?);
+            Ok(None)
+        }
+        (3, 5) => {
             size = Some(t.zigzag()?);
             Ok(None)
-        } else {
+        }
+        (5 | 7 | 8, 12) => {
+            headers[id as usize] = true;
             Ok(Some(ty))
         }
+        _ => Ok(Some(ty)),
     })?;
+    let needs = match page_type {
+        Some(0) => Some((5, "a data page")),
+        Some(2) => Some((7, "a dictionary page")),
+        Some(3) => Some((8, "a data page of version 2")),
+        _ => None,
+    };
+    if let Some((field, what)) = needs {
+        if !headers[field] {
+            return Err(format!("{what} without its header"));
+        }
+    }
     match size {
         Some(n) if n >= 0 => Ok((t.pos as u64, n as u64)),
         Some(n) => Err(format!("a page claims {n} bytes")),

@@ -56,7 +56,7 @@ pub(crate) enum Layout {
 
 /// How values of Arrow type `t` the reader produces from Parquet physical type
 /// `physical` are read here; `None` for the pairs the reader converts.
-fn value_layout(t: &DataType, physical: Physical) -> Option<Layout> {
+pub(super) fn value_layout(t: &DataType, physical: Physical) -> Option<Layout> {
     match (t, physical) {
         (DataType::Int32 | DataType::Date32 | DataType::Decimal32(..), Physical::INT32) => {
             Some(Layout::Fixed(4))
@@ -211,19 +211,82 @@ fn batch_mask(batch: &RecordBatch, predicate: &mut JitPredicate) -> Option<Boole
     Some(bits.finish())
 }
 
-/// What [`walk`] hands over of a page.
-enum PageData<'p> {
+/// What a page of a flat column holds, as [`page_data`] reads it.
+pub(super) enum PageData<'p> {
     /// The dictionary page: its PLAIN values, and how many.
     Dictionary(&'p [u8], usize),
-    /// A data page: the definition levels (when the column has a level of nulls;
-    /// RLE/bit-packed of width 1), the keys (their width in a byte, then
+    /// A data page of keys: the definition levels (when the column has a level of
+    /// nulls; RLE/bit-packed of width 1), the keys (their width in a byte, then
     /// RLE/bit-packed), and the rows.
     Keys(Option<&'p [u8]>, &'p [u8], usize),
+    /// A data page of PLAIN values (what a writer falls back to when a dictionary
+    /// grows too big): the definition levels as for keys, the values of the rows
+    /// that are not NULL, and the rows.
+    Plain(Option<&'p [u8]>, &'p [u8], usize),
 }
 
-/// Walks a column chunk's pages, the dictionary page first, handing each to `visit`.
-/// Returns the rows of the data pages; `None` when a page is not as expected, or
-/// `visit` says so.
+/// What `page` of a flat column (`nullable`: with one level of nulls) holds; `None`
+/// for any other encoding or layout.
+pub(super) fn page_data(page: &Page, nullable: bool) -> Option<PageData<'_>> {
+    let (levels, values, n, encoding) = match page {
+        Page::DictionaryPage {
+            buf,
+            num_values,
+            encoding: Encoding::PLAIN | Encoding::PLAIN_DICTIONARY,
+            ..
+        } => return Some(PageData::Dictionary(buf, *num_values as usize)),
+        Page::DataPage {
+            buf,
+            num_values,
+            encoding,
+            def_level_encoding,
+            ..
+        } => match nullable {
+            // V1: the levels prefixed by their length in 4 bytes.
+            true if *def_level_encoding == Encoding::RLE => {
+                let len = u32::from_le_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+                let end = len.checked_add(4)?;
+                (
+                    Some(buf.get(4..end)?),
+                    buf.get(end..)?,
+                    *num_values,
+                    encoding,
+                )
+            }
+            true => return None,
+            false => (None, &buf[..], *num_values, encoding),
+        },
+        Page::DataPageV2 {
+            buf,
+            num_values,
+            encoding,
+            def_levels_byte_len,
+            rep_levels_byte_len: 0,
+            ..
+        } => {
+            let split = *def_levels_byte_len as usize;
+            let levels = match nullable {
+                true => Some(buf.get(..split)?),
+                false if split == 0 => None,
+                false => return None,
+            };
+            (levels, buf.get(split..)?, *num_values, encoding)
+        }
+        _ => return None,
+    };
+    let n = n as usize;
+    match encoding {
+        Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY => {
+            Some(PageData::Keys(levels, values, n))
+        }
+        Encoding::PLAIN => Some(PageData::Plain(levels, values, n)),
+        _ => None,
+    }
+}
+
+/// Walks a column chunk's pages, the dictionary page first, then pages of keys,
+/// handing each to `visit`. Returns the rows of the data pages; `None` when a page is
+/// not as expected, or `visit` says so.
 fn walk(
     mut pages: impl PageReader,
     nullable: bool,
@@ -232,56 +295,17 @@ fn walk(
     let mut seen_dictionary = false;
     let mut rows = 0usize;
     while let Some(page) = pages.get_next_page().ok()? {
-        let (levels, keys, n) = match &page {
-            Page::DictionaryPage {
-                buf,
-                num_values,
-                encoding: Encoding::PLAIN | Encoding::PLAIN_DICTIONARY,
-                ..
-            } if !seen_dictionary => {
+        match page_data(&page, nullable)? {
+            data @ PageData::Dictionary(..) if !seen_dictionary => {
                 seen_dictionary = true;
-                visit(PageData::Dictionary(buf, *num_values as usize))?;
-                continue;
+                visit(data)?;
             }
-            Page::DataPage {
-                buf,
-                num_values,
-                encoding: Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY,
-                def_level_encoding,
-                ..
-            } => match nullable {
-                // V1: the levels prefixed by their length in 4 bytes.
-                true if *def_level_encoding == Encoding::RLE => {
-                    let len = u32::from_le_bytes(buf.get(..4)?.try_into().ok()?) as usize;
-                    let end = len.checked_add(4)?;
-                    (Some(buf.get(4..end)?), buf.get(end..)?, *num_values)
-                }
-                true => return None,
-                false => (None, &buf[..], *num_values),
-            },
-            Page::DataPageV2 {
-                buf,
-                num_values,
-                encoding: Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY,
-                def_levels_byte_len,
-                rep_levels_byte_len: 0,
-                ..
-            } => {
-                let split = *def_levels_byte_len as usize;
-                let levels = match nullable {
-                    true => Some(buf.get(..split)?),
-                    false if split == 0 => None,
-                    false => return None,
-                };
-                (levels, buf.get(split..)?, *num_values)
+            data @ PageData::Keys(_, _, n) if seen_dictionary => {
+                visit(data)?;
+                rows = rows.checked_add(n)?;
             }
             _ => return None,
-        };
-        if !seen_dictionary {
-            return None;
         }
-        visit(PageData::Keys(levels, keys, n as usize))?;
-        rows = rows.checked_add(n as usize)?;
     }
     Some(rows)
 }
@@ -315,6 +339,7 @@ fn chunk_mask(
             page_bits(levels, keys, n, table.as_mut()?, &mut bits, &mut scratch)?;
             (bits.len <= rows).then_some(())
         }
+        PageData::Plain(..) => None,
     })?;
     (read == rows && bits.len == rows).then(|| bits.finish())
 }
@@ -398,6 +423,7 @@ fn typed_values<T: Copy + Default + FromLe>(
             }
             Some(())
         }
+        PageData::Plain(..) => None,
     })?;
     if read != rows || values.len() != rows {
         return None;
@@ -409,7 +435,7 @@ fn typed_values<T: Copy + Default + FromLe>(
 }
 
 /// An array of `field`'s (fixed-width) type over `len` values in `values`.
-fn fixed_array(
+pub(super) fn fixed_array(
     field: &Field,
     len: usize,
     values: Buffer,
@@ -478,19 +504,33 @@ fn dictionary_array(
             if nullable {
                 offsets.push(i32::try_from(bytes.len()).ok()?);
             }
-            let offsets = OffsetBuffer::new(offsets.into());
-            let bytes = Buffer::from_vec(bytes);
-            let array: ArrayRef = match field.data_type() {
-                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                    Arc::new(StringArray::try_new(offsets, bytes, valid).ok()?)
-                }
-                _ => Arc::new(BinaryArray::try_new(offsets, bytes, valid).ok()?),
-            };
-            match array.data_type() == field.data_type() {
-                true => Some(array),
-                false => cast(&array, field.data_type()).ok(),
-            }
+            byte_array(
+                field,
+                OffsetBuffer::new(offsets.into()),
+                Buffer::from_vec(bytes),
+                valid,
+            )
         }
+    }
+}
+
+/// An array of `field`'s type (text or BLOB) over byte arrays `bytes` at `offsets`
+/// (`None` if text is not UTF-8).
+pub(super) fn byte_array(
+    field: &Field,
+    offsets: OffsetBuffer<i32>,
+    bytes: Buffer,
+    nulls: Option<NullBuffer>,
+) -> Option<ArrayRef> {
+    let array: ArrayRef = match field.data_type() {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            Arc::new(StringArray::try_new(offsets, bytes, nulls).ok()?)
+        }
+        _ => Arc::new(BinaryArray::try_new(offsets, bytes, nulls).ok()?),
+    };
+    match array.data_type() == field.data_type() {
+        true => Some(array),
+        false => cast(&array, field.data_type()).ok(),
     }
 }
 
@@ -581,13 +621,13 @@ fn page_bits(
 }
 
 /// A growing bitmap, 64 bits a word, least significant first (Arrow's order).
-struct Bits {
+pub(super) struct Bits {
     words: Vec<u64>,
     len: usize,
 }
 
 impl Bits {
-    fn with_capacity(bits: usize) -> Bits {
+    pub(super) fn with_capacity(bits: usize) -> Bits {
         Bits {
             words: Vec::with_capacity(bits.div_ceil(64)),
             len: 0,
@@ -637,11 +677,16 @@ impl Bits {
     fn finish(self) -> BooleanBuffer {
         BooleanBuffer::new(Buffer::from_vec(self.words), 0, self.len)
     }
+
+    /// The words, the bits past the length zero.
+    pub(super) fn into_words(self) -> Vec<u64> {
+        self.words
+    }
 }
 
 /// A run of [`Hybrid`] values: one value repeated so many times, or packed values
 /// (their bytes, and how many to read).
-enum Run<'a> {
+pub(super) enum Run<'a> {
     Repeat(usize, usize),
     Packed(&'a [u8], usize),
 }
@@ -650,13 +695,13 @@ enum Run<'a> {
 /// each a ULEB128 header, then either one value repeated (`header >> 1` times, in
 /// whole bytes) or groups of 8 values packed `width` bits each (`header >> 1` groups,
 /// least significant bit first).
-struct Hybrid<'a> {
+pub(super) struct Hybrid<'a> {
     data: &'a [u8],
     width: u32,
 }
 
 impl<'a> Hybrid<'a> {
-    fn new(data: &'a [u8], width: u8) -> Option<Hybrid<'a>> {
+    pub(super) fn new(data: &'a [u8], width: u8) -> Option<Hybrid<'a>> {
         (width <= 32).then_some(Hybrid {
             data,
             width: u32::from(width),
@@ -666,7 +711,7 @@ impl<'a> Hybrid<'a> {
     /// The next run, of at most `left` values (the last run of a page may be cut
     /// short of its groups: only as many values as the page holds are read); `None`
     /// when the data ends first or a run is empty.
-    fn next_run(&mut self, left: usize) -> Option<Run<'a>> {
+    pub(super) fn next_run(&mut self, left: usize) -> Option<Run<'a>> {
         let header = self.uleb128()?;
         let n = usize::try_from(header >> 1).ok()?;
         let run = if header & 1 == 0 {
@@ -715,7 +760,7 @@ impl<'a> Hybrid<'a> {
     /// Keys of at most [`FAST_WIDTH`] bits are unpacked and looked up 8 at a time
     /// without a bounds check: `table` must then have an entry for every value of
     /// the width (2 for those past the dictionary, [`padded`]).
-    fn lookup(
+    pub(super) fn lookup(
         self,
         count: usize,
         table: &[u8],

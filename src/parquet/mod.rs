@@ -50,6 +50,7 @@
 mod conjuncts;
 mod dataset;
 mod footer;
+mod gather;
 mod keys;
 mod predicate;
 mod scan;

@@ -47,6 +47,14 @@ impl FileBytes {
         }
         Ok(FileBytes::Read(file.try_clone()?))
     }
+
+    /// The same bytes again: the mapping shared, or the file opened once more.
+    pub(crate) fn try_clone(&self) -> std::io::Result<FileBytes> {
+        Ok(match self {
+            FileBytes::Mapped(b) => FileBytes::Mapped(b.clone()),
+            FileBytes::Read(f) => FileBytes::Read(f.try_clone()?),
+        })
+    }
 }
 
 /// Whether the value of [`ENV_MMAP`] leaves mapping on.
