@@ -431,13 +431,19 @@ impl Keys {
         }
         let bit = (v.checked_sub(run.first)?) * self.width as usize;
         let at = run.at + bit / 8;
-        // Up to 32 bits starting anywhere in a byte: 5 bytes at most.
-        let mut window = [0u8; 8];
-        let available = self.data.get(at..)?;
-        let n = available.len().min(8);
-        window[..n].copy_from_slice(&available[..n]);
+        // Up to 32 bits starting anywhere in a byte: 5 bytes at most, read as 8
+        // (padded with zeros at the end of the page).
+        let window = match self.data.get(at..at.saturating_add(8)) {
+            Some(bytes) => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
+            None => {
+                let mut window = [0u8; 8];
+                let available = self.data.get(at..)?;
+                window[..available.len()].copy_from_slice(available);
+                u64::from_le_bytes(window)
+            }
+        };
         let mask = (1u64 << self.width) - 1;
-        Some(((u64::from_le_bytes(window) >> (bit % 8)) & mask) as u32)
+        Some(((window >> (bit % 8)) & mask) as u32)
     }
 }
 
@@ -510,9 +516,15 @@ impl Output {
 
     /// Appends a value (`None`: the byte arrays exceed 2 GiB).
     fn push(&mut self, value: &[u8]) -> Option<()> {
-        self.values.extend_from_slice(value);
-        if self.width.is_none() {
-            self.offsets.push(i32::try_from(self.values.len()).ok()?);
+        // The common widths as one store, not a copy of a length known at run time.
+        match (self.width, value.len()) {
+            (Some(_), 8) => self.values.push(u64::from_ne_bytes(value.try_into().ok()?)),
+            (Some(_), 4) => self.values.push(u32::from_ne_bytes(value.try_into().ok()?)),
+            (Some(_), _) => self.values.extend_from_slice(value),
+            (None, _) => {
+                self.values.extend_from_slice(value);
+                self.offsets.push(i32::try_from(self.values.len()).ok()?);
+            }
         }
         if let Some(valid) = &mut self.valid {
             valid.append(true);
