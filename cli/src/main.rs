@@ -24,6 +24,7 @@ macro_rules! out {
 
 mod bench;
 mod cleanup;
+mod csv;
 mod demo;
 mod explain;
 mod filter;

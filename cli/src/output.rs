@@ -77,12 +77,15 @@ enum Writer {
         width: Option<usize>,
     },
     Csv {
-        writer: Box<arrow::csv::Writer<Sink>>,
+        out: Sink,
         /// The columns CSV cannot hold as they are (lists, structs, maps): written as
         /// text, `[a, b]`, as DuckDB does.
         as_text: Vec<bool>,
         text_schema: SchemaRef,
+        /// Whether the header line has been written.
         written: bool,
+        /// The text of a batch, before it is written.
+        text: Vec<u8>,
     },
     Json(arrow::json::LineDelimitedWriter<Sink>),
     Parquet(ArrowWriter<Sink>),
@@ -420,14 +423,11 @@ impl Output {
                         .collect::<Vec<_>>(),
                 ));
                 Writer::Csv {
-                    writer: Box::new(
-                        arrow::csv::WriterBuilder::new()
-                            .with_header(true)
-                            .build(sink),
-                    ),
+                    out: sink,
                     as_text,
                     text_schema,
                     written: false,
+                    text: Vec::new(),
                 }
             }
             Format::Json => Writer::Json(
@@ -477,20 +477,26 @@ impl Output {
                 Ok(())
             }
             Writer::Csv {
-                writer,
+                out,
                 as_text,
                 text_schema,
                 written,
+                text,
             } => {
-                *written = true;
-                if as_text.iter().any(|t| *t) {
-                    let text = with_text_columns(batch, as_text, text_schema)
-                        .map_err(|e| err(e.to_string()))?;
-                    writer.write(&text)
-                } else {
-                    writer.write(batch)
+                text.clear();
+                if !*written {
+                    super::csv::header(text_schema, text);
+                    *written = true;
                 }
-                .map_err(|e| err(e.to_string()))
+                if as_text.iter().any(|t| *t) {
+                    let batch = with_text_columns(batch, as_text, text_schema)
+                        .map_err(|e| err(e.to_string()))?;
+                    super::csv::rows(&batch, text)
+                } else {
+                    super::csv::rows(batch, text)
+                }
+                .map_err(|e| err(e.to_string()))?;
+                out.write_all(text).map_err(|e| err(e.to_string()))
             }
             Writer::Json(w) => blobs_as_text(batch)
                 .and_then(|b| w.write(&b))
@@ -518,18 +524,18 @@ impl Output {
                 out
             }
             Writer::Csv {
-                mut writer,
+                mut out,
                 written,
                 text_schema,
                 ..
             } => {
                 if !written {
                     // The header line, even with no rows.
-                    writer
-                        .write(&RecordBatch::new_empty(text_schema))
-                        .map_err(|e| err(e.to_string()))?;
+                    let mut text = Vec::new();
+                    super::csv::header(&text_schema, &mut text);
+                    out.write_all(&text).map_err(|e| err(e.to_string()))?;
                 }
-                writer.into_inner()
+                out
             }
             Writer::Json(mut w) => {
                 w.finish().map_err(|e| err(e.to_string()))?;

@@ -15,8 +15,9 @@
 //!   values, decoded here from their keys ([`chunk_values`]), in batches.
 //!
 //! The bits of the row group's rows are the group's mask; the masks are ANDed, and the
-//! scan hands the result to the reader as its row selection (or counts it, when
-//! nothing else is read).
+//! scan counts the result (when nothing else is read), reads the output columns at
+//! its rows itself ([`gather`](super::gather)), or hands it to the reader as its row
+//! selection.
 //!
 //! Only what can be read bit for bit is read this way: a flat column (no repetition,
 //! at most one level of nulls) whose every data page is dictionary-encoded, of

@@ -17,6 +17,10 @@
 //!     dictionaries and keys (once per dictionary value for a conjunct on one column,
 //!     on values decoded from the keys for one on several); the rows they keep are
 //!     the reader's selection ([`ScanStats::keyed`] counts the row groups done so);
+//!   - when those conjuncts decide every row of a row group and keep at most half of
+//!     them, the output columns are read at those rows without the reader: each
+//!     page walked once, each kept row's value looked up where it lies instead of
+//!     the reader's skip and read per run of kept rows ([`ScanStats::gathered`]);
 //!   - row groups are read on a pool of threads, and the results come back in file
 //!     order; at most a couple of batches per thread are in flight, so memory stays
 //!     bounded by batch size × threads whatever the file size;
