@@ -78,6 +78,8 @@ impl RowGroupGather {
                 (0, 1) => true,
                 _ => return None,
             };
+            // `BIT_PACKED` is deprecated for pages, not for the footer's lists.
+            #[allow(deprecated)]
             let known = chunk.encodings().all(|e| {
                 matches!(
                     e,
@@ -85,6 +87,9 @@ impl RowGroupGather {
                         | Encoding::PLAIN_DICTIONARY
                         | Encoding::RLE_DICTIONARY
                         | Encoding::RLE
+                        // Listed by parquet-mr (Spark, Hive) for the levels of
+                        // columns without any; a page that uses it is refused.
+                        | Encoding::BIT_PACKED
                 )
             });
             if !known {
@@ -216,11 +221,20 @@ impl ColumnGather {
             let values = buf.slice_ref(values);
             let values = match keyed {
                 true => Values::Keys(Keys::new(values, count, self.dictionary.as_ref()?)?),
-                false => Values::Plain {
-                    data: values,
-                    next: 0,
-                    at: 0,
-                },
+                false => {
+                    // Fixed-width values: the page must hold all it claims, as the
+                    // reader checks (byte arrays are checked as they are walked).
+                    if let Layout::Fixed(width) = self.layout {
+                        if values.len() < count.checked_mul(width)? {
+                            return None;
+                        }
+                    }
+                    Values::Plain {
+                        data: values,
+                        next: 0,
+                        at: 0,
+                    }
+                }
             };
             let first = self.next_row;
             self.next_row = first.checked_add(rows)?;
@@ -256,7 +270,9 @@ impl Dictionary {
             Layout::Fixed(width) => (data.len() >= count.checked_mul(width)?)
                 .then_some(Dictionary::Fixed { data, width, count }),
             Layout::Bytes => {
-                let mut ranges = Vec::with_capacity(count);
+                // Each value takes at least its 4-byte length: a count the page
+                // cannot hold is not reserved for.
+                let mut ranges = Vec::with_capacity(count.min(data.len() / 4));
                 let mut at = 0usize;
                 for _ in 0..count {
                     let (start, end) = byte_array_at(&data, at)?;
@@ -776,6 +792,20 @@ mod tests {
             read > 100 && refused > 100,
             "{read} read, {refused} refused"
         );
+    }
+
+    /// A dictionary page claiming more values than its bytes can hold is refused
+    /// before anything is reserved for them (a forged count of 2³¹ byte arrays would
+    /// ask for 34 GB, and a failed allocation aborts the process).
+    #[test]
+    fn counts_a_page_cannot_hold_are_refused_before_allocating() {
+        let data = Bytes::from_static(&[1, 0, 0, 0, b'a']);
+        for layout in [Layout::Bytes, Layout::Fixed(4), Layout::Fixed(8)] {
+            assert!(Dictionary::new(data.clone(), 1 << 40, layout).is_none());
+        }
+        let one = Dictionary::new(data, 1, Layout::Bytes).unwrap();
+        assert_eq!(one.value(0), Some(&b"a"[..]));
+        assert_eq!(one.value(1), None);
     }
 
     /// Columns of other layouts are not read here.

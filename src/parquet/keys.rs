@@ -481,6 +481,11 @@ fn dictionary_array(
     layout: Layout,
     nullable: bool,
 ) -> Option<ArrayRef> {
+    // Each value takes at least 4 bytes (a fixed width, or a byte array's length): a
+    // count the page cannot hold is refused before anything is allocated for it.
+    if count > buf.len() / 4 {
+        return None;
+    }
     let len = count + usize::from(nullable);
     let valid = nullable.then(|| NullBuffer::new(BooleanBuffer::collect_bool(len, |i| i < count)));
     match layout {
@@ -1147,6 +1152,19 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A dictionary page claiming more values than its bytes can hold is refused
+    /// before anything is allocated for them.
+    #[test]
+    fn dictionaries_larger_than_their_page_are_refused() {
+        let page = [1, 0, 0, 0, b'a'];
+        let text = Field::new("t", DataType::Utf8, true);
+        let number = Field::new("n", DataType::Int32, true);
+        assert!(dictionary_array(&page, 1 << 40, &text, Layout::Bytes, true).is_none());
+        assert!(dictionary_array(&page, 1 << 40, &number, Layout::Fixed(4), true).is_none());
+        let one = dictionary_array(&page, 1, &text, Layout::Bytes, true).unwrap();
+        assert_eq!((one.len(), one.null_count()), (2, 1));
     }
 
     #[test]
