@@ -36,14 +36,12 @@ use arrow::array::{
 use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Schema};
-use bytes::{Buf, Bytes};
 use parquet::basic::{Encoding, Type as Physical};
 use parquet::column::page::{Page, PageReader};
-use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
-use parquet::file::reader::{ChunkReader, Length};
 use parquet::file::serialized_reader::SerializedPageReader;
 
+use super::source::FileBytes;
 use super::{dictionary_encoded, single_leaf, Dataset, JitPredicate};
 
 /// How a column's dictionary values are laid out, as read here.
@@ -96,8 +94,8 @@ pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
     layouts.all(|l| l == Some(first)).then_some(first)
 }
 
-/// The rows of row group `rg` of a file (`meta`, Arrow schema `schema`, bytes read
-/// with `read_at`) where every one of `predicates` is TRUE; each reads columns
+/// The rows of row group `rg` of a file (`meta`, Arrow schema `schema`, bytes
+/// `source`) where every one of `predicates` is TRUE; each reads columns
 /// [`keyed_layout`] accepts (fixed-width ones when it reads more than one). `None`
 /// when a chunk is not as its metadata promised: the caller then reads the row group
 /// through the reader.
@@ -106,7 +104,7 @@ pub(crate) fn row_group_mask(
     schema: &Schema,
     rg: usize,
     predicates: &mut [JitPredicate],
-    read_at: &dyn Fn(u64, &mut [u8]) -> std::io::Result<()>,
+    source: &Arc<FileBytes>,
 ) -> Option<BooleanBuffer> {
     #[cfg(test)]
     if GIVE_UP.load(std::sync::atomic::Ordering::Relaxed) {
@@ -119,7 +117,7 @@ pub(crate) fn row_group_mask(
         let mask = match predicate.columns() {
             &[column] => {
                 let (pages, field, layout, nullable) =
-                    chunk(meta, group, schema, column, rows, read_at)?;
+                    chunk(meta, group, schema, column, rows, source)?;
                 chunk_mask(pages, field, layout, nullable, rows, predicate)?
             }
             columns => {
@@ -127,7 +125,7 @@ pub(crate) fn row_group_mask(
                 let mut fields = Vec::with_capacity(columns.len());
                 for &column in columns {
                     let (pages, field, layout, nullable) =
-                        chunk(meta, group, schema, column, rows, read_at)?;
+                        chunk(meta, group, schema, column, rows, source)?;
                     let Layout::Fixed(width) = layout else {
                         return None;
                     };
@@ -162,26 +160,20 @@ pub(crate) fn row_group_mask(
 pub(crate) static GIVE_UP: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-/// The pages of root column `column`'s chunk in row group `group` (read whole), its
-/// field in `schema`, its layout, and whether it has a level of nulls.
+/// The pages of root column `column`'s chunk in row group `group` (read from
+/// `source`: slices of the file mapped into memory, or reads), its field in `schema`,
+/// its layout, and whether it has a level of nulls.
 fn chunk<'s>(
     meta: &ParquetMetaData,
     group: &RowGroupMetaData,
     schema: &'s Schema,
     column: usize,
     rows: usize,
-    read_at: &dyn Fn(u64, &mut [u8]) -> std::io::Result<()>,
-) -> Option<(SerializedPageReader<ChunkBytes>, &'s Field, Layout, bool)> {
+    source: &Arc<FileBytes>,
+) -> Option<(SerializedPageReader<FileBytes>, &'s Field, Layout, bool)> {
     let leaf = single_leaf(meta, column)?;
     let chunk = group.columns().get(leaf)?;
-    let (start, len) = chunk.byte_range();
-    let mut bytes = vec![0; usize::try_from(len).ok()?];
-    read_at(start, &mut bytes).ok()?;
-    let source = ChunkBytes {
-        bytes: Bytes::from(bytes),
-        start,
-    };
-    let pages = SerializedPageReader::new(Arc::new(source), chunk, rows, None).ok()?;
+    let pages = SerializedPageReader::new(source.clone(), chunk, rows, None).ok()?;
     let descr = chunk.column_descr();
     let field = schema.fields().get(column)?;
     let layout = value_layout(field.data_type(), descr.physical_type())?;
@@ -1092,47 +1084,6 @@ fn unpack_width<const W: usize>(packed: &[u8], out: &mut [u32]) {
         let n = tail.len().min(8);
         window[..n].copy_from_slice(&tail[..n]);
         *v = ((u64::from_le_bytes(window) >> (bit % 8)) & mask) as u32;
-    }
-}
-
-/// A column chunk's bytes, read at once, as the page reader reads a file: offsets are
-/// the file's.
-struct ChunkBytes {
-    bytes: Bytes,
-    start: u64,
-}
-
-impl ChunkBytes {
-    fn range(&self, start: u64, len: usize) -> parquet::errors::Result<std::ops::Range<usize>> {
-        let from = start
-            .checked_sub(self.start)
-            .and_then(|s| usize::try_from(s).ok())
-            .filter(|&s| s <= self.bytes.len());
-        match from {
-            Some(from) if len <= self.bytes.len() - from => Ok(from..from + len),
-            _ => Err(ParquetError::EOF(format!(
-                "{len} bytes at offset {start} are outside the column chunk"
-            ))),
-        }
-    }
-}
-
-impl Length for ChunkBytes {
-    fn len(&self) -> u64 {
-        self.start + self.bytes.len() as u64
-    }
-}
-
-impl ChunkReader for ChunkBytes {
-    type T = bytes::buf::Reader<Bytes>;
-
-    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
-        let range = self.range(start, 0)?;
-        Ok(self.bytes.slice(range.start..).reader())
-    }
-
-    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
-        Ok(self.bytes.slice(self.range(start, length)?))
     }
 }
 

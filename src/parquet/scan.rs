@@ -470,9 +470,9 @@ impl<'a> Scan<'a> {
             None => source.metadata.clone(),
         };
         let reader_file = FileBytes::of(&file).map_err(|e| ScanError::file(path, e))?;
-        // The same bytes for reading the output columns without the reader, when
-        // conjuncts are decided on keys ([`gather`]).
-        let gather_bytes = match &self.selects {
+        // The same bytes for the conjuncts decided on keys ([`keys`]) and the output
+        // columns read without the reader ([`gather`]).
+        let keyed_bytes = match &self.selects {
             Selects::Where(_, _, keyed) if !keyed.is_empty() => Some(Arc::new(
                 reader_file
                     .try_clone()
@@ -553,7 +553,7 @@ impl<'a> Scan<'a> {
                             source.metadata.schema(),
                             rg,
                             &mut keyed,
-                            &|at, buf| file.read_exact_at(buf, at),
+                            keyed_bytes.as_ref()?,
                         )
                     })?,
                 };
@@ -603,7 +603,7 @@ impl<'a> Scan<'a> {
                 if let (true, Some(chosen), Some(bytes)) = (
                     pushed.is_empty(),
                     selected.as_ref().filter(|c| few(c)),
-                    &gather_bytes,
+                    &keyed_bytes,
                 ) {
                     let gather = gather::RowGroupGather::new(
                         meta,
