@@ -37,12 +37,9 @@ use arrow::datatypes::{FieldRef, Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::basic::Encoding;
 use parquet::column::page::PageReader;
-use parquet::file::metadata::ParquetMetaData;
-use parquet::file::serialized_reader::SerializedPageReader;
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
-use super::keys::{
-    byte_array, fixed_array, page_data, value_layout, Bits, Hybrid, Layout, PageData, Run,
-};
+use super::keys::{byte_array, chunk, fixed_array, page_data, Bits, Hybrid, Layout, PageData, Run};
 use super::single_leaf;
 use super::source::FileBytes;
 
@@ -69,33 +66,11 @@ impl RowGroupGather {
         let mut gathers = Vec::with_capacity(columns.len());
         for &column in columns {
             let leaf = single_leaf(meta, column)?;
-            let chunk = group.columns().get(leaf)?;
-            let descr = chunk.column_descr();
-            let field = schema.fields().get(column)?.clone();
-            let layout = value_layout(field.data_type(), descr.physical_type())?;
-            let nullable = match (descr.max_rep_level(), descr.max_def_level()) {
-                (0, 0) => false,
-                (0, 1) => true,
-                _ => return None,
-            };
-            // `BIT_PACKED` is deprecated for pages, not for the footer's lists.
-            #[allow(deprecated)]
-            let known = chunk.encodings().all(|e| {
-                matches!(
-                    e,
-                    Encoding::PLAIN
-                        | Encoding::PLAIN_DICTIONARY
-                        | Encoding::RLE_DICTIONARY
-                        | Encoding::RLE
-                        // Listed by parquet-mr (Spark, Hive) for the levels of
-                        // columns without any; a page that uses it is refused.
-                        | Encoding::BIT_PACKED
-                )
-            });
-            if !known {
+            if !known_encodings(group.columns().get(leaf)?) {
                 return None;
             }
-            let pages = SerializedPageReader::new(source.clone(), chunk, rows, None).ok()?;
+            let (pages, _, layout, nullable) = chunk(meta, group, schema, column, rows, source)?;
+            let field = schema.fields().get(column)?.clone();
             fields.push(field.clone());
             gathers.push(ColumnGather {
                 pages: Box::new(pages),
@@ -144,6 +119,24 @@ impl RowGroupGather {
         )
         .ok()
     }
+}
+
+/// Whether the encodings `chunk`'s metadata lists are all read here.
+fn known_encodings(chunk: &ColumnChunkMetaData) -> bool {
+    // `BIT_PACKED` is deprecated for pages, not for the footer's lists.
+    #[allow(deprecated)]
+    chunk.encodings().all(|e| {
+        matches!(
+            e,
+            Encoding::PLAIN
+                | Encoding::PLAIN_DICTIONARY
+                | Encoding::RLE_DICTIONARY
+                | Encoding::RLE
+                // Listed by parquet-mr (Spark, Hive) for the levels of columns
+                // without any; a page that uses it is refused.
+                | Encoding::BIT_PACKED
+        )
+    })
 }
 
 /// Tests: the first gather that reads a column of this name to reach the count

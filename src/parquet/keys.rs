@@ -55,7 +55,7 @@ pub(crate) enum Layout {
 
 /// How values of Arrow type `t` the reader produces from Parquet physical type
 /// `physical` are read here; `None` for the pairs the reader converts.
-pub(super) fn value_layout(t: &DataType, physical: Physical) -> Option<Layout> {
+fn value_layout(t: &DataType, physical: Physical) -> Option<Layout> {
     match (t, physical) {
         (DataType::Int32 | DataType::Date32 | DataType::Decimal32(..), Physical::INT32) => {
             Some(Layout::Fixed(4))
@@ -163,7 +163,7 @@ pub(crate) static GIVE_UP: std::sync::atomic::AtomicBool =
 /// The pages of root column `column`'s chunk in row group `group` (read from
 /// `source`: slices of the file mapped into memory, or reads), its field in `schema`,
 /// its layout, and whether it has a level of nulls.
-fn chunk<'s>(
+pub(super) fn chunk<'s>(
     meta: &ParquetMetaData,
     group: &RowGroupMetaData,
     schema: &'s Schema,
