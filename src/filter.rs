@@ -14,7 +14,7 @@ use crate::error::{EvalError, Result};
 use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
 use crate::interpret::interpret;
-use crate::kernel::{check_schema, Jit};
+use crate::kernel::{check_schema, Jit, TierState};
 use crate::prepare::{predicate_backend, Prepared, Purpose};
 use crate::selection::{SelectionMode, SelectionVector};
 use crate::tier::{CompilePolicy, Counters, TierStats};
@@ -175,7 +175,7 @@ impl Filter {
         self.inner
             .backend
             .as_ref()
-            .is_ok_and(|jit| jit.tier_state().2.is_none())
+            .is_ok_and(|jit| jit.tier_state().failed.is_none())
     }
 
     /// When the kernel is compiled.
@@ -355,14 +355,17 @@ pub(crate) fn tier_stats(
     backend: std::result::Result<&Jit, &str>,
 ) -> TierStats {
     let (interpreted_batches, compiled_batches) = counters.get();
-    let (kernel_after, compiling, interpreted_because) = match backend {
-        Ok(jit) => {
-            let (after, compiling, failed) = jit.tier_state();
-            let failed = failed.map(|e| format!("compiling the kernel failed: {e}"));
-            (after.filter(|_| failed.is_none()), compiling, failed)
-        }
-        Err(reason) => (None, false, Some(reason.to_string())),
+    let state = match backend {
+        Ok(jit) => jit.tier_state(),
+        Err(_) => TierState::default(),
     };
+    let interpreted_because = match backend {
+        Ok(_) => state
+            .failed
+            .map(|e| format!("compiling the kernel failed: {e}")),
+        Err(reason) => Some(reason.to_string()),
+    };
+    let kernel_after = state.arrived.filter(|_| interpreted_because.is_none());
     let kernel_from_disk_cache =
         kernel_after.is_some() && backend.is_ok_and(|jit| jit.compile_timings().from_disk_cache);
     TierStats {
@@ -371,8 +374,11 @@ pub(crate) fn tier_stats(
         compiled_batches,
         kernel_after,
         kernel_from_disk_cache,
-        compiling,
+        compiling: state.compiling,
         interpreted_because,
+        pipeline: state.pipeline.filter(|_| kernel_after.is_some()),
+        optimized_after: state.upgraded,
+        optimize_failed: state.upgrade_failed,
     }
 }
 

@@ -9,16 +9,23 @@
 //! that reads validity for every input (compiled once), with an all-valid bitmap
 //! for columns that have none, so data whose nulls move between columns costs at
 //! most `MAX_SPECIALIZED + 1` compilations per expression.
+//!
+//! A variant compiled with the cache's first pipeline counts the rows it evaluates;
+//! past its [`Upgrade`]'s threshold it is compiled again with the upgrade's pipeline
+//! on a background thread, and calls run that kernel once it has arrived.
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use arrow::array::{downcast_primitive_array, Array, ArrayRef, AsArray, RecordBatch};
 use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::{DataType, Schema};
-use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, Mode, OutSlot, PType, Slot};
+use broadhead_codegen::{
+    compile, CompileOptions, Explain, Kernel, Mode, OutSlot, PType, Pipeline, Slot,
+};
 
-use crate::cache::KernelCache;
+use crate::cache::{Compiled, KernelCache, Upgrade};
 use crate::tier::CompilePolicy;
 
 use crate::error::{Error, EvalError, Result};
@@ -55,15 +62,21 @@ struct Shared {
     failed: OnceLock<String>,
     /// The null patterns being compiled in the background.
     pending: Mutex<Vec<Box<[bool]>>>,
+    /// Upgrades being compiled in the background.
+    upgrading: AtomicUsize,
+    /// How long after `bound_at` the first upgraded kernel was ready.
+    upgraded: OnceLock<Duration>,
+    /// Why an upgrade failed (the first kernel goes on running).
+    upgrade_failed: OnceLock<String>,
 }
 
 impl Shared {
     /// Keeps a compiled variant (or records why it could not be compiled).
-    fn deliver(&self, pattern: Box<[bool]>, kernel: std::result::Result<Arc<Kernel>, String>) {
+    fn deliver(&self, pattern: Box<[bool]>, kernel: std::result::Result<Compiled, String>) {
         match kernel {
-            Ok(kernel) => {
+            Ok(compiled) => {
                 // Every slot taken (threads raced): batches use the variants kept.
-                let _ = self.variants.insert(Variant { pattern, kernel });
+                let _ = self.variants.insert(Variant::new(pattern, compiled));
                 self.arrived.get_or_init(|| self.bound_at.elapsed());
             }
             Err(reason) => {
@@ -72,16 +85,111 @@ impl Shared {
         }
     }
 
+    /// Stores the upgraded kernel of the variant for `pattern` (or records why it
+    /// could not be compiled), and counts the upgrade as done.
+    fn deliver_upgrade(&self, pattern: &[bool], kernel: std::result::Result<Arc<Kernel>, String>) {
+        match kernel {
+            Ok(kernel) => {
+                if let Some(u) = self.variants.find(pattern).and_then(|v| v.upgrade.as_ref()) {
+                    let _ = u.kernel.set(kernel);
+                    self.upgraded.get_or_init(|| self.bound_at.elapsed());
+                }
+            }
+            Err(reason) => {
+                let _ = self.upgrade_failed.set(reason);
+            }
+        }
+        self.upgrading.fetch_sub(1, Ordering::Relaxed);
+    }
+
     fn pending(&self) -> MutexGuard<'_, Vec<Box<[bool]>>> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
 /// A kernel and the null pattern it was compiled for (which inputs it reads
-/// validity for).
+/// validity for), and its upgrade.
 pub(crate) struct Variant {
     pattern: Box<[bool]>,
     kernel: Arc<Kernel>,
+    /// The pipeline that compiled `kernel`.
+    pipeline: Pipeline,
+    /// `None` when `kernel` is final.
+    upgrade: Option<Upgrading>,
+}
+
+/// A variant's way to its upgraded kernel.
+struct Upgrading {
+    upgrade: Upgrade,
+    /// Rows the first kernel evaluated, counted until the upgrade starts.
+    rows: AtomicU64,
+    started: AtomicBool,
+    /// The upgraded kernel, once it has arrived.
+    kernel: OnceLock<Arc<Kernel>>,
+}
+
+impl Variant {
+    fn new(pattern: Box<[bool]>, compiled: Compiled) -> Variant {
+        Variant {
+            pattern,
+            kernel: compiled.kernel,
+            pipeline: compiled.pipeline,
+            upgrade: compiled.upgrade.map(|upgrade| Upgrading {
+                upgrade,
+                rows: AtomicU64::new(0),
+                started: AtomicBool::new(false),
+                kernel: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The kernel calls run: the upgraded one once it has arrived.
+    fn current(&self) -> &Kernel {
+        match self.upgrade.as_ref().and_then(|u| u.kernel.get()) {
+            Some(k) => k,
+            None => &self.kernel,
+        }
+    }
+
+    /// The pipeline of [`Variant::current`].
+    fn current_pipeline(&self) -> Pipeline {
+        match &self.upgrade {
+            Some(u) if u.kernel.get().is_some() => u.upgrade.pipeline,
+            _ => self.pipeline,
+        }
+    }
+
+    /// Counts `rows` evaluated by the first kernel: true (once) when that makes the
+    /// variant hot enough for its upgrade.
+    fn count(&self, rows: usize) -> bool {
+        let Some(u) = &self.upgrade else {
+            return false;
+        };
+        // A load, not a write, once started: calls from many threads do not
+        // contend for the counter's cache line.
+        if u.started.load(Ordering::Relaxed) {
+            return false;
+        }
+        let total = u.rows.fetch_add(rows as u64, Ordering::Relaxed) + rows as u64;
+        total >= u.upgrade.after_rows && !u.started.swap(true, Ordering::Relaxed)
+    }
+}
+
+/// The state of an expression's compiles.
+#[derive(Default)]
+pub(crate) struct TierState {
+    /// How long after binding the first kernel arrived.
+    pub(crate) arrived: Option<Duration>,
+    /// Whether a kernel or an upgrade is being compiled in the background.
+    pub(crate) compiling: bool,
+    /// Why compiling failed (the interpreter evaluates every batch).
+    pub(crate) failed: Option<String>,
+    /// The pipeline of the kernels calls run ([`Jit::pipeline_in_use`]).
+    pub(crate) pipeline: Option<Pipeline>,
+    /// How long after binding the first upgraded kernel arrived.
+    pub(crate) upgraded: Option<Duration>,
+    /// Why an upgrade failed.
+    pub(crate) upgrade_failed: Option<String>,
 }
 
 /// The variants of a kernel: at most [`MAX_SPECIALIZED`] patterns of their own and
@@ -156,7 +264,7 @@ impl std::ops::Deref for Chosen<'_> {
 fn compile_deferred(
     cache: &KernelCache,
     program: &broadhead_codegen::Program,
-) -> std::result::Result<Arc<Kernel>, broadhead_codegen::CodegenError> {
+) -> std::result::Result<Compiled, broadhead_codegen::CodegenError> {
     if let Some(message) = cache.background.admit() {
         return Err(broadhead_codegen::CodegenError(message));
     }
@@ -255,6 +363,9 @@ impl Jit {
                 arrived: OnceLock::new(),
                 failed: OnceLock::new(),
                 pending: Mutex::new(Vec::new()),
+                upgrading: AtomicUsize::new(0),
+                upgraded: OnceLock::new(),
+                upgrade_failed: OnceLock::new(),
             }),
         };
         let nullable = jit.nullable(schema);
@@ -331,10 +442,7 @@ impl Jit {
         self.shared
             .arrived
             .get_or_init(|| self.shared.bound_at.elapsed());
-        let variant = Variant {
-            pattern: pattern.into_boxed_slice(),
-            kernel,
-        };
+        let variant = Variant::new(pattern.into_boxed_slice(), kernel);
         Ok(Some(match variants.insert(variant) {
             Ok(v) => Chosen::Stored(v),
             Err(v) => Chosen::Spare(v),
@@ -366,7 +474,7 @@ impl Jit {
                 move || {
                     let _in_flight = in_flight;
                     let kernel = compile_deferred(&cache, &program).map_err(|e| e.to_string());
-                    if let Some(shared) = shared.upgrade() {
+                    if let Some(shared) = Weak::upgrade(&shared) {
                         shared.pending().retain(|p| *p != pattern);
                         shared.deliver(pattern, kernel);
                     }
@@ -379,6 +487,47 @@ impl Jit {
         }
     }
 
+    /// Compiles `variant` again with its upgrade's pipeline on a thread of its own;
+    /// calls run the new kernel once it is stored in the variant. The thread holds
+    /// the expression's state weakly, as [`Jit::compile_in_background`]'s does. A
+    /// failure leaves the first kernel running, with the reason kept for the stats.
+    fn start_upgrade(&self, variant: &Variant) {
+        let Some(upgrade) = variant.upgrade.as_ref().map(|u| u.upgrade) else {
+            return;
+        };
+        let program = self.program_for(&variant.pattern);
+        let pattern = variant.pattern.clone();
+        let cache = self.cache.clone();
+        let shared = Arc::downgrade(&self.shared);
+        self.shared.upgrading.fetch_add(1, Ordering::Relaxed);
+        let in_flight = crate::tier::InFlight::start(&cache);
+        let spawned = std::thread::Builder::new()
+            .name("broadhead-optimize".into())
+            .spawn({
+                let cache = cache.clone();
+                let shared = shared.clone();
+                move || {
+                    // Dropped last: `upgrading` is down before waiters are woken.
+                    let _in_flight = in_flight;
+                    let kernel = match cache.background.admit() {
+                        Some(message) => Err(message),
+                        None => cache
+                            .get_or_compile_with(&program, upgrade.pipeline)
+                            .map_err(|e| e.to_string()),
+                    };
+                    if let Some(shared) = Weak::upgrade(&shared) {
+                        shared.deliver_upgrade(&pattern, kernel);
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            if let Some(shared) = Weak::upgrade(&shared) {
+                let reason = format!("cannot start a compile thread: {e}");
+                shared.deliver_upgrade(&variant.pattern, Err(reason));
+            }
+        }
+    }
+
     /// Whether the kernel tier may evaluate a batch now: nothing failed, and (with
     /// `Tiered`) a kernel has arrived. With `Eager` and `Lazy` the kernel is
     /// compiled when a batch needs it.
@@ -388,27 +537,42 @@ impl Jit {
                 || self.shared.variants.iter().next().is_some())
     }
 
-    /// Blocks until no background compile of this expression is pending: true when
-    /// the kernel tier will evaluate the next batch of the schema's nullability.
+    /// Blocks until no background compile of this expression is pending (its
+    /// kernel with `Tiered`, an upgrade with any policy): true when the kernel tier
+    /// will evaluate the next batch of the schema's nullability.
     pub(crate) fn wait_for_kernel(&self) -> bool {
-        if self.policy == CompilePolicy::Tiered {
-            // A compile thread empties its pattern from `pending` before it
-            // reports that it finished, which wakes this.
-            self.cache
-                .background
-                .wait_until(|| self.shared.pending().is_empty());
-        }
+        // A compile thread empties its pattern from `pending` (an upgrade counts
+        // itself out of `upgrading`) before it reports that it finished, which
+        // wakes this.
+        self.cache.background.wait_until(|| {
+            self.shared.pending().is_empty() && self.shared.upgrading.load(Ordering::Relaxed) == 0
+        });
         self.kernel_tier()
     }
 
-    /// When the first kernel arrived, whether one is being compiled, and why
-    /// compiling failed (if it did).
-    pub(crate) fn tier_state(&self) -> (Option<Duration>, bool, Option<String>) {
-        (
-            self.shared.arrived.get().copied(),
-            !self.shared.pending().is_empty(),
-            self.shared.failed.get().cloned(),
-        )
+    /// The pipeline of the kernels calls run: an upgrade's once any variant runs
+    /// one (or was found upgraded in the cache), else the first variant's.
+    fn pipeline_in_use(&self) -> Option<Pipeline> {
+        let first = self.cache.pipeline();
+        let variants = &self.shared.variants;
+        variants
+            .iter()
+            .map(Variant::current_pipeline)
+            .find(|p| *p != first)
+            .or_else(|| variants.iter().next().map(Variant::current_pipeline))
+    }
+
+    /// The state of the expression's compiles, for its [`crate::TierStats`].
+    pub(crate) fn tier_state(&self) -> TierState {
+        TierState {
+            arrived: self.shared.arrived.get().copied(),
+            compiling: !self.shared.pending().is_empty()
+                || self.shared.upgrading.load(Ordering::Relaxed) > 0,
+            failed: self.shared.failed.get().cloned(),
+            pipeline: self.pipeline_in_use(),
+            upgraded: self.shared.upgraded.get().copied(),
+            upgrade_failed: self.shared.upgrade_failed.get().cloned(),
+        }
     }
 
     /// Compile timings of the first variant compiled.
@@ -421,13 +585,19 @@ impl Jit {
             .unwrap_or_default()
     }
 
-    /// The IR and assembly of the variant for `schema`'s nullability.
+    /// The IR and assembly of the variant for `schema`'s nullability, compiled with
+    /// the pipeline of the kernel running now (the first pipeline before any has).
     pub(crate) fn explain(&self, schema: &Schema) -> Result<Explain> {
+        let nullable = self.nullable(schema);
+        let pipeline = match self.shared.variants.find(&nullable) {
+            Some(v) => v.current_pipeline(),
+            None => self.cache.pipeline(),
+        };
         let kernel = compile(
-            &self.program_for(&self.nullable(schema)),
+            &self.program_for(&nullable),
             CompileOptions {
                 explain: true,
-                pipeline: self.cache.pipeline(),
+                pipeline,
             },
         )
         .map_err(|e| Error::Compile(e.to_string()))?;
@@ -600,10 +770,17 @@ impl Jit {
             let ctx = arena as *mut Arena as *mut u8;
             Ok::<_, Error>(unsafe {
                 variant
-                    .kernel
+                    .current()
                     .run(slots, &self.lowered.params, rows, outs, mode, ctx)
             })
         })?;
+        // A spare variant (threads raced to fill the last slot) is not kept, so
+        // it is not upgraded.
+        if let Chosen::Stored(v) = variant {
+            if v.count(rows) {
+                self.start_upgrade(v);
+            }
+        }
         result.map(Some).map_err(describe)
     }
 

@@ -68,7 +68,7 @@ pub mod typed;
 pub mod types;
 
 pub use broadhead_codegen::Pipeline;
-pub use cache::{CacheStats, KernelCache};
+pub use cache::{CacheStats, KernelCache, Upgrade};
 pub use disk_cache::DiskCache;
 pub use error::{BindError, Error, EvalError, ParseError, Result};
 pub use explain::{Backend, Explanation, InterpretedNode};

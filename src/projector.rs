@@ -259,7 +259,7 @@ impl Projector {
             .inner
             .jit
             .as_ref()
-            .is_some_and(|jit| jit.tier_state().2.is_none());
+            .is_some_and(|jit| jit.tier_state().failed.is_none());
         self.inner
             .outputs
             .get(i)

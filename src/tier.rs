@@ -41,6 +41,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::cache::KernelCache;
+use crate::Pipeline;
 
 /// When a [`Filter`](crate::Filter) or [`Projector`](crate::Projector) compiles its
 /// kernel.
@@ -95,6 +96,16 @@ pub struct TierStats {
     /// Why the interpreter evaluates every batch, when it does: what the JIT does
     /// not support, or why compiling failed.
     pub interpreted_because: Option<String>,
+    /// The pipeline of the kernel running now (`None` before one has arrived):
+    /// the cache's first pipeline, or its [`Upgrade`](crate::Upgrade)'s once one of
+    /// the expression's kernels (one per null pattern) was upgraded or found
+    /// upgraded in the cache.
+    pub pipeline: Option<Pipeline>,
+    /// How long after binding the upgraded kernel took over, when this
+    /// expression's kernel was upgraded.
+    pub optimized_after: Option<Duration>,
+    /// Why the upgrade failed, when it did (the first kernel goes on running).
+    pub optimize_failed: Option<String>,
 }
 
 impl fmt::Display for TierStats {
@@ -125,7 +136,16 @@ impl fmt::Display for TierStats {
             ),
             (None, None) if self.compiling => write!(f, "; kernel compiling"),
             (None, None) => write!(f, "; kernel not compiled yet"),
+        }?;
+        if let Some(p) = self.pipeline {
+            write!(f, " ({p:?})")?;
         }
+        if let Some(t) = self.optimized_after {
+            write!(f, "; optimized {:.1} ms after binding", millis(t))?;
+        } else if let Some(reason) = &self.optimize_failed {
+            write!(f, "; optimizing failed: {reason}")?;
+        }
+        Ok(())
     }
 }
 

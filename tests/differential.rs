@@ -640,6 +640,15 @@ fn quick_cache() -> &'static std::sync::Arc<KernelCache> {
     })
 }
 
+/// The kernel cache of the first compilation: `Pipeline::O3` from the start (the
+/// pipeline hot kernels are upgraded to), not the default `Quick` first.
+fn o3_cache() -> &'static std::sync::Arc<KernelCache> {
+    static CACHE: OnceLock<std::sync::Arc<KernelCache>> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        std::sync::Arc::new(KernelCache::new(256, 256 << 20).with_pipeline(Pipeline::O3))
+    })
+}
+
 fn check_filter(
     expr: &Expr,
     batch: &RecordBatch,
@@ -679,8 +688,8 @@ fn check_filter(
                 .sum::<usize>()
         );
     }
-    let filter =
-        Filter::from_expr(&schema, expr).map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
+    let filter = Filter::with_cache(&schema, expr, o3_cache())
+        .map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
     let wide_decimal = || match filter.explain().map(|e| e.backend) {
         Ok(broadhead::Backend::Interpreted(reason)) => not_compiled_decimal(&reason),
         _ => false,
@@ -735,7 +744,7 @@ fn check_projection(
         }
     }
     let sql: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
-    let projector = Projector::from_exprs(&schema, exprs)
+    let projector = Projector::with_cache(&schema, exprs, o3_cache())
         .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
     let reference = first_error(typed.iter().map(|t| interpret(t, batch)).collect());
     for (i, t) in typed.iter().enumerate() {
@@ -993,9 +1002,9 @@ fn check_tiered(
         let sql = filter_expr.to_string();
         let eager = Filter::from_prepared(&prepared, KernelCache::global())
             .map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
-        // Tiered with the Quick pipeline, as the command line runs it.
-        let cache =
-            std::sync::Arc::new(KernelCache::new(16, 64 << 20).with_pipeline(Pipeline::Quick));
+        // Tiered with the Quick pipeline, as the command line runs it, and each
+        // kernel upgraded to O3 once it has run.
+        let cache = upgrading_cache();
         cache.hold_compiles();
         let tiered = Filter::with_policy(&prepared, &cache, CompilePolicy::Tiered)
             .map_err(|e| TestCaseError::fail(format!("{sql}: {e}")))?;
@@ -1019,6 +1028,15 @@ fn check_tiered(
         );
         let expected = filter_outcomes(&eager, batches);
         prop_assert_eq!(&[first, then].concat(), &expected, "{}", sql);
+        // The upgrades the kernel tier's batches started have arrived.
+        tiered.wait_for_kernel();
+        let upgraded = filter_outcomes(&tiered, released);
+        prop_assert_eq!(
+            &upgraded,
+            &filter_outcomes(&eager, released),
+            "{}: upgraded",
+            sql
+        );
     }
     let prepared: Result<Vec<_>, _> = projections
         .iter()
@@ -1028,8 +1046,7 @@ fn check_tiered(
         let sql: Vec<String> = projections.iter().map(|e| e.to_string()).collect();
         let eager = Projector::from_prepared(&schema, &prepared, KernelCache::global())
             .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
-        let cache =
-            std::sync::Arc::new(KernelCache::new(16, 64 << 20).with_pipeline(Pipeline::Quick));
+        let cache = upgrading_cache();
         cache.hold_compiles();
         let tiered = Projector::with_policy(&schema, &prepared, &cache, CompilePolicy::Tiered)
             .map_err(|e| TestCaseError::fail(format!("{sql:?}: {e}")))?;
@@ -1045,8 +1062,29 @@ fn check_tiered(
             sql,
             tiered.tier_stats()
         );
+        tiered.wait_for_kernel();
+        let upgraded = projector_outcomes(&tiered, released);
+        prop_assert!(
+            same_outcomes(&upgraded, &projector_outcomes(&eager, released)),
+            "{:?}: upgraded {:?}",
+            sql,
+            tiered.tier_stats()
+        );
     }
     Ok(())
+}
+
+/// A cache compiling with `Quick` and upgrading every kernel that has run (one row
+/// is enough) to `O3`, in the background.
+fn upgrading_cache() -> std::sync::Arc<KernelCache> {
+    std::sync::Arc::new(
+        KernelCache::new(16, 64 << 20)
+            .with_pipeline(Pipeline::Quick)
+            .with_upgrade(Some(broadhead::Upgrade {
+                pipeline: Pipeline::O3,
+                after_rows: 1,
+            })),
+    )
 }
 
 proptest! {

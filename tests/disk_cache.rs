@@ -11,7 +11,7 @@ use arrow::array::{ArrayRef, Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use broadhead::prepare::{Prepared, Purpose};
 use broadhead::sql::parse_expr;
-use broadhead::{CompilePolicy, DiskCache, Filter, KernelCache};
+use broadhead::{CompilePolicy, DiskCache, Filter, KernelCache, Pipeline, Upgrade};
 use tempfile::TempDir;
 
 fn schema() -> Schema {
@@ -266,4 +266,43 @@ fn a_tiered_expression_says_its_kernel_came_from_disk() {
     );
     let stats = second.stats();
     assert_eq!((stats.disk_hits, stats.disk_writes), (1, 0));
+}
+
+#[test]
+fn an_upgraded_kernel_is_what_the_next_process_loads() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let (sql, expected) = predicate(6);
+    // Quick first, upgraded to O3 once it has run (the default upgrades after
+    // 4 Mi rows; one is enough here).
+    let first = Arc::new(
+        KernelCache::new(16, 1 << 30)
+            .with_upgrade(Some(Upgrade {
+                pipeline: Pipeline::O3,
+                after_rows: 1,
+            }))
+            .with_disk_cache(Some(DiskCache::new(&dir))),
+    );
+    let (n, filter) = selected(&first, &sql);
+    assert_eq!(n, expected);
+    filter.wait_for_kernel();
+    assert_eq!(filter.tier_stats().pipeline, Some(Pipeline::O3));
+    assert_eq!(
+        first.stats().disk_writes,
+        2,
+        "the Quick kernel and the O3 one"
+    );
+    assert_eq!(entries(&dir, "bhk").len(), 2);
+
+    // A new cache (as a new process would) with the default plan loads the O3
+    // kernel at once: nothing compiles, nothing is upgraded.
+    let second = cache(&dir);
+    let (n, filter) = selected(&second, &sql);
+    assert_eq!(n, expected);
+    let stats = filter.tier_stats();
+    assert_eq!(stats.pipeline, Some(Pipeline::O3));
+    assert!(stats.kernel_from_disk_cache);
+    assert_eq!(stats.optimized_after, None);
+    assert_eq!(second.stats().disk_hits, 1);
+    assert_eq!(second.stats().disk_writes, 0);
 }

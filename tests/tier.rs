@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef};
 use broadhead::prepare::{Prepared, Purpose};
-use broadhead::{Backend, CompilePolicy, Filter, KernelCache, Projector};
+use broadhead::{Backend, CompilePolicy, Filter, KernelCache, Pipeline, Projector, Upgrade};
 
 fn schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
@@ -324,4 +324,149 @@ fn what_the_jit_does_not_support_reports_its_reason_under_every_policy() {
         assert!(stats.interpreted_because.is_some(), "{policy:?}");
         assert_eq!(stats.kernel_after, None);
     }
+}
+
+/// A cache compiling with `Quick` first and upgrading kernels to `O3` once they
+/// have evaluated `after_rows` rows.
+fn upgrading_cache(after_rows: u64) -> Arc<KernelCache> {
+    Arc::new(cache_with_limits().with_upgrade(Some(Upgrade {
+        pipeline: Pipeline::O3,
+        after_rows,
+    })))
+}
+
+fn cache_with_limits() -> KernelCache {
+    KernelCache::new(16, 64 << 20)
+}
+
+#[test]
+fn the_default_cache_compiles_quick_first_and_upgrades_to_o3() {
+    let cache = cache_with_limits();
+    assert_eq!(cache.pipeline(), Pipeline::Quick);
+    assert_eq!(cache.upgrade(), Some(Upgrade::default()));
+    assert_eq!(Upgrade::default().pipeline, Pipeline::O3);
+    // An explicit pipeline is that pipeline only; an upgrade to it is none.
+    cache.set_pipeline(Pipeline::O3);
+    assert_eq!(cache.upgrade(), None);
+    cache.set_upgrade(Some(Upgrade::default()));
+    assert_eq!(cache.upgrade(), None);
+}
+
+#[test]
+fn a_hot_kernel_is_compiled_again_and_the_new_kernel_takes_over() {
+    let cache = upgrading_cache(250);
+    let p = predicate("a % 3 = 0 AND b > 1");
+    let filter = Filter::with_policy(&p, &cache, CompilePolicy::Eager).expect("builds");
+    let data = batch(100, false);
+    let expected: Vec<usize> = (0..100).filter(|r| r % 3 == 0 && r % 4 > 1).collect();
+    // 200 rows: below the threshold, nothing compiles in the background.
+    for _ in 0..2 {
+        assert_eq!(rows(&filter, &data), expected);
+    }
+    let stats = filter.tier_stats();
+    assert_eq!(stats.pipeline, Some(Pipeline::Quick));
+    assert!(!stats.compiling);
+    assert_eq!(stats.optimized_after, None);
+    let compiled = cache.stats().misses;
+    // 300 rows: the variant these batches run is compiled again with O3.
+    assert_eq!(rows(&filter, &data), expected);
+    assert!(filter.wait_for_kernel());
+    assert_eq!(cache.stats().misses, compiled + 1);
+    let stats = filter.tier_stats();
+    assert_eq!(stats.pipeline, Some(Pipeline::O3));
+    assert!(stats.optimized_after.is_some());
+    assert!(!stats.compiling);
+    assert!(stats.to_string().contains("(O3); optimized"), "{stats}");
+    for _ in 0..3 {
+        assert_eq!(rows(&filter, &data), expected);
+        let mask = filter.evaluate_mask(&data).expect("evaluates");
+        assert_eq!(mask.true_count(), expected.len());
+    }
+    assert_eq!(cache.stats().misses, compiled + 1, "upgraded once");
+    assert_eq!(filter.tier_stats().compiled_batches, 9);
+    // The same program bound again finds the O3 kernel in the cache.
+    let again = Filter::with_policy(&p, &cache, CompilePolicy::Eager).expect("builds");
+    assert_eq!(rows(&again, &data), expected);
+    assert_eq!(again.tier_stats().pipeline, Some(Pipeline::O3));
+    assert_eq!(cache.stats().misses, compiled + 1, "found, not compiled");
+}
+
+#[test]
+fn a_hot_projection_is_upgraded_with_the_same_results() {
+    let cache = upgrading_cache(1);
+    let schema = schema();
+    let exprs = [
+        Prepared::parse("a * 4 + b", &schema, Purpose::Projection).expect("binds"),
+        Prepared::parse("x / 2 > 3", &schema, Purpose::Projection).expect("binds"),
+    ];
+    let projector =
+        Projector::with_policy(&schema, &exprs, &cache, CompilePolicy::Tiered).expect("builds");
+    let data = batch(1_000, true);
+    let reference = Projector::with_policy(
+        &schema,
+        &exprs,
+        &Arc::new(cache_with_limits().with_pipeline(Pipeline::O3)),
+        CompilePolicy::Eager,
+    )
+    .expect("builds")
+    .evaluate(&data)
+    .expect("evaluates");
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let out = projector.evaluate(&data).expect("evaluates");
+        assert_eq!(out.len(), 2);
+        for (o, r) in out.iter().zip(&reference) {
+            assert_eq!(o.to_data(), r.to_data());
+        }
+        seen.push(projector.tier_stats().pipeline);
+        projector.wait_for_kernel();
+    }
+    let stats = projector.tier_stats();
+    assert_eq!(stats.pipeline, Some(Pipeline::O3), "{seen:?}");
+    assert!(stats.optimized_after.is_some());
+}
+
+#[test]
+fn a_failed_upgrade_leaves_the_first_kernel_running() {
+    let cache = upgrading_cache(10);
+    let filter =
+        Filter::with_policy(&predicate("a > 5"), &cache, CompilePolicy::Eager).expect("builds");
+    cache.fail_compiles(Some("no optimizer today"));
+    let data = batch(20, false);
+    let expected: Vec<usize> = (6..20).collect();
+    assert_eq!(rows(&filter, &data), expected);
+    assert!(filter.wait_for_kernel());
+    assert_eq!(rows(&filter, &data), expected);
+    let stats = filter.tier_stats();
+    assert_eq!(stats.pipeline, Some(Pipeline::Quick));
+    assert_eq!(stats.optimize_failed.as_deref(), Some("no optimizer today"));
+    assert_eq!(stats.optimized_after, None);
+    assert_eq!(stats.compiled_batches, 2);
+    assert!(
+        stats
+            .to_string()
+            .contains("optimizing failed: no optimizer today"),
+        "{stats}"
+    );
+}
+
+#[test]
+fn an_expression_dropped_while_its_upgrade_compiles_leaves_the_kernel_to_the_cache() {
+    let cache = upgrading_cache(1);
+    let p = predicate("a < 50");
+    let filter = Filter::with_policy(&p, &cache, CompilePolicy::Eager).expect("builds");
+    cache.hold_compiles();
+    let data = batch(100, false);
+    assert_eq!(rows(&filter, &data), (0..50).collect::<Vec<_>>());
+    assert!(filter.tier_stats().compiling);
+    drop(filter);
+    cache.release_compiles();
+    cache.wait_for_background_compiles();
+    // Bound again, the variant for these batches (`a` without nulls) is the
+    // upgraded kernel the cache kept.
+    let again = Filter::with_policy(&p, &cache, CompilePolicy::Eager).expect("builds");
+    let misses = cache.stats().misses;
+    assert_eq!(rows(&again, &data), (0..50).collect::<Vec<_>>());
+    assert_eq!(again.tier_stats().pipeline, Some(Pipeline::O3));
+    assert_eq!(cache.stats().misses, misses);
 }
