@@ -208,6 +208,7 @@ impl InFlight {
     /// Counts a background compile through `cache`.
     pub(crate) fn start(cache: &Arc<KernelCache>) -> InFlight {
         cache.background.lock().in_flight += 1;
+        PROCESS.started();
         InFlight(cache.clone())
     }
 }
@@ -215,6 +216,72 @@ impl InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.background.finished();
+        PROCESS.finished();
+    }
+}
+
+/// The background compiles under way in the process, through every cache: `exit`
+/// waits for them (see [`ProcessCompiles::started`]).
+static PROCESS: ProcessCompiles = ProcessCompiles {
+    in_flight: Mutex::new(0),
+    changed: Condvar::new(),
+    at_exit: std::sync::Once::new(),
+};
+
+/// How long `exit` waits for background compiles (a compile takes milliseconds;
+/// only compiles held back by the test hooks take longer).
+const EXIT_PATIENCE: Duration = Duration::from_secs(10);
+
+struct ProcessCompiles {
+    in_flight: Mutex<usize>,
+    changed: Condvar,
+    at_exit: std::sync::Once,
+}
+
+impl ProcessCompiles {
+    fn lock(&self) -> MutexGuard<'_, usize> {
+        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts a compile, and the first time makes `exit` wait for the compiles
+    /// under way. `exit` runs LLVM's static destructors, which crash a compile
+    /// running meanwhile (one process in about 60 in `tests/tier.rs`'s test of
+    /// it, before this): the `atexit` handler registered here runs before the
+    /// destructors registered when LLVM was loaded (handlers run in the reverse
+    /// order of their registration), and returns when no compile is under way.
+    fn started(&self) {
+        *self.lock() += 1;
+        self.at_exit.call_once(|| {
+            // SAFETY: `wait_at_exit` is an `extern "C" fn()` that does not unwind
+            // (it takes a lock, poisoned or not, and waits on a condition variable)
+            // and uses only `PROCESS`, a static that lives until the process ends.
+            // If registering fails, exit does not wait: the behaviour before this.
+            unsafe {
+                libc::atexit(wait_at_exit);
+            }
+        });
+    }
+
+    fn finished(&self) {
+        let mut n = self.lock();
+        *n = n.saturating_sub(1);
+        self.changed.notify_all();
+    }
+}
+
+/// Waits until no background compile is under way, or [`EXIT_PATIENCE`] has passed.
+extern "C" fn wait_at_exit() {
+    let deadline = std::time::Instant::now() + EXIT_PATIENCE;
+    let mut n = PROCESS.lock();
+    while *n > 0 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        n = match PROCESS.changed.wait_timeout(n, left) {
+            Ok((n, _)) => n,
+            Err(p) => p.into_inner().0,
+        };
     }
 }
 
@@ -285,10 +352,11 @@ impl KernelCache {
     /// Waits until no background compile started through this cache is under way
     /// (each has stored its kernel, or dropped it when its expression was dropped).
     ///
-    /// Call it before a process exits normally while `Tiered` expressions may still
-    /// be compiling (or end the process with `_exit`, as the `broadhead` command line
-    /// does): `exit` runs LLVM's static destructors, which must not run under a
-    /// compile.
+    /// `exit` runs LLVM's static destructors, which must not run under a compile:
+    /// once a background compile has started, `exit` waits for those under way
+    /// (through every cache, for up to 10 seconds) before it runs them. Call this
+    /// to wait for one cache's yourself, or end the process with `_exit`, as the
+    /// `broadhead` command line does.
     pub fn wait_for_background_compiles(&self) {
         let mut state = self.background.lock();
         while state.in_flight > 0 {
