@@ -37,7 +37,8 @@ use crate::disk_cache::DiskCache;
 pub struct CacheStats {
     /// Lookups that found a compiled kernel.
     pub hits: u64,
-    /// Lookups that compiled one.
+    /// Lookups that compiled one (or loaded it from the disk cache), upgrades
+    /// included.
     pub misses: u64,
     /// Kernels dropped to stay within the limits.
     pub evictions: u64,
@@ -211,8 +212,8 @@ impl KernelCache {
 
     /// Compiles the kernels missing from now on with `pipeline`, and only with it:
     /// no [`Upgrade`] (set one after this if wanted). Kernels already cached stay
-    /// as they were compiled, and are used: every pipeline's kernel computes the
-    /// same results. The `broadhead` command sets the global cache's to
+    /// as they were compiled, and a program that has one is not compiled again:
+    /// every pipeline's kernel computes the same results. The `broadhead` command sets the global cache's to
     /// [`Pipeline::Quick`], its scans being bound by reading the file.
     pub fn set_pipeline(&self, pipeline: Pipeline) {
         *self.plan() = Plan {
@@ -295,11 +296,15 @@ impl KernelCache {
         {
             let mut state = self.lock();
             if let Some(entry) = state.entries.get(program) {
-                for p in target.into_iter().chain([plan.first]) {
-                    if let Some(kernel) = entry.get(p) {
-                        self.hits.fetch_add(1, Ordering::Relaxed);
-                        return Ok(compiled(kernel.clone(), p));
-                    }
+                // The upgrade's kernel, the first pipeline's, or any other cached.
+                let found = target
+                    .into_iter()
+                    .chain([plan.first])
+                    .find_map(|p| entry.get(p).map(|k| (p, k)))
+                    .or_else(|| entry.kernels.first().map(|(p, k)| (*p, k)));
+                if let Some((p, kernel)) = found {
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(compiled(kernel.clone(), p));
                 }
             }
         }
@@ -337,9 +342,11 @@ impl KernelCache {
     }
 
     /// Keeps `kernel`, compiled by `pipeline` for `program`, unless another thread
-    /// kept one meanwhile: the kernel kept.
+    /// kept one meanwhile: the kernel kept. The upgrade's kernel replaces the
+    /// others of its program (their users keep theirs).
     fn keep(&self, program: &Program, pipeline: Pipeline, kernel: Arc<Kernel>) -> Arc<Kernel> {
         let bytes = estimated_bytes(program);
+        let supersedes = self.upgrade().is_some_and(|u| u.pipeline == pipeline);
         let mut state = self.lock();
         let kernel = match state.entries.get_mut(program) {
             // Another thread compiled it meanwhile: share theirs.
@@ -347,9 +354,17 @@ impl KernelCache {
                 entry.get(pipeline).cloned().unwrap_or(kernel)
             }
             Some(entry) => {
+                let freed = if supersedes {
+                    let freed = entry.bytes;
+                    entry.kernels.clear();
+                    entry.bytes = 0;
+                    freed
+                } else {
+                    0
+                };
                 entry.kernels.push((pipeline, kernel.clone()));
                 entry.bytes += bytes;
-                state.bytes += bytes;
+                state.bytes = state.bytes - freed + bytes;
                 kernel
             }
             None => {
@@ -404,7 +419,9 @@ impl KernelCache {
         program: &Program,
         pipeline: Pipeline,
     ) -> Result<Kernel, CodegenError> {
-        let object = Self::compile(program, pipeline)?;
+        let compiled = Self::compile(program, pipeline);
+        crate::tier::after_compile(pipeline);
+        let object = compiled?;
         if let Some(disk) = self.disk_cache() {
             if disk.write(&object.key, &object.bytes) {
                 self.disk_writes.fetch_add(1, Ordering::Relaxed);

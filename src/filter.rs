@@ -192,9 +192,11 @@ impl Filter {
         )
     }
 
-    /// Blocks until the kernel compiling in the background (with
-    /// [`CompilePolicy::Tiered`]) has arrived or failed; returns whether the next
-    /// batch runs on it. Returns at once for the other policies.
+    /// Blocks until no compile of this expression is under way in the background:
+    /// its kernel (with [`CompilePolicy::Tiered`]) and the upgrades of its hot
+    /// kernels ([`Upgrade`](crate::Upgrade), under every policy) have arrived or
+    /// failed. Returns whether the next batch runs on a kernel. Returns at once
+    /// when nothing compiles.
     pub fn wait_for_kernel(&self) -> bool {
         self.inner
             .backend
@@ -324,7 +326,9 @@ impl Filter {
     }
 
     /// Every stage's view of the predicate: parsed, typed, optimized, and (for the
-    /// JIT) the LLVM IR before and after optimization and the native assembly.
+    /// JIT) the LLVM IR before and after optimization and the native assembly, of a
+    /// kernel compiled for this call with the pipeline of the kernel running now
+    /// (`O3` once it was upgraded, which takes tens of milliseconds).
     pub fn explain(&self) -> Result<Explanation> {
         let inner = &self.inner;
         let stats = self.tier_stats();

@@ -159,8 +159,8 @@ impl Variant {
         }
     }
 
-    /// Counts `rows` evaluated by the first kernel: true (once) when that makes the
-    /// variant hot enough for its upgrade.
+    /// Counts `rows` evaluated by the first kernel: true when the variant is hot
+    /// enough for its upgrade and it has not started (then [`Variant::claim`]).
     fn count(&self, rows: usize) -> bool {
         let Some(u) = &self.upgrade else {
             return false;
@@ -171,7 +171,14 @@ impl Variant {
             return false;
         }
         let total = u.rows.fetch_add(rows as u64, Ordering::Relaxed) + rows as u64;
-        total >= u.upgrade.after_rows && !u.started.swap(true, Ordering::Relaxed)
+        total >= u.upgrade.after_rows
+    }
+
+    /// Whether this call starts the upgrade (true for one call only).
+    fn claim(&self) -> bool {
+        self.upgrade
+            .as_ref()
+            .is_some_and(|u| !u.started.swap(true, Ordering::Relaxed))
     }
 }
 
@@ -472,7 +479,11 @@ impl Jit {
                 let cache = cache.clone();
                 let pattern = pattern.clone();
                 move || {
+                    // Dropped last, after the cache, the kernel and the expression's
+                    // state this thread holds (which may free kernels, through LLVM).
                     let _in_flight = in_flight;
+                    let cache = cache;
+                    crate::tier::mark_compile_thread();
                     let kernel = compile_deferred(&cache, &program).map_err(|e| e.to_string());
                     if let Some(shared) = Weak::upgrade(&shared) {
                         shared.pending().retain(|p| *p != pattern);
@@ -484,11 +495,14 @@ impl Jit {
             self.shared.pending().retain(|p| *p != pattern);
             let reason = format!("cannot start a compile thread: {e}");
             self.shared.deliver(pattern, Err(reason));
+            // The closure's guard woke the waiters before `pending` changed.
+            self.cache.background.notify();
         }
     }
 
-    /// Compiles `variant` again with its upgrade's pipeline on a thread of its own;
-    /// calls run the new kernel once it is stored in the variant. The thread holds
+    /// Compiles `variant` again with its upgrade's pipeline on a thread of its own
+    /// (counted in `upgrading` by the caller); calls run the new kernel once it is
+    /// stored in the variant. The thread holds
     /// the expression's state weakly, as [`Jit::compile_in_background`]'s does. A
     /// failure leaves the first kernel running, with the reason kept for the stats.
     fn start_upgrade(&self, variant: &Variant) {
@@ -499,7 +513,6 @@ impl Jit {
         let pattern = variant.pattern.clone();
         let cache = self.cache.clone();
         let shared = Arc::downgrade(&self.shared);
-        self.shared.upgrading.fetch_add(1, Ordering::Relaxed);
         let in_flight = crate::tier::InFlight::start(&cache);
         let spawned = std::thread::Builder::new()
             .name("broadhead-optimize".into())
@@ -507,8 +520,12 @@ impl Jit {
                 let cache = cache.clone();
                 let shared = shared.clone();
                 move || {
-                    // Dropped last: `upgrading` is down before waiters are woken.
+                    // Dropped last: `upgrading` is down before waiters are woken,
+                    // and the cache, the kernel and the expression's state this
+                    // thread holds are dropped before (they may free kernels).
                     let _in_flight = in_flight;
+                    let cache = cache;
+                    crate::tier::mark_compile_thread();
                     let kernel = match cache.background.admit() {
                         Some(message) => Err(message),
                         None => cache
@@ -521,10 +538,10 @@ impl Jit {
                 }
             });
         if let Err(e) = spawned {
-            if let Some(shared) = Weak::upgrade(&shared) {
-                let reason = format!("cannot start a compile thread: {e}");
-                shared.deliver_upgrade(&variant.pattern, Err(reason));
-            }
+            let reason = format!("cannot start a compile thread: {e}");
+            self.shared.deliver_upgrade(&variant.pattern, Err(reason));
+            // The closure's guard woke the waiters before `upgrading` went down.
+            self.cache.background.notify();
         }
     }
 
@@ -550,16 +567,20 @@ impl Jit {
         self.kernel_tier()
     }
 
-    /// The pipeline of the kernels calls run: an upgrade's once any variant runs
-    /// one (or was found upgraded in the cache), else the first variant's.
+    /// The pipeline of the kernels calls run: the most optimizing among the
+    /// variants' (so an upgrade's once any variant runs one, or was found upgraded
+    /// in the cache).
     fn pipeline_in_use(&self) -> Option<Pipeline> {
-        let first = self.cache.pipeline();
-        let variants = &self.shared.variants;
-        variants
+        let rank = |p: &Pipeline| match p {
+            Pipeline::Quick => 0,
+            Pipeline::Fast => 1,
+            Pipeline::O3 => 2,
+        };
+        self.shared
+            .variants
             .iter()
             .map(Variant::current_pipeline)
-            .find(|p| *p != first)
-            .or_else(|| variants.iter().next().map(Variant::current_pipeline))
+            .max_by_key(rank)
     }
 
     /// The state of the expression's compiles, for its [`crate::TierStats`].
@@ -778,7 +799,15 @@ impl Jit {
         // it is not upgraded.
         if let Chosen::Stored(v) = variant {
             if v.count(rows) {
-                self.start_upgrade(v);
+                // Counted before it is claimed, so that `wait_for_kernel` on another
+                // thread never sees the upgrade started and not counted.
+                self.shared.upgrading.fetch_add(1, Ordering::Relaxed);
+                if v.claim() {
+                    self.start_upgrade(v);
+                } else {
+                    // Another call claimed it; its thread wakes the waiters.
+                    self.shared.upgrading.fetch_sub(1, Ordering::Relaxed);
+                }
             }
         }
         result.map(Some).map_err(describe)

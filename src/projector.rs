@@ -481,9 +481,11 @@ impl Projector {
         )
     }
 
-    /// Blocks until the kernel compiling in the background (with
-    /// [`CompilePolicy::Tiered`]) has arrived or failed; returns whether the next
-    /// batch runs on it. Returns at once for the other policies.
+    /// Blocks until no compile of this expression is under way in the background:
+    /// its kernel (with [`CompilePolicy::Tiered`]) and the upgrades of its hot
+    /// kernels ([`Upgrade`](crate::Upgrade), under every policy) have arrived or
+    /// failed. Returns whether the next batch runs on a kernel. Returns at once
+    /// when nothing compiles.
     pub fn wait_for_kernel(&self) -> bool {
         self.inner
             .jit

@@ -36,7 +36,7 @@
 //! ```
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -89,9 +89,11 @@ pub struct TierStats {
     /// interpreter evaluates everything.
     pub kernel_after: Option<Duration>,
     /// Whether that kernel was loaded from the on-disk kernel cache
-    /// ([`DiskCache`](crate::DiskCache)) instead of compiled.
+    /// ([`DiskCache`](crate::DiskCache)) instead of compiled (the first kernel: an
+    /// upgrade may have replaced it since, see `pipeline`).
     pub kernel_from_disk_cache: bool,
-    /// Whether a kernel is being compiled in the background now.
+    /// Whether a kernel, or an upgrade of one, is being compiled in the
+    /// background now.
     pub compiling: bool,
     /// Why the interpreter evaluates every batch, when it does: what the JIT does
     /// not support, or why compiling failed.
@@ -202,20 +204,25 @@ struct BackgroundState {
 /// [`InFlight::start`] (before its thread is spawned) until dropped: when the thread
 /// ends, also by unwinding, so [`KernelCache::wait_for_background_compiles`] never
 /// waits for a thread that is gone.
-pub(crate) struct InFlight(Arc<KernelCache>);
+pub(crate) struct InFlight(Option<Arc<KernelCache>>);
 
 impl InFlight {
     /// Counts a background compile through `cache`.
     pub(crate) fn start(cache: &Arc<KernelCache>) -> InFlight {
         cache.background.lock().in_flight += 1;
         PROCESS.started();
-        InFlight(cache.clone())
+        InFlight(Some(cache.clone()))
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.background.finished();
+        if let Some(cache) = self.0.take() {
+            cache.background.finished();
+            // When this was the last reference, the cache's kernels are freed here,
+            // through LLVM: before `exit` may stop waiting.
+            drop(cache);
+        }
         PROCESS.finished();
     }
 }
@@ -225,7 +232,8 @@ impl Drop for InFlight {
 static PROCESS: ProcessCompiles = ProcessCompiles {
     in_flight: Mutex::new(0),
     changed: Condvar::new(),
-    at_exit: std::sync::Once::new(),
+    pid: AtomicU32::new(0),
+    registered_after: AtomicU8::new(0),
 };
 
 /// How long `exit` waits for background compiles (a compile takes milliseconds;
@@ -235,7 +243,31 @@ const EXIT_PATIENCE: Duration = Duration::from_secs(10);
 struct ProcessCompiles {
     in_flight: Mutex<usize>,
     changed: Condvar,
-    at_exit: std::sync::Once,
+    /// The process that registered the `atexit` handler (0: none has); a child
+    /// forked from it inherits the handler and the count, and does not wait.
+    pid: AtomicU32,
+    /// The pipelines (bits of [`pipeline_bit`]) after whose first compile the
+    /// handler was registered again.
+    registered_after: AtomicU8,
+}
+
+thread_local! {
+    /// Whether this thread is a background compile's (`exit` called on it, by a
+    /// fatal LLVM error, must not wait for its own compile).
+    static COMPILE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as a background compile's.
+pub(crate) fn mark_compile_thread() {
+    COMPILE_THREAD.with(|c| c.set(true));
+}
+
+fn pipeline_bit(p: Pipeline) -> u8 {
+    match p {
+        Pipeline::O3 => 1,
+        Pipeline::Fast => 2,
+        Pipeline::Quick => 4,
+    }
 }
 
 impl ProcessCompiles {
@@ -245,21 +277,23 @@ impl ProcessCompiles {
 
     /// Counts a compile, and the first time makes `exit` wait for the compiles
     /// under way. `exit` runs LLVM's static destructors, which crash a compile
-    /// running meanwhile (one process in about 60 in `tests/tier.rs`'s test of
-    /// it, before this): the `atexit` handler registered here runs before the
-    /// destructors registered when LLVM was loaded (handlers run in the reverse
-    /// order of their registration), and returns when no compile is under way.
+    /// running meanwhile (2 processes in 260 in `tests/tier.rs`'s test of it,
+    /// before this): the `atexit` handler registered here runs before the
+    /// destructors registered earlier (handlers run in the reverse order of their
+    /// registration: those of LLVM's global objects, registered when it was
+    /// loaded), and returns when no compile is under way. LLVM registers the
+    /// destructors of some objects when it first uses them, during a compile:
+    /// [`after_compile`] registers the handler again after the first compile of
+    /// each pipeline, so it also runs before those.
     fn started(&self) {
         *self.lock() += 1;
-        self.at_exit.call_once(|| {
-            // SAFETY: `wait_at_exit` is an `extern "C" fn()` that does not unwind
-            // (it takes a lock, poisoned or not, and waits on a condition variable)
-            // and uses only `PROCESS`, a static that lives until the process ends.
-            // If registering fails, exit does not wait: the behaviour before this.
-            unsafe {
-                libc::atexit(wait_at_exit);
-            }
-        });
+        if self
+            .pid
+            .compare_exchange(0, std::process::id(), Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            register_wait_at_exit();
+        }
     }
 
     fn finished(&self) {
@@ -269,8 +303,36 @@ impl ProcessCompiles {
     }
 }
 
-/// Waits until no background compile is under way, or [`EXIT_PATIENCE`] has passed.
+/// Called after each compile with `pipeline`: once background compiles have
+/// started, the first compile of each pipeline registers the `atexit` handler
+/// again (see [`ProcessCompiles::started`]).
+pub(crate) fn after_compile(pipeline: Pipeline) {
+    let bit = pipeline_bit(pipeline);
+    if PROCESS.pid.load(Ordering::SeqCst) != 0
+        && PROCESS.registered_after.fetch_or(bit, Ordering::SeqCst) & bit == 0
+    {
+        register_wait_at_exit();
+    }
+}
+
+fn register_wait_at_exit() {
+    // SAFETY: `wait_at_exit` is an `extern "C" fn()` that does not unwind (it
+    // reads atomics and a thread-local, takes a lock, poisoned or not, and waits
+    // on a condition variable) and uses only statics that live until the process
+    // ends. If registering fails, exit does not wait: the behaviour before this.
+    unsafe {
+        libc::atexit(wait_at_exit);
+    }
+}
+
+/// Waits until no background compile is under way, or [`EXIT_PATIENCE`] has passed;
+/// at once in a forked child and on a compile thread.
 extern "C" fn wait_at_exit() {
+    if PROCESS.pid.load(Ordering::SeqCst) != std::process::id()
+        || COMPILE_THREAD.try_with(|c| c.get()).unwrap_or(true)
+    {
+        return;
+    }
     let deadline = std::time::Instant::now() + EXIT_PATIENCE;
     let mut n = PROCESS.lock();
     while *n > 0 {
@@ -288,6 +350,13 @@ extern "C" fn wait_at_exit() {
 impl Background {
     fn lock(&self) -> MutexGuard<'_, BackgroundState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wakes the waiters: something they wait for changed without a compile
+    /// finishing (a compile thread that could not be started).
+    pub(crate) fn notify(&self) {
+        let _state = self.lock();
+        self.changed.notify_all();
     }
 
     /// A background compile has finished and dropped what it held.
@@ -324,7 +393,8 @@ impl Background {
 
 /// Background compiles, and hooks for tests that need a tier to be deterministic.
 /// The hooks apply to the kernels compiled for [`CompilePolicy::Lazy`] and
-/// [`CompilePolicy::Tiered`] expressions through this cache (`Eager` compiles are not
+/// [`CompilePolicy::Tiered`] expressions through this cache, and to the upgrades of
+/// every expression's kernels (an `Eager` expression's first kernel is not
 /// affected).
 impl KernelCache {
     /// Background compiles through this cache wait until
@@ -341,8 +411,8 @@ impl KernelCache {
         self.background.set(|s| s.held = false);
     }
 
-    /// Makes later `Lazy` and `Tiered` compiles through this cache fail with
-    /// `message` (`None`: compile again).
+    /// Makes later `Lazy` and `Tiered` compiles and upgrades through this cache
+    /// fail with `message` (`None`: compile again).
     #[doc(hidden)]
     pub fn fail_compiles(&self, message: Option<&str>) {
         let message = message.map(str::to_string);

@@ -1030,6 +1030,14 @@ fn check_tiered(
         prop_assert_eq!(&[first, then].concat(), &expected, "{}", sql);
         // The upgrades the kernel tier's batches started have arrived.
         tiered.wait_for_kernel();
+        if eager.is_jit() && released.iter().any(|b| b.num_rows() > 0) {
+            prop_assert_eq!(
+                tiered.tier_stats().pipeline,
+                Some(Pipeline::O3),
+                "{}: the kernel that ran was upgraded",
+                sql
+            );
+        }
         let upgraded = filter_outcomes(&tiered, released);
         prop_assert_eq!(
             &upgraded,
@@ -1063,6 +1071,16 @@ fn check_tiered(
             tiered.tier_stats()
         );
         tiered.wait_for_kernel();
+        if (0..prepared.len()).any(|i| tiered.is_jit(i))
+            && released.iter().any(|b| b.num_rows() > 0)
+        {
+            prop_assert_eq!(
+                tiered.tier_stats().pipeline,
+                Some(Pipeline::O3),
+                "{:?}: the kernel that ran was upgraded",
+                sql
+            );
+        }
         let upgraded = projector_outcomes(&tiered, released);
         prop_assert!(
             same_outcomes(&upgraded, &projector_outcomes(&eager, released)),

@@ -34,7 +34,9 @@ pub struct CodegenError(pub String);
 pub type KernelFn =
     unsafe extern "C" fn(*const Slot, *const u64, u64, *const OutSlot, *mut u64, *mut u8) -> i64;
 
-/// Which optimization pipeline compiles a kernel.
+/// Which optimization pipeline compiles a kernel. `Default` is `O3`, the pipeline
+/// of a single compile; Broadhead's `KernelCache` compiles with `Quick` first and
+/// recompiles hot kernels with `O3` (its `Upgrade`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Pipeline {
     /// The new pass manager's `default<O3>` and aggressive code generation.
