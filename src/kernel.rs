@@ -278,6 +278,32 @@ fn compile_deferred(
     cache.get_or_compile(program)
 }
 
+/// Runs `work` on a thread named `name`, counted as a background compile through
+/// `cache` ([`crate::tier::InFlight`]) from before the thread starts until it ends,
+/// by unwinding too (or until the closure is dropped, when no thread starts). What
+/// `work` holds (kernels, the expression's state) and the thread's reference to the
+/// cache are dropped before the thread counts itself out: dropping them may free
+/// kernels, through LLVM, which must happen before `exit` stops waiting for
+/// background compiles.
+fn spawn_compile(
+    cache: &Arc<KernelCache>,
+    name: &str,
+    work: impl FnOnce(&KernelCache) + Send + 'static,
+) -> std::io::Result<()> {
+    let in_flight = crate::tier::InFlight::start(cache);
+    let cache = cache.clone();
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            // Declared first, dropped last.
+            let _in_flight = in_flight;
+            let cache = cache;
+            crate::tier::mark_compile_thread();
+            work(&cache);
+        })
+        .map(drop)
+}
+
 /// Up to this many values live on the stack during a call (input slots, null
 /// patterns); more take a heap allocation.
 const INLINE: usize = 16;
@@ -468,29 +494,17 @@ impl Jit {
         pending.push(pattern.clone());
         drop(pending);
         let program = self.program_for(&pattern);
-        let cache = self.cache.clone();
         let shared = Arc::downgrade(&self.shared);
-        // Counted until the thread ends, even by unwinding (or until the closure is
-        // dropped, when no thread starts).
-        let in_flight = crate::tier::InFlight::start(&cache);
-        let spawned = std::thread::Builder::new()
-            .name("broadhead-compile".into())
-            .spawn({
-                let cache = cache.clone();
-                let pattern = pattern.clone();
-                move || {
-                    // Dropped last, after the cache, the kernel and the expression's
-                    // state this thread holds (which may free kernels, through LLVM).
-                    let _in_flight = in_flight;
-                    let cache = cache;
-                    crate::tier::mark_compile_thread();
-                    let kernel = compile_deferred(&cache, &program).map_err(|e| e.to_string());
-                    if let Some(shared) = Weak::upgrade(&shared) {
-                        shared.pending().retain(|p| *p != pattern);
-                        shared.deliver(pattern, kernel);
-                    }
+        let spawned = spawn_compile(&self.cache, "broadhead-compile", {
+            let pattern = pattern.clone();
+            move |cache| {
+                let kernel = compile_deferred(cache, &program).map_err(|e| e.to_string());
+                if let Some(shared) = Weak::upgrade(&shared) {
+                    shared.pending().retain(|p| *p != pattern);
+                    shared.deliver(pattern, kernel);
                 }
-            });
+            }
+        });
         if let Err(e) = spawned {
             self.shared.pending().retain(|p| *p != pattern);
             let reason = format!("cannot start a compile thread: {e}");
@@ -502,41 +516,27 @@ impl Jit {
 
     /// Compiles `variant` again with its upgrade's pipeline on a thread of its own
     /// (counted in `upgrading` by the caller); calls run the new kernel once it is
-    /// stored in the variant. The thread holds
-    /// the expression's state weakly, as [`Jit::compile_in_background`]'s does. A
-    /// failure leaves the first kernel running, with the reason kept for the stats.
+    /// stored in the variant. The thread holds the expression's state weakly, as
+    /// [`Jit::compile_in_background`]'s does. A failure leaves the first kernel
+    /// running, with the reason kept for the stats.
     fn start_upgrade(&self, variant: &Variant) {
         let Some(upgrade) = variant.upgrade.as_ref().map(|u| u.upgrade) else {
             return;
         };
         let program = self.program_for(&variant.pattern);
         let pattern = variant.pattern.clone();
-        let cache = self.cache.clone();
         let shared = Arc::downgrade(&self.shared);
-        let in_flight = crate::tier::InFlight::start(&cache);
-        let spawned = std::thread::Builder::new()
-            .name("broadhead-optimize".into())
-            .spawn({
-                let cache = cache.clone();
-                let shared = shared.clone();
-                move || {
-                    // Dropped last: `upgrading` is down before waiters are woken,
-                    // and the cache, the kernel and the expression's state this
-                    // thread holds are dropped before (they may free kernels).
-                    let _in_flight = in_flight;
-                    let cache = cache;
-                    crate::tier::mark_compile_thread();
-                    let kernel = match cache.background.admit() {
-                        Some(message) => Err(message),
-                        None => cache
-                            .get_or_compile_with(&program, upgrade.pipeline)
-                            .map_err(|e| e.to_string()),
-                    };
-                    if let Some(shared) = Weak::upgrade(&shared) {
-                        shared.deliver_upgrade(&pattern, kernel);
-                    }
-                }
-            });
+        let spawned = spawn_compile(&self.cache, "broadhead-optimize", move |cache| {
+            let kernel = match cache.background.admit() {
+                Some(message) => Err(message),
+                None => cache
+                    .get_or_compile_with(&program, upgrade.pipeline)
+                    .map_err(|e| e.to_string()),
+            };
+            if let Some(shared) = Weak::upgrade(&shared) {
+                shared.deliver_upgrade(&pattern, kernel);
+            }
+        });
         if let Err(e) = spawned {
             let reason = format!("cannot start a compile thread: {e}");
             self.shared.deliver_upgrade(&variant.pattern, Err(reason));
