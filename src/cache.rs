@@ -79,6 +79,31 @@ impl Entry {
 /// takes 0.6–0.7 of `Quick`'s time on data in cache). 4 Mi rows is about 4 ms of a
 /// `Quick` kernel's time: an expression that has run that long is likely to run
 /// longer, and one that does not never pays for the slower compile.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow::array::{Float64Array, RecordBatch};
+/// use arrow::datatypes::{DataType, Field, Schema};
+/// use broadhead::{col, lit, Filter, KernelCache, Pipeline, Upgrade};
+///
+/// // `Quick` first; `O3` once a kernel has evaluated 1,000 rows.
+/// let cache = Arc::new(KernelCache::new(64, 64 << 20).with_upgrade(Some(Upgrade {
+///     pipeline: Pipeline::O3,
+///     after_rows: 1_000,
+/// })));
+/// let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Float64, false)]));
+/// let x = Float64Array::from_iter_values((0..600).map(f64::from));
+/// let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(x)])?;
+/// let filter = Filter::with_cache(&schema, &col("x").gt(lit(10.0)), &cache)?;
+/// assert_eq!(filter.tier_stats().pipeline, Some(Pipeline::Quick));
+/// assert_eq!(filter.evaluate(&batch)?.len(), 589);
+/// // 1,200 rows: the upgrade compiles in the background; calls go on meanwhile.
+/// assert_eq!(filter.evaluate(&batch)?.len(), 589);
+/// filter.wait_for_kernel();
+/// assert_eq!(filter.tier_stats().pipeline, Some(Pipeline::O3));
+/// assert_eq!(filter.evaluate(&batch)?.len(), 589);
+/// # Ok::<(), broadhead::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Upgrade {
     /// The pipeline hot kernels are compiled again with.
