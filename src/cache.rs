@@ -19,7 +19,8 @@
 //! [`Upgrade`] (by default: [`Pipeline::Quick`], then [`Pipeline::O3`] for kernels that
 //! have run over 4 Mi rows), again with the upgrade's pipeline, in the background,
 //! for the expressions whose kernel turned out hot. An entry holds a program's
-//! kernel of each pipeline; a lookup gives the upgrade's when there is one.
+//! kernels, until the upgrade's replaces the others; a lookup gives the upgrade's
+//! when there is one.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
@@ -74,10 +75,11 @@ impl Entry {
 /// the same results; the upgrade only changes speed.
 ///
 /// The default, `Quick` then `O3` after 4 Mi rows, makes a kernel usable in a few
-/// milliseconds (TPC-H Q6: 2.4–2.7 ms with `Quick` against 25–29 ms with `O3` on a
-/// 2-core VM) and gives the expressions that run long the faster code (`O3`'s kernel
-/// takes 0.6–0.7 of `Quick`'s time on data in cache). 4 Mi rows is about 4 ms of a
-/// `Quick` kernel's time: an expression that has run that long is likely to run
+/// milliseconds (TPC-H Q6: 1.5–1.7 ms with `Quick` against 19.7–21.1 ms with `O3` on
+/// a 2-core VM, `cargo run --release --example compile_cost`) and gives the
+/// expressions that run long the faster code (`O3`'s kernel takes 0.62–0.75 of
+/// `Quick`'s time on data in cache). 4 Mi rows is about 2.5 ms of a `Quick` kernel's
+/// time on data in cache: an expression that has run that long is likely to run
 /// longer, and one that does not never pays for the slower compile.
 ///
 /// ```
@@ -238,8 +240,9 @@ impl KernelCache {
     /// Compiles the kernels missing from now on with `pipeline`, and only with it:
     /// no [`Upgrade`] (set one after this if wanted). Kernels already cached stay
     /// as they were compiled, and a program that has one is not compiled again:
-    /// every pipeline's kernel computes the same results. The `broadhead` command sets the global cache's to
-    /// [`Pipeline::Quick`], its scans being bound by reading the file.
+    /// every pipeline's kernel computes the same results. The `broadhead` command
+    /// sets the global cache's to [`Pipeline::Quick`], its scans being bound by
+    /// reading the file.
     pub fn set_pipeline(&self, pipeline: Pipeline) {
         *self.plan() = Plan {
             first: pipeline,
@@ -374,24 +377,24 @@ impl KernelCache {
         let supersedes = self.upgrade().is_some_and(|u| u.pipeline == pipeline);
         let mut state = self.lock();
         let kernel = match state.entries.get_mut(program) {
-            // Another thread compiled it meanwhile: share theirs.
-            Some(entry) if entry.get(pipeline).is_some() => {
-                entry.get(pipeline).cloned().unwrap_or(kernel)
-            }
-            Some(entry) => {
-                let freed = if supersedes {
-                    let freed = entry.bytes;
-                    entry.kernels.clear();
-                    entry.bytes = 0;
-                    freed
-                } else {
-                    0
-                };
-                entry.kernels.push((pipeline, kernel.clone()));
-                entry.bytes += bytes;
-                state.bytes = state.bytes - freed + bytes;
-                kernel
-            }
+            Some(entry) => match entry.get(pipeline) {
+                // Another thread compiled it meanwhile: share theirs.
+                Some(theirs) => theirs.clone(),
+                None => {
+                    let freed = if supersedes {
+                        let freed = entry.bytes;
+                        entry.kernels.clear();
+                        entry.bytes = 0;
+                        freed
+                    } else {
+                        0
+                    };
+                    entry.kernels.push((pipeline, kernel.clone()));
+                    entry.bytes += bytes;
+                    state.bytes = state.bytes - freed + bytes;
+                    kernel
+                }
+            },
             None => {
                 state.entries.push(
                     program.clone(),
