@@ -3,6 +3,11 @@
 //! Folding evaluates constant subtrees with the interpreter, so it cannot disagree
 //! with evaluation; a constant subtree whose evaluation fails (`1 / 0`) is left in
 //! place, because it may sit in a branch no row takes.
+//!
+//! Conditions that every branch of an `OR` shares are taken out of it (TPC-H Q19's
+//! `(a AND m AND s) OR (b AND m AND s)` is `m AND s AND (a OR b)`), so that they are
+//! evaluated once, and so that a Parquet scan sees them as conjuncts of the whole
+//! predicate: it can prune row groups and decode pages by them.
 
 use std::collections::HashMap;
 
@@ -192,6 +197,9 @@ fn logic(children: Vec<TypedExpr>, is_and: bool, span: Span) -> TypedExpr {
             }
         }
     }
+    if let Some(factored) = common_factors(&out, is_and, span) {
+        return factored;
+    }
     if !is_and {
         out = equalities_to_in(out, span);
     }
@@ -207,6 +215,60 @@ fn logic(children: Vec<TypedExpr>, is_and: bool, span: Span) -> TypedExpr {
             TypedExpr::new(kind, DataType::Boolean, span)
         }
     }
+}
+
+/// The operands of `e` as a child of the dual of `AND` (`is_and`) or `OR`: a
+/// nested `OR` (`AND`)'s children, any other node alone.
+fn dual_operands(e: &TypedExpr, is_and: bool) -> &[TypedExpr] {
+    match &e.kind {
+        TypedKind::Or(c) if is_and => c,
+        TypedKind::And(c) if !is_and => c,
+        _ => std::slice::from_ref(e),
+    }
+}
+
+/// `(c AND x) OR (c AND y)` as `c AND (x OR y)`, and `(c OR x) AND (c OR y)` as
+/// `c OR (x AND y)`, for every `c` all `children` share (compared as trees, in the
+/// order of the first child); a child that is `c` alone absorbs the rest
+/// (`c OR (c AND y)` is `c`). `None` when no operand is shared.
+///
+/// Both laws hold in SQL's three-valued logic, but not for errors: with `c` NULL,
+/// `(c AND TRUE) OR (c AND 1/0 > 0)` raises the division's error where
+/// `c AND (TRUE OR 1/0 > 0)` is NULL. So nothing that can raise an error is moved.
+fn common_factors(children: &[TypedExpr], is_and: bool, span: Span) -> Option<TypedExpr> {
+    let (first, rest) = children.split_first()?;
+    if rest.is_empty() || children.iter().any(TypedExpr::can_error) {
+        return None;
+    }
+    let mut remainders: Vec<Vec<&TypedExpr>> = children
+        .iter()
+        .map(|c| dual_operands(c, is_and).iter().collect())
+        .collect();
+    let mut shared = Vec::new();
+    for candidate in dual_operands(first, is_and) {
+        let positions: Option<Vec<usize>> = remainders
+            .iter()
+            .map(|r| r.iter().position(|x| *x == candidate))
+            .collect();
+        if let Some(positions) = positions {
+            for (r, at) in remainders.iter_mut().zip(positions) {
+                r.remove(at);
+            }
+            shared.push(candidate.clone());
+        }
+    }
+    if shared.is_empty() {
+        return None;
+    }
+    // Absorption: one child was the shared operands alone.
+    if remainders.iter().all(|r| !r.is_empty()) {
+        let branches = remainders
+            .into_iter()
+            .map(|r| logic(r.into_iter().cloned().collect(), !is_and, span))
+            .collect();
+        shared.push(logic(branches, is_and, span));
+    }
+    Some(logic(shared, !is_and, span))
 }
 
 /// The fewest equalities of one value with literals that an `OR` turns into an `IN`.
@@ -320,4 +382,85 @@ fn fold(e: TypedExpr) -> TypedExpr {
         }
     }
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_schema::{Field, Schema};
+
+    use super::*;
+    use crate::bind::bind_predicate;
+    use crate::sql::parse_expr;
+
+    fn schema() -> Schema {
+        Schema::new(vec![
+            Field::new("q", DataType::Float64, true),
+            Field::new("d", DataType::Float64, true),
+            Field::new("i", DataType::Int64, true),
+            Field::new("m", DataType::Utf8, true),
+            Field::new("s", DataType::Utf8, true),
+        ])
+    }
+
+    fn optimized(sql: &str) -> String {
+        let schema = schema();
+        let typed = bind_predicate(&parse_expr(sql).expect("parses"), &schema).expect("binds");
+        let text = optimize(typed).display(&schema).to_string();
+        text
+    }
+
+    #[test]
+    fn conditions_every_or_branch_shares_are_taken_out() {
+        // TPC-H Q19's shape: the mode and the instruction are in all three branches.
+        assert_eq!(
+            optimized(
+                "(q BETWEEN 1 AND 11 AND m IN ('AIR', 'AIR REG') AND s = 'DELIVER') \
+                 OR (q BETWEEN 10 AND 20 AND m IN ('AIR', 'AIR REG') AND s = 'DELIVER' \
+                     AND d > 0.05) \
+                 OR (s = 'DELIVER' AND q BETWEEN 20 AND 30 AND m IN ('AIR', 'AIR REG'))"
+            ),
+            optimized(
+                "m IN ('AIR', 'AIR REG') AND s = 'DELIVER' AND ((q >= 1 AND q <= 11) \
+                 OR (q >= 10 AND q <= 20 AND d > 0.05) OR (q >= 20 AND q <= 30))"
+            ),
+        );
+    }
+
+    #[test]
+    fn operands_every_and_branch_shares_are_taken_out() {
+        assert_eq!(
+            optimized("(m = 'a' OR q > 1) AND (d < 2 OR m = 'a')"),
+            optimized("m = 'a' OR (q > 1 AND d < 2)")
+        );
+    }
+
+    #[test]
+    fn a_branch_that_is_only_the_shared_conditions_absorbs_the_others() {
+        assert_eq!(
+            optimized("(m = 'a' AND q > 1) OR m = 'a'"),
+            optimized("m = 'a'")
+        );
+        assert_eq!(
+            optimized("(m = 'a' AND q > 1) OR (q > 1 AND m = 'a')"),
+            optimized("m = 'a' AND q > 1")
+        );
+    }
+
+    #[test]
+    fn branches_without_shared_conditions_are_left_alone() {
+        let sql = "(m = 'a' AND q > 1) OR (m = 'b' AND q > 1.5)";
+        assert_eq!(optimized(sql), optimized(&format!("({sql})")));
+        assert!(optimized(sql).contains(" OR "), "{}", optimized(sql));
+    }
+
+    #[test]
+    fn nothing_that_can_fail_is_moved() {
+        // With `m = 'a'` NULL, the first form raises the division's error (the first
+        // branch is NULL, the second an error) where `m = 'a' AND (TRUE OR ..)` is
+        // NULL: the law does not hold for errors, so the tree stays as it is.
+        let sql = "(m = 'a' AND q > 1) OR (m = 'a' AND 10 / i > 1)";
+        let out = optimized(sql);
+        assert!(out.contains(" OR "), "{out}");
+        assert_eq!(out.matches("'a'").count(), 2, "{out}");
+    }
 }

@@ -946,6 +946,50 @@ proptest! {
 
 /// A string array of any layout as `Utf8` (other arrays as they are).
 /// The filter's rows (or error) for each batch.
+/// An `OR` of `AND`s (or an `AND` of `OR`s) whose branches share operands, in any
+/// order, some branches being the shared operands alone: TPC-H Q19's shape, which
+/// the optimizer factors (`(c AND x) OR (c AND y)` is `c AND (x OR y)`) unless an
+/// operand can raise an error.
+fn shared_branches(r: &mut Rng) -> Expr {
+    let shared: Vec<Expr> = (0..1 + r.below(2)).map(|_| boolean(r, 1)).collect();
+    let branches_are_ands = r.chance(0.5);
+    let branches = (0..2 + r.below(2))
+        .map(|_| {
+            let mut operands = shared.clone();
+            operands.extend((0..r.below(3)).map(|_| boolean(r, 1)));
+            let turn = r.below(operands.len() as u64) as usize;
+            operands.rotate_left(turn);
+            if branches_are_ands {
+                broadhead::and(operands)
+            } else {
+                broadhead::or(operands)
+            }
+        })
+        .collect();
+    if branches_are_ands {
+        broadhead::or(branches)
+    } else {
+        broadhead::and(branches)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Factoring shared operands out of branches changes no value, NULL or error
+    /// (the checks compare the optimized tree with the bound one through the
+    /// interpreter, and the kernel with both), as a filter and as values.
+    #[test]
+    fn shared_branch_operands_match_the_interpreter(seed in any::<u64>()) {
+        let mut r = Rng::new(seed);
+        let expr = shared_branches(&mut r);
+        let (len, offset, null_p, layout) = shape(&mut r);
+        let batch = sliced_batch_in(seed, len, offset, null_p, &layout);
+        check_filter(&expr, &batch, true)?;
+        check_projection(&[expr.clone(), expr.not()], &batch, true)?;
+    }
+}
+
 fn filter_outcomes(filter: &Filter, batches: &[RecordBatch]) -> Vec<Result<Vec<usize>, String>> {
     batches
         .iter()
@@ -1203,6 +1247,37 @@ fn the_generators_produce_mostly_well_typed_expressions() {
     assert!(
         ok * 10 >= total * 7,
         "only {ok} of {total} generated expressions bind"
+    );
+}
+
+/// The shared-branch property is not vacuous: of the generated trees that cannot
+/// raise an error, the optimizer factors (or absorbs) most, so that the top of the
+/// tree changes kind. (Trees that can are left alone: see the optimizer's tests;
+/// the property checks their values and errors either way.)
+#[test]
+fn the_optimizer_factors_most_shared_branches() {
+    use broadhead::typed::TypedKind;
+    let schema = common::schema();
+    let (mut factored, mut candidates) = (0, 0);
+    for seed in 0..400u64 {
+        let Ok(typed) = bind_predicate(&shared_branches(&mut Rng::new(seed)), &schema) else {
+            continue;
+        };
+        if typed.can_error() {
+            continue;
+        }
+        candidates += 1;
+        let top_is_or = matches!(typed.kind, TypedKind::Or(_));
+        let after = optimize(typed);
+        factored += (top_is_or != matches!(after.kind, TypedKind::Or(_))) as usize;
+    }
+    assert!(
+        candidates >= 100,
+        "only {candidates} of 400 trees cannot fail"
+    );
+    assert!(
+        factored * 2 >= candidates,
+        "{factored} of the {candidates} trees that cannot fail were factored"
     );
 }
 
