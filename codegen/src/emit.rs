@@ -25,7 +25,7 @@
 //! a validity mask; the helper writes a block of results into a
 //! [`CallOut`](crate::CallOut).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -167,6 +167,33 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// What [`Emitter::offset_heads`] read of the block being emitted, by slot:
     /// every quick check on a column shares it.
     heads: RefCell<HashMap<usize, (VectorValue<'ctx>, IntValue<'ctx>)>>,
+    /// By node: whether it is, or reads, a string helper that the kernel calls only
+    /// for rows its quick check leaves undecided ([`Node::Helper`]'s `quick`).
+    guarded: Vec<bool>,
+    /// The rows whose value matters in the operand of `AND`/`OR` being emitted: the
+    /// block's, less those an earlier operand decided (`None`: the block's). A
+    /// guarded helper is called only for undecided rows among them.
+    care: Cell<Option<IntValue<'ctx>>>,
+}
+
+/// By node of `prog`: whether it is, or reads, a helper with a quick check.
+fn guarded_helpers(prog: &Program) -> Vec<bool> {
+    let mut guarded = Vec::with_capacity(prog.nodes.len());
+    for node in &prog.nodes {
+        let here = matches!(
+            node,
+            Node::Helper {
+                quick: Some(_),
+                out: PType::Bool,
+                ..
+            }
+        ) || node
+            .operands()
+            .iter()
+            .any(|&c| guarded.get(c) == Some(&true));
+        guarded.push(here);
+    }
+    guarded
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
@@ -288,6 +315,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             total_rows: None,
             one_body,
             heads: RefCell::default(),
+            guarded: guarded_helpers(prog),
+            care: Cell::new(None),
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -961,11 +990,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             Node::And(children) | Node::Or(children) => {
                 let is_and = matches!(self.prog.nodes[id], Node::And(_));
-                let mut vals = Vec::with_capacity(children.len());
-                for c in children {
-                    vals.push(self.node(c, block, memo)?);
-                }
-                self.logic(is_and, &vals)?
+                self.logic_operands(is_and, &children, block, memo)?
             }
             Node::Not(x) => match self.node(x, block, memo)? {
                 V::Bool { t, f, err } => V::Bool { t: f, f: t, err },
@@ -1629,6 +1654,68 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// Kleene AND/OR; errors in rows another child decides are dropped.
+    /// `AND` (`is_and`) or `OR` of `children`. Operands that call a guarded string
+    /// helper come last, each for the rows the operands before it left undecided
+    /// (where one is FALSE, for `AND`, without an error, the others' values and
+    /// errors do not matter: docs/semantics.md). So TPC-H Q19's
+    /// `l_shipinstruct = 'DELIVER IN PERSON'` calls its helper only for blocks with
+    /// rows whose quantity and mode passed. The order changes nothing else: the
+    /// masks combine the same way, and the error reported for a row is the
+    /// interpreter's.
+    fn logic_operands(
+        &mut self,
+        is_and: bool,
+        children: &[NodeId],
+        block: &Block<'ctx>,
+        memo: &mut HashMap<NodeId, V<'ctx>>,
+    ) -> R<V<'ctx>> {
+        let (plain, guarded): (Vec<NodeId>, Vec<NodeId>) =
+            children.iter().partition(|&&c| !self.guarded[c]);
+        let mut vals = Vec::with_capacity(children.len());
+        for c in plain {
+            vals.push(self.node(c, block, memo)?);
+        }
+        for c in guarded {
+            if let Some(v) = memo.get(&c) {
+                vals.push(*v);
+                continue;
+            }
+            let mut decided = self.mzero();
+            for v in &vals {
+                let V::Bool { t, f, err } = *v else {
+                    return Err(EmitError("AND/OR of a non-boolean".into()));
+                };
+                let decides = if is_and { f } else { t };
+                let clean = match err {
+                    Some(e) => self.and(decides, self.not(e)?)?,
+                    None => decides,
+                };
+                decided = self.or(decided, clean)?;
+            }
+            let outer = self.care.get();
+            let care = self.and(outer.unwrap_or(block.active), self.not(decided)?)?;
+            vals.push(self.operand_for(c, care, block, memo)?);
+        }
+        self.logic(is_and, &vals)
+    }
+
+    /// Operand `c` of `AND`/`OR`, evaluated for the rows of `care` only: what is
+    /// computed for these rows only is not reused for others.
+    fn operand_for(
+        &mut self,
+        c: NodeId,
+        care: IntValue<'ctx>,
+        block: &Block<'ctx>,
+        memo: &mut HashMap<NodeId, V<'ctx>>,
+    ) -> R<V<'ctx>> {
+        let saved = memo.clone();
+        let outer = self.care.replace(Some(care));
+        let v = self.node(c, block, memo);
+        self.care.set(outer);
+        *memo = saved;
+        v
+    }
+
     fn logic(&self, is_and: bool, vals: &[V<'ctx>]) -> R<V<'ctx>> {
         let mut t = if is_and { self.ones() } else { self.mzero() };
         let mut f = if is_and { self.mzero() } else { self.ones() };
@@ -1955,7 +2042,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 // Decide what the views decide; call the helper only for a block with
                 // valid rows left, and take its answer for those rows only.
                 let (t, f) = self.quick_masks(q, args[0], block)?;
-                let undecided = self.and(self.not(self.or(t, f)?)?, block.active)?;
+                let care = self.care.get().unwrap_or(block.active);
+                let undecided = self.and(self.not(self.or(t, f)?)?, care)?;
                 let undecided = match valid {
                     Some(v) => self.and(undecided, v)?,
                     None => undecided,

@@ -413,6 +413,41 @@ pub struct Program {
     pub mode: Mode,
 }
 
+impl Node {
+    /// The nodes this one reads, in order.
+    pub fn operands(&self) -> Vec<NodeId> {
+        match self {
+            Node::Input(_)
+            | Node::Param(_)
+            | Node::Const(..)
+            | Node::Const128(_)
+            | Node::Bool(_)
+            | Node::Null(_)
+            | Node::Helper { .. } => vec![],
+            Node::Arith(_, l, r) | Node::Cmp(_, l, r) | Node::Distinct(l, r, _) => vec![*l, *r],
+            Node::Neg(x)
+            | Node::RangeCheck(x, ..)
+            | Node::Abs(x)
+            | Node::Not(x)
+            | Node::IsNull(x, _)
+            | Node::Truth(x, _)
+            | Node::Cast(x, _)
+            | Node::Extract(x, ..)
+            | Node::InSet { x, .. } => vec![*x],
+            Node::And(c) | Node::Or(c) | Node::Coalesce(c) | Node::Pack(c) => c.clone(),
+            Node::Call { args, .. } => args.clone(),
+            Node::Case(branches, else_expr) => branches
+                .iter()
+                .flat_map(|&(c, v)| [c, v])
+                .chain([*else_expr])
+                .collect(),
+            Node::InList { x, values, .. } => {
+                std::iter::once(*x).chain(values.iter().copied()).collect()
+            }
+        }
+    }
+}
+
 impl Program {
     /// The type of a node's value.
     pub fn type_of(&self, id: NodeId) -> PType {
