@@ -16,6 +16,7 @@
 //!
 //! Filters write into a reused `SelectionVector` (`Filter::evaluate_into`), as a
 //! scan does; the projection returns new arrays each call (`Projector::evaluate`).
+//! Last, one filter is evaluated by every core at once, against one thread alone.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -151,5 +152,52 @@ fn main() -> broadhead::Result<()> {
         })
         .collect();
     report("P3 projection: i * 3 + j", &times);
+    shared_by_threads(&batch)
+}
+
+/// One filter evaluated by every core at once, each on its own 1,024-row batch and
+/// selection vector, against one filter per thread (the same work, nothing shared)
+/// and one thread alone. Per-call bookkeeping that every thread writes to would
+/// show as the difference between the first two.
+fn shared_by_threads(batch: &RecordBatch) -> broadhead::Result<()> {
+    const Q6: &str = "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+                      AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24";
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let filters: Vec<Filter> = (0..threads)
+        .map(|_| Filter::new(&batch.schema(), Q6))
+        .collect::<broadhead::Result<_>>()?;
+    let run = |filter: &Filter, part: usize| {
+        let b = batch.slice(part * 1_024, 1_024);
+        let mut out = SelectionVector::new(SelectionMode::UInt32);
+        ns_per_call(|| {
+            filter
+                .evaluate_into(black_box(&b), &mut out)
+                .expect("evaluates");
+            black_box(out.len());
+        })
+    };
+    // The slowest thread's time per call, with `filter_of(t)` on thread `t`.
+    let at_once = |filter_of: &(dyn Fn(usize) -> usize + Sync)| {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let filter = &filters[filter_of(t)];
+                    s.spawn(move || run(filter, t))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a measuring thread"))
+                .fold(0.0, f64::max)
+        })
+    };
+    let alone = run(&filters[0], 0);
+    let separate = at_once(&|t| t);
+    let shared = at_once(&|_| 0);
+    println!(
+        "F3 filter on {threads} threads at once, 1,024-row batches: {alone:.0} ns/call on one \
+         thread alone; {separate:.0} with a filter per thread, {shared:.0} with one filter \
+         shared (slowest thread)"
+    );
     Ok(())
 }
