@@ -229,32 +229,48 @@ fn dual_operands(e: &TypedExpr, is_and: bool) -> &[TypedExpr] {
 
 /// `(c AND x) OR (c AND y)` as `c AND (x OR y)`, and `(c OR x) AND (c OR y)` as
 /// `c OR (x AND y)`, for every `c` all `children` share (compared as trees, in the
-/// order of the first child); a child that is `c` alone absorbs the rest
+/// order of the child with the fewest operands); a child that is `c` alone absorbs
+/// the rest
 /// (`c OR (c AND y)` is `c`). `None` when no operand is shared.
 ///
 /// Both laws hold in SQL's three-valued logic, but not for errors: with `c` NULL,
 /// `(c AND TRUE) OR (c AND 1/0 > 0)` raises the division's error where
 /// `c AND (TRUE OR 1/0 > 0)` is NULL. So nothing that can raise an error is moved.
 fn common_factors(children: &[TypedExpr], is_and: bool, span: Span) -> Option<TypedExpr> {
-    let (first, rest) = children.split_first()?;
-    if rest.is_empty() || children.iter().any(TypedExpr::can_error) {
+    if children.len() < 2 || children.iter().any(TypedExpr::can_error) {
+        return None;
+    }
+    // The candidates are the operands of the child with the fewest; a wide one is
+    // not searched for (the search compares every candidate with every operand).
+    let (k, fewest) = children
+        .iter()
+        .map(|c| dual_operands(c, is_and))
+        .enumerate()
+        .min_by_key(|(_, operands)| operands.len())?;
+    if fewest.len() > FACTORED_OPERANDS_MAX {
         return None;
     }
     let mut remainders: Vec<Vec<&TypedExpr>> = children
         .iter()
         .map(|c| dual_operands(c, is_and).iter().collect())
         .collect();
+    remainders[k].clear();
     let mut shared = Vec::new();
-    for candidate in dual_operands(first, is_and) {
-        let positions: Option<Vec<usize>> = remainders
+    for candidate in fewest {
+        let positions: Option<Vec<(usize, usize)>> = remainders
             .iter()
-            .map(|r| r.iter().position(|x| *x == candidate))
+            .enumerate()
+            .filter(|(r, _)| *r != k)
+            .map(|(r, operands)| Some((r, operands.iter().position(|x| *x == candidate)?)))
             .collect();
-        if let Some(positions) = positions {
-            for (r, at) in remainders.iter_mut().zip(positions) {
-                r.remove(at);
+        match positions {
+            Some(positions) => {
+                for (r, at) in positions {
+                    remainders[r].remove(at);
+                }
+                shared.push(candidate.clone());
             }
-            shared.push(candidate.clone());
+            None => remainders[k].push(candidate),
         }
     }
     if shared.is_empty() {
@@ -270,6 +286,10 @@ fn common_factors(children: &[TypedExpr], is_and: bool, span: Span) -> Option<Ty
     }
     Some(logic(shared, !is_and, span))
 }
+
+/// The most operands the branch with the fewest may have for shared ones to be
+/// looked for ([`common_factors`]).
+const FACTORED_OPERANDS_MAX: usize = 64;
 
 /// The fewest equalities of one value with literals that an `OR` turns into an `IN`.
 const OR_TO_IN_MIN: usize = 8;
@@ -451,6 +471,27 @@ mod tests {
         let sql = "(m = 'a' AND q > 1) OR (m = 'b' AND q > 1.5)";
         assert_eq!(optimized(sql), optimized(&format!("({sql})")));
         assert!(optimized(sql).contains(" OR "), "{}", optimized(sql));
+    }
+
+    #[test]
+    fn what_remains_of_the_branches_can_become_an_in_list() {
+        let branches: Vec<String> = (1..=8).map(|v| format!("(m = 'a' AND i = {v})")).collect();
+        assert_eq!(
+            optimized(&branches.join(" OR ")),
+            optimized("m = 'a' AND i IN (1, 2, 3, 4, 5, 6, 7, 8)")
+        );
+    }
+
+    #[test]
+    fn branches_of_more_than_the_limit_are_not_searched() {
+        let wide = |c: &str| {
+            let terms: Vec<String> = (0..=FACTORED_OPERANDS_MAX)
+                .map(|v| format!("{c} <> {v}"))
+                .collect();
+            format!("(m = 'a' AND {})", terms.join(" AND "))
+        };
+        let out = optimized(&format!("{} OR {}", wide("i"), wide("q")));
+        assert_eq!(out.matches("'a'").count(), 2, "{out}");
     }
 
     #[test]
