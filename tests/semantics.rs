@@ -1756,3 +1756,53 @@ fn intervals_at_their_limits_in_the_kernel() {
         ]
     );
 }
+
+/// A string equality whose quick check leaves rows undecided (a literal longer than
+/// four bytes) is evaluated after the other operands of its AND, for the rows they
+/// left, unless it is shared with another branch: then it is called from one place,
+/// as when it is used once (narrowing it would evaluate it twice). Values are the
+/// interpreter's either way.
+#[test]
+fn a_string_condition_two_branches_share_is_evaluated_once() {
+    let b = batch(vec![
+        ("i", ints(&[Some(1), Some(0), Some(20), None])),
+        ("q", floats(&[3.0, 1.0, 5.0, 4.0])),
+        (
+            "s",
+            Arc::new(StringArray::from(vec![
+                "DELIVER IN PERSON",
+                "DELIVER IN PERSON",
+                "NONE",
+                "DELIVER IN PERSON",
+            ])) as ArrayRef,
+        ),
+    ]);
+    let helper_calls = |sql: &str| match Filter::new(&b.schema(), sql).unwrap().explain() {
+        Ok(e) => match e.backend {
+            broadhead::Backend::Jit(c) => {
+                c.ir.lines()
+                    .filter(|l| l.contains("call") && l.contains("@broadhead_str_cmp_literal"))
+                    .count()
+            }
+            other => panic!("{sql} is not compiled: {other:?}"),
+        },
+        Err(e) => panic!("{sql}: {e}"),
+    };
+    // `10 / i` can fail, so the optimizer leaves the OR as it is and the two
+    // branches share the equality.
+    let shared = "(10 / i > 1 AND s = 'DELIVER IN PERSON') OR (q > 2 AND s = 'DELIVER IN PERSON')";
+    let once = "q > 2 AND s = 'DELIVER IN PERSON'";
+    assert!(helper_calls(once) > 0);
+    assert_eq!(helper_calls(shared), helper_calls(once));
+    // Row 1 divides by zero where the second branch is FALSE (q = 1): an error.
+    assert_eq!(select(shared, &b), Err("division by zero at row 1".into()));
+    // Without the zero: 10 / 5 > 1; row 2 fails both branches; row 3's first branch
+    // is NULL and its second TRUE.
+    let b = batch(vec![
+        ("i", ints(&[Some(1), Some(5), Some(20), None])),
+        ("q", b.column(1).clone()),
+        ("s", b.column(2).clone()),
+    ]);
+    assert_eq!(select(shared, &b), Ok(vec![0, 1, 3]));
+    assert_eq!(select(once, &b), Ok(vec![0, 3]));
+}

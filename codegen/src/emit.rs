@@ -170,10 +170,28 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// By node: whether it is, or reads, a string helper that the kernel calls only
     /// for rows its quick check leaves undecided ([`Node::Helper`]'s `quick`).
     guarded: Vec<bool>,
+    /// By node: how many times nodes (and the outputs) read it.
+    uses: Vec<usize>,
     /// The rows whose value matters in the operand of `AND`/`OR` being emitted: the
     /// block's, less those an earlier operand decided (`None`: the block's). A
     /// guarded helper is called only for undecided rows among them.
     care: Cell<Option<IntValue<'ctx>>>,
+}
+
+/// By node of `prog`: how many times nodes (and the outputs) read it.
+fn uses(prog: &Program) -> Vec<usize> {
+    let mut uses = vec![0; prog.nodes.len()];
+    for o in prog
+        .nodes
+        .iter()
+        .flat_map(Node::operands)
+        .chain(prog.outputs.iter().copied())
+    {
+        if let Some(n) = uses.get_mut(o) {
+            *n += 1;
+        }
+    }
+    uses
 }
 
 /// By node of `prog`: whether it is, or reads, a helper with a quick check.
@@ -316,6 +334,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             one_body,
             heads: RefCell::default(),
             guarded: guarded_helpers(prog),
+            uses: uses(prog),
             care: Cell::new(None),
         };
         e.load_params(param(1).into_pointer_value())?;
@@ -1653,9 +1672,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(V::Bool { t, f, err })
     }
 
-    /// Kleene AND/OR; errors in rows another child decides are dropped.
     /// `AND` (`is_and`) or `OR` of `children`. Operands that call a guarded string
-    /// helper come last, each for the rows the operands before it left undecided
+    /// helper and share no node with the rest of the program ([`Emitter::private`],
+    /// so that nothing is computed twice) come last, each for the rows the operands
+    /// before it left undecided
     /// (where one is FALSE, for `AND`, without an error, the others' values and
     /// errors do not matter: docs/semantics.md). So TPC-H Q19's
     /// `l_shipinstruct = 'DELIVER IN PERSON'` calls its helper only for blocks with
@@ -1669,34 +1689,65 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         block: &Block<'ctx>,
         memo: &mut HashMap<NodeId, V<'ctx>>,
     ) -> R<V<'ctx>> {
-        let (plain, guarded): (Vec<NodeId>, Vec<NodeId>) =
-            children.iter().partition(|&&c| !self.guarded[c]);
+        let (plain, guarded): (Vec<NodeId>, Vec<NodeId>) = children
+            .iter()
+            .partition(|&&c| !(self.guarded[c] && self.private(c)));
         let mut vals = Vec::with_capacity(children.len());
         for c in plain {
             vals.push(self.node(c, block, memo)?);
         }
+        if guarded.is_empty() {
+            return self.logic(is_and, &vals);
+        }
+        // The rows an operand so far decided (FALSE for AND) without an error.
+        let mut decided = self.mzero();
+        for v in &vals {
+            decided = self.or(decided, self.decides_cleanly(is_and, v)?)?;
+        }
         for c in guarded {
-            if let Some(v) = memo.get(&c) {
-                vals.push(*v);
-                continue;
-            }
-            let mut decided = self.mzero();
-            for v in &vals {
-                let V::Bool { t, f, err } = *v else {
-                    return Err(EmitError("AND/OR of a non-boolean".into()));
-                };
-                let decides = if is_and { f } else { t };
-                let clean = match err {
-                    Some(e) => self.and(decides, self.not(e)?)?,
-                    None => decides,
-                };
-                decided = self.or(decided, clean)?;
-            }
             let outer = self.care.get();
             let care = self.and(outer.unwrap_or(block.active), self.not(decided)?)?;
-            vals.push(self.operand_for(c, care, block, memo)?);
+            let v = self.operand_for(c, care, block, memo)?;
+            decided = self.or(decided, self.decides_cleanly(is_and, &v)?)?;
+            vals.push(v);
         }
         self.logic(is_and, &vals)
+    }
+
+    /// The rows where `v` decides an `AND` (`is_and`: FALSE) or `OR` (TRUE) without
+    /// an error.
+    fn decides_cleanly(&self, is_and: bool, v: &V<'ctx>) -> R<IntValue<'ctx>> {
+        let V::Bool { t, f, err } = *v else {
+            return Err(EmitError("AND/OR of a non-boolean".into()));
+        };
+        let decides = if is_and { f } else { t };
+        match err {
+            Some(e) => self.and(decides, self.not(e)?),
+            None => Ok(decides),
+        }
+    }
+
+    /// Whether evaluating `c` for some rows only recomputes nothing another use
+    /// needs: `c` has one use, and every node it reads (leaves aside: inputs,
+    /// parameters, constants) is read only from inside it.
+    fn private(&self, c: NodeId) -> bool {
+        if self.uses[c] != 1 {
+            return false;
+        }
+        let mut inside: HashMap<NodeId, usize> = HashMap::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![c];
+        while let Some(n) = stack.pop() {
+            if seen.insert(n) {
+                for o in self.prog.nodes[n].operands() {
+                    *inside.entry(o).or_default() += 1;
+                    stack.push(o);
+                }
+            }
+        }
+        inside
+            .into_iter()
+            .all(|(o, reads)| self.prog.nodes[o].is_input_or_constant() || self.uses[o] == reads)
     }
 
     /// Operand `c` of `AND`/`OR`, evaluated for the rows of `care` only: what is
@@ -1716,6 +1767,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         v
     }
 
+    /// Kleene AND/OR; errors in rows another child decides are dropped.
     fn logic(&self, is_and: bool, vals: &[V<'ctx>]) -> R<V<'ctx>> {
         let mut t = if is_and { self.ones() } else { self.mzero() };
         let mut f = if is_and { self.mzero() } else { self.ones() };

@@ -414,6 +414,20 @@ pub struct Program {
 }
 
 impl Node {
+    /// Whether this is a column, a parameter or a constant: read or made again at no
+    /// cost where it is used.
+    pub fn is_input_or_constant(&self) -> bool {
+        matches!(
+            self,
+            Node::Input(_)
+                | Node::Param(_)
+                | Node::Const(..)
+                | Node::Const128(_)
+                | Node::Bool(_)
+                | Node::Null(_)
+        )
+    }
+
     /// The nodes this one reads, in order.
     pub fn operands(&self) -> Vec<NodeId> {
         match self {
