@@ -944,8 +944,6 @@ proptest! {
     }
 }
 
-/// A string array of any layout as `Utf8` (other arrays as they are).
-/// The filter's rows (or error) for each batch.
 /// An `OR` of `AND`s (or an `AND` of `OR`s) whose branches share operands, in any
 /// order, some branches being the shared operands alone: TPC-H Q19's shape, which
 /// the optimizer factors (`(c AND x) OR (c AND y)` is `c AND (x OR y)`) unless an
@@ -990,6 +988,7 @@ proptest! {
     }
 }
 
+/// The filter's rows (or error) for each batch.
 fn filter_outcomes(filter: &Filter, batches: &[RecordBatch]) -> Vec<Result<Vec<usize>, String>> {
     batches
         .iter()
@@ -1172,6 +1171,7 @@ proptest! {
     }
 }
 
+/// A string array of any layout as `Utf8` (other arrays as they are).
 fn utf8_layout(a: &arrow::array::ArrayRef) -> arrow::array::ArrayRef {
     match a.data_type() {
         DataType::LargeUtf8 | DataType::Utf8View => {
