@@ -230,8 +230,7 @@ fn dual_operands(e: &TypedExpr, is_and: bool) -> &[TypedExpr] {
 /// `(c AND x) OR (c AND y)` as `c AND (x OR y)`, and `(c OR x) AND (c OR y)` as
 /// `c OR (x AND y)`, for every `c` all `children` share (compared as trees, in the
 /// order of the child with the fewest operands); a child that is `c` alone absorbs
-/// the rest
-/// (`c OR (c AND y)` is `c`). `None` when no operand is shared.
+/// the rest (`c OR (c AND y)` is `c`). `None` when no operand is shared.
 ///
 /// Both laws hold in SQL's three-valued logic, but not for errors: with `c` NULL,
 /// `(c AND TRUE) OR (c AND 1/0 > 0)` raises the division's error where

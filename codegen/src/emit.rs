@@ -1673,11 +1673,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// `AND` (`is_and`) or `OR` of `children`. Operands that call a guarded string
-    /// helper and share no node with the rest of the program ([`Emitter::private`],
-    /// so that nothing is computed twice) come last, each for the rows the operands
-    /// before it left undecided
-    /// (where one is FALSE, for `AND`, without an error, the others' values and
-    /// errors do not matter: docs/semantics.md). So TPC-H Q19's
+    /// helper and share nothing but columns and constants with the rest of the
+    /// program ([`Emitter::private`], so that nothing is computed twice) come last,
+    /// each for the rows the operands before it left undecided (where one is FALSE,
+    /// for `AND`, without an error, the others' values and errors do not matter:
+    /// docs/semantics.md). So TPC-H Q19's
     /// `l_shipinstruct = 'DELIVER IN PERSON'` calls its helper only for blocks with
     /// rows whose quantity and mode passed. The order changes nothing else: the
     /// masks combine the same way, and the error reported for a row is the
@@ -1727,9 +1727,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
     }
 
-    /// Whether evaluating `c` for some rows only recomputes nothing another use
-    /// needs: `c` has one use, and every node it reads (leaves aside: inputs,
-    /// parameters, constants) is read only from inside it.
+    /// Whether `c` can be evaluated for some rows only without computing anything
+    /// twice: `c` has one use, and every node it reads, columns, parameters and
+    /// constants aside, is read only from inside it.
     fn private(&self, c: NodeId) -> bool {
         if self.uses[c] != 1 {
             return false;
