@@ -236,7 +236,7 @@ fn dual_operands(e: &TypedExpr, is_and: bool) -> &[TypedExpr] {
 /// `(c AND TRUE) OR (c AND 1/0 > 0)` raises the division's error where
 /// `c AND (TRUE OR 1/0 > 0)` is NULL. So nothing that can raise an error is moved.
 fn common_factors(children: &[TypedExpr], is_and: bool, span: Span) -> Option<TypedExpr> {
-    if children.len() < 2 || children.iter().any(TypedExpr::can_error) {
+    if children.len() < 2 {
         return None;
     }
     // The candidates are the operands of the child with the fewest; a wide one is
@@ -272,7 +272,8 @@ fn common_factors(children: &[TypedExpr], is_and: bool, span: Span) -> Option<Ty
             None => remainders[k].push(candidate),
         }
     }
-    if shared.is_empty() {
+    // Checked last: it walks every child's whole tree, at every AND and OR.
+    if shared.is_empty() || children.iter().any(TypedExpr::can_error) {
         return None;
     }
     // Absorption: one child was the shared operands alone.
