@@ -163,16 +163,26 @@ impl ColumnGather {
     /// The values at `rows` (ascending, past those asked for before).
     fn take(&mut self, rows: &[u32]) -> Option<ArrayRef> {
         let mut out = Output::new(self.layout, rows.len(), self.nullable);
-        for &row in rows {
+        let mut rest = rows;
+        while let Some(&row) = rest.first() {
             let row = row as usize;
             while self.page.as_ref().is_none_or(|p| row >= p.end) {
                 self.next_page(row)?;
             }
             let page = self.page.as_mut()?;
-            let at = row.checked_sub(page.first)?;
-            match page.value_index(at)? {
-                None => out.push_null(),
-                Some(v) => page.push_value(v, self.dictionary.as_ref(), &mut out)?,
+            // The rows asked for that this page holds.
+            let here = rest.partition_point(|&r| (r as usize) < page.end);
+            let (these, later) = rest.split_at(here);
+            rest = later;
+            if page.push_fixed_keys(these, self.dictionary.as_ref(), &mut out)? {
+                continue;
+            }
+            for &row in these {
+                let at = (row as usize).checked_sub(page.first)?;
+                match page.value_index(at)? {
+                    None => out.push_null(),
+                    Some(v) => page.push_value(v, self.dictionary.as_ref(), &mut out)?,
+                }
             }
         }
         out.finish(&self.field)
@@ -328,6 +338,36 @@ impl DataPage {
         }
     }
 
+    /// Appends the values at `rows` (all of this page, ascending, past those appended
+    /// before) to `out` in one tight loop when they are the common case: keys into a
+    /// dictionary of 4- or 8-byte values, and no NULLs. `Some(false)`: not that case,
+    /// nothing appended; `None`: a key past the dictionary.
+    fn push_fixed_keys(
+        &mut self,
+        rows: &[u32],
+        dictionary: Option<&Dictionary>,
+        out: &mut Output,
+    ) -> Option<bool> {
+        let (Values::Keys(keys), None, Some(Dictionary::Fixed { data, width, count })) =
+            (&mut self.values, &self.present, dictionary)
+        else {
+            return Some(false);
+        };
+        if out.width != Some(*width) {
+            return Some(false);
+        }
+        let values = data.get(..count * width)?;
+        match width {
+            4 => keys.push_values::<4>(rows, self.first, values, out)?,
+            8 => keys.push_values::<8>(rows, self.first, values, out)?,
+            _ => return Some(false),
+        }
+        if let Some(valid) = &mut out.valid {
+            valid.append_n(rows.len(), true);
+        }
+        Some(true)
+    }
+
     /// Appends value `v` (past those appended before) to `out`.
     fn push_value(
         &mut self,
@@ -427,6 +467,26 @@ impl Keys {
             runs,
             cursor: 0,
         })
+    }
+
+    /// Appends to `out` the `W`-byte value in `values` (the dictionary's) of the key
+    /// of each of the page's rows `rows` (ascending, at or past the run of the last
+    /// key asked for; the page's first row is `first`, and it has no NULLs). `None`:
+    /// a key past the dictionary, or a row past the keys.
+    fn push_values<const W: usize>(
+        &mut self,
+        rows: &[u32],
+        first: usize,
+        values: &[u8],
+        out: &mut Output,
+    ) -> Option<()> {
+        out.values.reserve(rows.len() * W);
+        for &row in rows {
+            let key = self.key((row as usize).checked_sub(first)?)? as usize;
+            let value: [u8; W] = values.get(key * W..key * W + W)?.try_into().ok()?;
+            out.values.extend_from_slice(&value);
+        }
+        Some(())
     }
 
     /// The key of value `v` (at or past the run of the last one asked for).
