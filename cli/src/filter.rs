@@ -402,6 +402,14 @@ pub fn run_job(job: Job) -> CliResult {
                 scanned.row_groups - scanned.pruned
             );
         }
+        if scanned.narrowed > 0 {
+            eprintln!(
+                "row groups whose conjuncts on several columns were evaluated at the rows \
+                 the others kept only: {} of {}",
+                scanned.narrowed,
+                scanned.row_groups - scanned.pruned
+            );
+        }
         if scanned.gathered > 0 {
             eprintln!(
                 "row groups whose output columns were read at the selected rows only: {} of {}",

@@ -94,18 +94,28 @@ pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
     layouts.all(|l| l == Some(first)).then_some(first)
 }
 
+/// The rows the keyed conjuncts of a row group keep ([`row_group_mask`]).
+pub(crate) struct KeyedRows {
+    /// One bit a row of the row group: set where every keyed conjunct is TRUE.
+    pub rows: BooleanBuffer,
+    /// Whether a group on several columns was evaluated only at the rows the groups
+    /// before it kept ([`gathered_mask`]).
+    pub narrowed: bool,
+}
+
 /// The rows of row group `rg` of a file (`meta`, Arrow schema `schema`, bytes
 /// `source`) where every one of `predicates` is TRUE; each reads columns
-/// [`keyed_layout`] accepts (fixed-width ones when it reads more than one). `None`
-/// when a chunk is not as its metadata promised: the caller then reads the row group
-/// through the reader.
+/// [`keyed_layout`] accepts (fixed-width ones when it reads more than one). They are
+/// evaluated in order, a group on several columns at the rows the groups before it
+/// kept when those are [`few`]. `None` when a chunk is not as its metadata promised:
+/// the caller then reads the row group through the reader.
 pub(crate) fn row_group_mask(
     meta: &ParquetMetaData,
     schema: &Schema,
     rg: usize,
     predicates: &mut [JitPredicate],
     source: &Arc<FileBytes>,
-) -> Option<BooleanBuffer> {
+) -> Option<KeyedRows> {
     #[cfg(test)]
     if GIVE_UP.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
@@ -113,17 +123,24 @@ pub(crate) fn row_group_mask(
     let group = meta.row_groups().get(rg)?;
     let rows = usize::try_from(group.num_rows()).ok()?;
     let mut selected: Option<BooleanBuffer> = None;
+    let mut narrowed = false;
     for predicate in predicates {
-        let mask = match predicate.columns() {
-            &[column] => {
+        let columns = predicate.columns().to_vec();
+        let mask = match columns[..] {
+            [column] => {
                 let (pages, field, layout, nullable) =
                     chunk(meta, group, schema, column, rows, source)?;
                 chunk_mask(pages, field, layout, nullable, rows, predicate)?
             }
-            columns => {
+            _ if selected.as_ref().is_some_and(few) => {
+                narrowed = true;
+                let chosen = selected.as_ref()?;
+                gathered_mask(meta, schema, rg, &columns, chosen, predicate, source)?
+            }
+            _ => {
                 let mut arrays = Vec::with_capacity(columns.len());
                 let mut fields = Vec::with_capacity(columns.len());
-                for &column in columns {
+                for &column in &columns {
                     let (pages, field, layout, nullable) =
                         chunk(meta, group, schema, column, rows, source)?;
                     let Layout::Fixed(width) = layout else {
@@ -151,7 +168,54 @@ pub(crate) fn row_group_mask(
             break;
         }
     }
-    selected
+    selected.map(|rows| KeyedRows { rows, narrowed })
+}
+
+/// Whether the rows `chosen` keeps are few enough that a group on several columns
+/// is evaluated on those rows only ([`gathered_mask`]), not on every row's values
+/// decoded from the keys. Looking a kept row's value up costs more than decoding
+/// one in a run; see docs/performance-notes.md for the measured crossover.
+fn few(chosen: &BooleanBuffer) -> bool {
+    chosen.count_set_bits() * GATHER_BELOW <= chosen.len()
+}
+
+/// A group on several columns is evaluated on the rows kept so far only when at
+/// most one row in this many is kept ([`few`]).
+const GATHER_BELOW: usize = 8;
+
+/// The mask of `predicate` (on root columns `columns` of row group `rg`) at the rows
+/// `chosen` keeps, FALSE elsewhere: their values are read at those rows only
+/// ([`RowGroupGather`](super::gather::RowGroupGather)) and evaluated in batches of
+/// 8,192. `None` as for [`row_group_mask`].
+///
+/// Only for a group ANDed with the ones that chose the rows: a predicate split into
+/// groups cannot raise an error (`conjuncts::split`), so the rows another group
+/// dropped need not be evaluated.
+fn gathered_mask(
+    meta: &ParquetMetaData,
+    schema: &Schema,
+    rg: usize,
+    columns: &[usize],
+    chosen: &BooleanBuffer,
+    predicate: &mut JitPredicate,
+    source: &Arc<FileBytes>,
+) -> Option<BooleanBuffer> {
+    const ROWS: usize = 8192;
+    let mut gather = super::gather::RowGroupGather::new(meta, schema, rg, columns, source)?;
+    let rows: Vec<u32> = chosen.set_indices().map(|i| i as u32).collect();
+    let mut words = vec![0u64; chosen.len().div_ceil(64)];
+    for part in rows.chunks(ROWS) {
+        let mask = predicate.mask(gather.batch(part)?).ok()?;
+        let mask = match mask.nulls() {
+            Some(nulls) => mask.values() & nulls.inner(),
+            None => mask.values().clone(),
+        };
+        for k in mask.set_indices() {
+            let row = *part.get(k)? as usize;
+            words[row / 64] |= 1 << (row % 64);
+        }
+    }
+    Some(BooleanBuffer::new(Buffer::from_vec(words), 0, chosen.len()))
 }
 
 /// Tests: every row group is given back to the reader (what a chunk that is not as

@@ -17,6 +17,9 @@
 //!     dictionaries and keys (once per dictionary value for a conjunct on one column,
 //!     on values decoded from the keys for one on several); the rows they keep are
 //!     the reader's selection ([`ScanStats::keyed`] counts the row groups done so);
+//!     when the conjuncts on one column keep at most one row in eight, those on
+//!     several are evaluated at the kept rows only, their values read where they
+//!     lie ([`ScanStats::narrowed`]);
 //!   - when those conjuncts decide every row of a row group and keep at most half of
 //!     them, the output columns are read at those rows without the reader: each
 //!     page walked once, each kept row's value looked up where it lies instead of

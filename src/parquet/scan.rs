@@ -104,6 +104,18 @@ pub struct ScanStats {
     /// Of those, the row groups whose output columns were read at the selected rows
     /// without the reader (see [the module](crate::parquet)).
     pub gathered: usize,
+    /// Of the keyed row groups, those whose conjuncts on several columns were
+    /// evaluated only at the rows the conjuncts on one column kept, their values read
+    /// at those rows (see [the module](crate::parquet)).
+    pub narrowed: usize,
+}
+
+/// What the threads of a scan count as they read row groups ([`ScanStats`]).
+#[derive(Default)]
+struct Counters {
+    keyed: AtomicUsize,
+    gathered: AtomicUsize,
+    narrowed: AtomicUsize,
 }
 
 /// The predicate of a scan, once bound and optimized.
@@ -355,14 +367,7 @@ impl<'a> Scan<'a> {
         sink: &mut dyn FnMut(ScanItem<T>) -> Result<bool, ScanError>,
     ) -> Result<ScanStats, ScanError> {
         let tasks = self.plan();
-        let mut stats = ScanStats {
-            row_groups: tasks.len(),
-            pruned: tasks.iter().filter(|t| t.3).count(),
-            keyed: 0,
-            gathered: 0,
-        };
-        let keyed = AtomicUsize::new(0);
-        let gathered = AtomicUsize::new(0);
+        let counters = Counters::default();
         let live: Vec<usize> = (0..tasks.len()).filter(|&i| !tasks[i].3).collect();
         // One bounded channel per row group that is read; a reader blocks when its
         // consumer is behind, so memory stays bounded.
@@ -386,7 +391,7 @@ impl<'a> Scan<'a> {
                         return;
                     };
                     let (fi, rg, _, _) = tasks[task];
-                    let result = self.read_row_group(fi, rg, map, &tx, &keyed, &gathered);
+                    let result = self.read_row_group(fi, rg, map, &tx, &counters);
                     let _ = tx.send(match result {
                         Ok(()) => Msg::Done,
                         Err(e) => Msg::Failed(e),
@@ -397,9 +402,13 @@ impl<'a> Scan<'a> {
             stop.store(true, Ordering::Relaxed);
             result
         })?;
-        stats.keyed = keyed.into_inner();
-        stats.gathered = gathered.into_inner();
-        Ok(stats)
+        Ok(ScanStats {
+            row_groups: tasks.len(),
+            pruned: tasks.iter().filter(|t| t.3).count(),
+            keyed: counters.keyed.into_inner(),
+            gathered: counters.gathered.into_inner(),
+            narrowed: counters.narrowed.into_inner(),
+        })
     }
 
     fn consume<T>(
@@ -444,8 +453,7 @@ impl<'a> Scan<'a> {
         rg: usize,
         map: &(dyn Fn(RecordBatch) -> Result<T, ScanError> + Sync),
         tx: &SyncSender<Msg<T>>,
-        keyed_groups: &AtomicUsize,
-        gathered_groups: &AtomicUsize,
+        counters: &Counters,
     ) -> Result<(), ScanError> {
         let source = &self.dataset.files()[fi];
         let path = &source.path;
@@ -555,11 +563,17 @@ impl<'a> Scan<'a> {
                             &mut keyed,
                             keyed_bytes.as_ref()?,
                         )
-                    })?,
+                    })?
+                    .map(|keyed| {
+                        if keyed.narrowed {
+                            counters.narrowed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        keyed.rows
+                    }),
                 };
                 let mut pushed: Vec<JitPredicate> = match selected {
                     Some(_) => {
-                        keyed_groups.fetch_add(1, Ordering::Relaxed);
+                        counters.keyed.fetch_add(1, Ordering::Relaxed);
                         Vec::new()
                     }
                     // Fresh ones: those counted the dictionaries' values as rows.
@@ -626,7 +640,7 @@ impl<'a> Scan<'a> {
                             sent += batch_rows.len();
                         }
                         let Some(&from) = rows.get(sent) else {
-                            gathered_groups.fetch_add(1, Ordering::Relaxed);
+                            counters.gathered.fetch_add(1, Ordering::Relaxed);
                             return Ok(());
                         };
                         let from = from as usize;
@@ -782,6 +796,58 @@ mod tests {
     use arrow::datatypes::{DataType, Field, Schema};
     use arrow::util::display::array_value_to_string;
 
+    /// Held by the tests that set the hooks making row groups fail (`keys::GIVE_UP`,
+    /// `gather::FAIL_AFTER`) and by those that count how row groups were read, so
+    /// that one's hooks do not change the other's counts.
+    static HOOKS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// `batch` written to a Parquet file at `path` with `props`, opened.
+    fn written(
+        path: &Path,
+        batch: &RecordBatch,
+        props: parquet::file::properties::WriterProperties,
+    ) -> Dataset {
+        let file = File::create(path).unwrap();
+        let mut writer =
+            parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
+        Dataset::open(&[path.to_path_buf()]).unwrap()
+    }
+
+    /// The first three columns of `dataset`'s rows where `predicate` is TRUE, a line
+    /// of text a row, and the scan's statistics.
+    fn lines_of(
+        dataset: &Dataset,
+        predicate: &str,
+        options: ScanOptions,
+    ) -> (Vec<String>, ScanStats) {
+        let scan = Scan::new(dataset, Some(predicate), &[0, 1, 2], options).unwrap();
+        let mut lines = Vec::new();
+        let stats = scan
+            .run(
+                &|b: RecordBatch| {
+                    Ok((0..b.num_rows())
+                        .map(|r| {
+                            b.columns()
+                                .iter()
+                                .map(|c| array_value_to_string(c, r).unwrap())
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        })
+                        .collect::<Vec<_>>())
+                },
+                &mut |item| {
+                    if let ScanItem::Batch(b) = item {
+                        lines.extend(b);
+                    }
+                    Ok(true)
+                },
+            )
+            .unwrap();
+        (lines, stats)
+    }
+
     /// A row group whose keyed conjuncts are given back to the reader (a chunk not
     /// as its metadata says) is read by the reader with all the conjuncts: the same
     /// rows and values as when they are decided on the keys (and the output columns
@@ -789,6 +855,7 @@ mod tests {
     /// stops after two batches (a page not as expected).
     #[test]
     fn row_groups_given_back_to_the_reader_read_the_same_rows() {
+        let _hooks = HOOKS.lock().unwrap_or_else(|p| p.into_inner());
         let dir = tempfile::TempDir::new().unwrap();
         let path = dir.path().join("keys.parquet");
         let schema = Arc::new(Schema::new(vec![
@@ -803,16 +870,11 @@ mod tests {
         let t =
             StringArray::from_iter((0..rows).map(|r| (r % 4 != 0).then(|| words[r as usize % 3])));
         let batch =
-            RecordBatch::try_new(schema.clone(), vec![Arc::new(a), Arc::new(b), Arc::new(t)])
-                .unwrap();
+            RecordBatch::try_new(schema, vec![Arc::new(a), Arc::new(b), Arc::new(t)]).unwrap();
         let props = parquet::file::properties::WriterProperties::builder()
             .set_max_row_group_row_count(Some(128))
             .build();
-        let file = File::create(&path).unwrap();
-        let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).unwrap();
-        writer.write(&batch).unwrap();
-        writer.close().unwrap();
-        let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
+        let dataset = written(&path, &batch, props);
         let scanned = |predicate: &str, interpret: bool| {
             let options = ScanOptions {
                 interpret,
@@ -820,30 +882,7 @@ mod tests {
                 threads: 1,
                 ..ScanOptions::default()
             };
-            let scan = Scan::new(&dataset, Some(predicate), &[0, 1, 2], options).unwrap();
-            let mut lines = Vec::new();
-            let stats = scan
-                .run(
-                    &|b: RecordBatch| {
-                        Ok((0..b.num_rows())
-                            .map(|r| {
-                                b.columns()
-                                    .iter()
-                                    .map(|c| array_value_to_string(c, r).unwrap())
-                                    .collect::<Vec<_>>()
-                                    .join(",")
-                            })
-                            .collect::<Vec<_>>())
-                    },
-                    &mut |item| {
-                        if let ScanItem::Batch(b) = item {
-                            lines.extend(b);
-                        }
-                        Ok(true)
-                    },
-                )
-                .unwrap();
-            (lines, stats)
+            lines_of(&dataset, predicate, options)
         };
         for predicate in [
             "a < 5 AND t = 'x'",
@@ -867,6 +906,84 @@ mod tests {
             keys::GIVE_UP.store(false, Ordering::Relaxed);
             assert_eq!((stats.keyed, stats.gathered), (0, 0), "{predicate}");
             assert_eq!(read, expected, "{predicate}");
+        }
+    }
+
+    /// A group of conjuncts on several columns after selective ones on one column is
+    /// evaluated at the rows those kept only (`narrowed`), across pages and with
+    /// NULLs in its columns: the same rows as the interpreter, and as when it is
+    /// evaluated on every row (a single-column group keeping more than one row in
+    /// eight). Some row groups keep no row before the group is reached.
+    #[test]
+    fn conjuncts_on_several_columns_at_the_rows_kept_read_the_same_rows() {
+        let _hooks = HOOKS.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("narrowed.parquet");
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int32, false),
+            Field::new("a", DataType::Int64, true),
+            Field::new("d", DataType::Date32, false),
+            Field::new("t", DataType::Utf8, false),
+            Field::new("s", DataType::Int32, false),
+        ]));
+        let rows = 20_000i64;
+        let k = Int32Array::from_iter_values((0..rows).map(|r| (r * 7919 % 40) as i32));
+        let a = Int64Array::from_iter((0..rows).map(|r| (r % 13 != 5).then_some(r * 31 % 97)));
+        let d = arrow::array::Date32Array::from_iter_values(
+            (0..rows).map(|r| 9_100 + (r * 104_729 % 300) as i32),
+        );
+        let words = [
+            "MAIL", "SHIP", "AIR", "RAIL", "TRUCK", "FOB", "REG AIR", "ÉTÉ",
+        ];
+        let t = StringArray::from_iter_values((0..rows).map(|r| words[(r * 13 % 8) as usize]));
+        let s = Int32Array::from_iter_values((0..rows).map(|r| (r * 7 % 50) as i32));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(k),
+                Arc::new(a),
+                Arc::new(d),
+                Arc::new(t),
+                Arc::new(s),
+            ],
+        )
+        .unwrap();
+        // Small pages, so a row group's kept rows span several of them.
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(4_096))
+            .set_data_page_row_count_limit(500)
+            .set_write_batch_size(100)
+            .build();
+        let dataset = written(&path, &batch, props);
+        let scanned = |predicate: &str, interpret: bool| {
+            let options = ScanOptions {
+                interpret,
+                batch_size: 1_000,
+                threads: 2,
+                ..ScanOptions::default()
+            };
+            lines_of(&dataset, predicate, options)
+        };
+        // Comparisons only: a predicate that can fail is not split.
+        let group = "(a < k OR d > DATE '1995-03-01') AND (a <> k OR d < DATE '1995-04-01')";
+        // Kept before the group: `t = 'ÉTÉ' AND s < 20` one row in 20, narrowed; `t IN
+        // (…) AND s < 30` about 15 %, not, `AND s < 10` 5 %, narrowed; `t <> 'MAIL'`
+        // seven in eight, not; `s > 20 AND s < 21` none, the group is not reached.
+        for (keep, narrowed) in [
+            ("t = 'ÉTÉ' AND s < 20", 5),
+            ("t IN ('MAIL', 'AIR') AND s < 30", 0),
+            ("t IN ('MAIL', 'AIR') AND s < 10", 5),
+            ("t <> 'MAIL'", 0),
+            ("s > 20 AND s < 21", 0),
+        ] {
+            let predicate = format!("{keep} AND {group}");
+            let (expected, _) = scanned(&predicate, true);
+            let (keyed, stats) = scanned(&predicate, false);
+            assert_eq!((stats.keyed, stats.narrowed), (5, narrowed), "{predicate}");
+            assert_eq!(keyed, expected, "{predicate}");
+            if narrowed > 0 {
+                assert!(!expected.is_empty(), "{predicate}");
+            }
         }
     }
 }
