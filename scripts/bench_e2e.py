@@ -2,8 +2,9 @@
 """End to end on Parquet: the `broadhead` command against DuckDB and Polars.
 
 Runs the queries of issue 10 (Q6 and a Q12-style predicate, counted, and the Q6 rows
-written as CSV) on TPC-H lineitem files with Broadhead's command line (a new process
-each run: start, compile or kernel-cache load and scan all included), and with DuckDB
+written as CSV), and TPC-H Q19's predicate counted, on TPC-H lineitem files with
+Broadhead's command line (a new process each run: start, compile or kernel-cache load
+and scan all included), and with DuckDB
 and Polars in-process from Python (their time excludes the interpreter's start), with
 1 and 2 threads each. Every run's answer is checked: the counts must agree, and the
 CSV files must have the same number of lines. Prints a Markdown table of medians and,
@@ -31,7 +32,23 @@ Q12 = (
     "AND l_shipdate < l_commitdate AND l_receiptdate >= DATE '1994-01-01' "
     "AND l_receiptdate < DATE '1995-01-01'"
 )
-QUERIES = {"Q6 count": ("count", Q6), "Q12-style count": ("count", Q12), "Q6 rows to CSV": ("csv", Q6)}
+# TPC-H Q19's predicate on lineitem alone (its conditions on `part` left out), the
+# decimals compared as decimals: three branches that repeat two string conditions.
+Q19 = (
+    "(l_quantity BETWEEN 1 AND 11 AND l_shipmode IN ('AIR', 'AIR REG') "
+    "AND l_shipinstruct = 'DELIVER IN PERSON') "
+    "OR (l_quantity BETWEEN 10 AND 20 AND l_shipmode IN ('AIR', 'AIR REG') "
+    "AND l_shipinstruct = 'DELIVER IN PERSON' AND l_discount > 0.05) "
+    "OR (l_quantity BETWEEN 20 AND 30 AND l_shipmode IN ('AIR', 'AIR REG') "
+    "AND l_shipinstruct = 'DELIVER IN PERSON' AND l_tax < 0.04)"
+)
+QUERIES = {
+    "Q6 count": ("count", Q6),
+    "Q12-style count": ("count", Q12),
+    "Q19-style count": ("count", Q19),
+    "Q6 rows to CSV": ("csv", Q6),
+}
+NAMES = {Q6: "Q6", Q12: "Q12", Q19: "Q19"}
 
 
 def polars_predicate(pl, name):
@@ -44,6 +61,15 @@ def polars_predicate(pl, name):
         return pl.lit(Decimal(text), dtype=pl.Decimal(15, 2))
 
     c = pl.col
+    if name == "Q19":
+        air = c("l_shipmode").is_in(["AIR", "AIR REG"])
+        deliver = c("l_shipinstruct") == "DELIVER IN PERSON"
+        q = c("l_quantity")
+        return (
+            ((q >= lit("1")) & (q <= lit("11")) & air & deliver)
+            | ((q >= lit("10")) & (q <= lit("20")) & air & deliver & (c("l_discount") > lit("0.05")))
+            | ((q >= lit("20")) & (q <= lit("30")) & air & deliver & (c("l_tax") < lit("0.04")))
+        )
     if name == "Q6":
         return (
             (c("l_shipdate") >= dt.date(1994, 1, 1))
@@ -74,7 +100,7 @@ def run_in_process(engine, threads, path, runs, scratch):
         con = duckdb.connect()
         con.execute(f"SET threads = {threads}")
     for label, (kind, sql) in QUERIES.items():
-        name = "Q6" if sql == Q6 else "Q12"
+        name = NAMES[sql]
         out = os.path.join(scratch, f"{engine}-{threads}.csv")
         times, answer = [], None
         for _ in range(runs + 1):  # one warm-up run, not counted
