@@ -831,7 +831,8 @@ impl<'a> Hybrid<'a> {
     ) -> Option<()> {
         let width = self.width;
         self.runs(count, |run| match run {
-            Run::Repeat(value, n) => match table.get(value)? {
+            // (A padded table's combined entries follow its keys' own.)
+            Run::Repeat(value, n) => match table.get(value).filter(|_| value >> width == 0)? {
                 bit @ (0 | 1) => {
                     bits.push_run(*bit == 1, n);
                     Some(())
@@ -911,7 +912,8 @@ const FAST_WIDTH: usize = 16;
 
 /// `table` (one entry per dictionary value) with an entry for every value of
 /// `width` bits, 2 (neither TRUE nor not: corrupt) for those past the dictionary;
-/// `None` for keys wider than [`FAST_WIDTH`].
+/// `None` for keys wider than [`FAST_WIDTH`]. For keys of at most 6 bits the
+/// [`combined`] entries of [`keys_per_lookup`] keys follow.
 fn padded(table: &[u8], width: u32) -> Option<Vec<u8>> {
     if width as usize > FAST_WIDTH {
         return None;
@@ -919,12 +921,49 @@ fn padded(table: &[u8], width: u32) -> Option<Vec<u8>> {
     let size = 1usize << width;
     let mut out = table[..table.len().min(size)].to_vec();
     out.resize(size, 2);
+    combined(&mut out, width as usize);
     Some(out)
+}
+
+/// How many keys of `w` bits one lookup of a [`combined`] entry decides: as many as
+/// fit in 12 bits (a table of at most 4,096 bytes, which stays in the L1 cache), at
+/// most 6 (their bits and a flag fit in a byte); 0 for keys of more than 6 bits.
+const fn keys_per_lookup(w: usize) -> usize {
+    match w {
+        1 | 2 => 6,
+        3..=6 => 12 / w,
+        _ => 0,
+    }
+}
+
+/// Appends to `table` (the `2^w` entries of keys of `w` bits) an entry for each
+/// value of `k` = [`keys_per_lookup`]`(w)` such keys side by side (the first in the
+/// low bits): bit `j` is the entry of key `j` (TRUE or not), bit 7 is set when one
+/// of them is neither (past the dictionary). Nothing for wider keys.
+fn combined(table: &mut Vec<u8>, w: usize) {
+    let k = keys_per_lookup(w);
+    if k == 0 || table.len() != 1 << w {
+        return;
+    }
+    let mask = (1 << w) - 1;
+    let one = |entry: u8| (entry & 1) | if entry > 1 { 0x80 } else { 0 };
+    let keys_bits = (1u8 << k) - 1;
+    let mut entries = vec![0u8; 1 << (k * w)];
+    // Value `v` is its first key (its low `w` bits), then the keys of `v >> w`: the
+    // entry of `v >> w` (built before, it is smaller) shifted by one key, its last
+    // key (a 0 past the `k`) dropped. For `v` = 0 that is itself: `k` keys 0.
+    entries[0] = (0..k).fold(one(table[0]) & 0x80, |e, j| e | (table[0] & 1) << j);
+    for v in 1..entries.len() {
+        let rest = entries[v >> w];
+        entries[v] = one(table[v & mask]) | ((rest << 1) & keys_bits) | (rest & 0x80);
+    }
+    table.extend(entries);
 }
 
 /// Appends to `bits` the `table` entries of the first `take` of the packed values of
 /// `width` (≤ [`FAST_WIDTH`]) bits in `packed` (which holds at least `take` of them);
-/// `table` has `2^width` entries. `false` if an entry is neither 0 nor 1.
+/// `table` has `2^width` entries, then possibly their [`combined`] entries. `false`
+/// if an entry is neither 0 nor 1.
 fn packed_bits(packed: &[u8], width: u32, take: usize, table: &[u8], bits: &mut Bits) -> bool {
     macro_rules! widths {
         ($($w:literal)*) => {
@@ -956,17 +995,38 @@ fn packed_bits_width<const W: usize>(
     bits: &mut Bits,
 ) -> bool {
     let mask = (1usize << W) - 1;
+    let k = keys_per_lookup(W);
+    let combined = table
+        .get(mask + 1..)
+        .filter(|c| k > 0 && c.len() == 1 << (k * W));
     let Some(table) = table.get(..=mask) else {
         return false;
     };
     // The bits of the group of 8 keys whose window is `s`, and the OR of their
-    // entries.
+    // entries (a combined entry's flag counts as 2).
     let group = |s: &[u8]| -> (u8, u8) {
         let (mut byte, mut all) = (0u8, 0u8);
-        for i in 0..8 {
-            let entry = table[key::<W>(s, i) & mask];
-            byte |= (entry & 1) << i;
-            all |= entry;
+        match combined {
+            Some(combined) => {
+                // 8 keys of at most 6 bits: 48 bits of the window's first 8 bytes,
+                // `k` keys a lookup; the keys past the 8th are zeroed, their bits
+                // shifted out of the byte.
+                let window = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
+                let keys = window & ((1u64 << (8 * W)) - 1);
+                let chunk = (1usize << (k * W)) - 1;
+                for j in 0..8usize.div_ceil(k) {
+                    let entry = combined[(keys >> (j * k * W)) as usize & chunk];
+                    byte |= ((u16::from(entry & 0x3f)) << (j * k)) as u8;
+                    all |= (entry >> 6) & 2;
+                }
+            }
+            None => {
+                for i in 0..8 {
+                    let entry = table[key::<W>(s, i) & mask];
+                    byte |= (entry & 1) << i;
+                    all |= entry;
+                }
+            }
         }
         (byte, all)
     };
@@ -1180,6 +1240,81 @@ mod tests {
         assert!(dictionary_array(&page, 1 << 40, &number, Layout::Fixed(4), true).is_none());
         let one = dictionary_array(&page, 1, &text, Layout::Bytes, true).unwrap();
         assert_eq!((one.len(), one.null_count()), (2, 1));
+    }
+
+    /// Keys of up to 6 bits are looked up several at a time ([`combined`]); for every
+    /// width up to 8, dictionaries of every size, runs of any length (a last group of
+    /// fewer than 8 keys too) and keys past the dictionary, the bits and the verdict
+    /// are those of looking each key up alone.
+    #[test]
+    fn keys_looked_up_several_at_a_time_match_one_at_a_time() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        for width in 1..=8u32 {
+            let size = 1u64 << width;
+            for case in 0..60 {
+                let dictionary = 1 + next(size) as usize;
+                let entries: Vec<u8> = (0..dictionary).map(|_| next(2) as u8).collect();
+                let bound = match case % 4 {
+                    0 => size,
+                    _ => dictionary as u64,
+                };
+                let take = 1 + next(200) as usize;
+                let mut keys: Vec<u32> = (0..take).map(|_| next(bound) as u32).collect();
+                if case % 4 == 1 && dictionary < size as usize && take > 80 {
+                    // One key past the dictionary, in the first group (read in place
+                    // with the others, not as part of a last short group).
+                    keys[next(8) as usize] = (size - 1) as u32;
+                }
+                let packed = pack(&keys, width);
+                let table = padded(&entries, width).unwrap();
+                let k = keys_per_lookup(width as usize);
+                let expected_len = (1 << width) + if k > 0 { 1 << (k * width as usize) } else { 0 };
+                assert_eq!(table.len(), expected_len, "width {width}");
+                let mut bits = Bits::with_capacity(take);
+                let ok = packed_bits(&packed, width, take, &table, &mut bits);
+                let valid = keys.iter().all(|&key| (key as usize) < dictionary);
+                assert_eq!(ok, valid, "width {width}, case {case}");
+                if ok {
+                    let bits = bits.finish();
+                    assert_eq!(bits.len(), take);
+                    for (i, &key) in keys.iter().enumerate() {
+                        let expected = entries[key as usize] == 1;
+                        assert_eq!(
+                            bits.value(i),
+                            expected,
+                            "width {width}, case {case}, key {i}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A run repeating a key wider than the keys' width (a corrupt page) finds no
+    /// entry: not one of the combined entries that follow the keys' own.
+    #[test]
+    fn a_repeated_key_past_its_width_is_refused() {
+        let table = padded(&[0, 1, 0], 3).unwrap();
+        // Entry 8 is the combined entry of four keys 0: 0, as if key 8 were FALSE.
+        assert_eq!(table[8], 0);
+        let lookup = |key: u8| {
+            let mut bits = Bits::with_capacity(8);
+            // A run of 8 repetitions of `key`, in one byte.
+            Hybrid::new(&[8 << 1, key], 3)
+                .unwrap()
+                .lookup(8, &table, &mut bits, &mut Vec::new())
+                .map(|()| bits.finish().count_set_bits())
+        };
+        assert_eq!(lookup(1), Some(8));
+        assert_eq!(lookup(2), Some(0));
+        assert_eq!(lookup(5), None);
+        assert_eq!(lookup(8), None);
     }
 
     #[test]
