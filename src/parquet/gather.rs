@@ -1,6 +1,7 @@
-//! The output columns of a row group whose rows the keyed conjuncts chose
-//! ([`keys`](super::keys)), read at those rows only, without the parquet crate's
-//! reader.
+//! Columns of a row group read at the rows the keyed conjuncts chose
+//! ([`keys`](super::keys)) only, without the parquet crate's reader: the output
+//! columns, and the columns of a keyed group on several columns evaluated after
+//! groups that kept few rows.
 //!
 //! Handed a row selection, the reader alternates skipping and reading on every output
 //! column for every run of selected rows. At TPC-H Q6's selectivity (2 % of the rows,

@@ -10,9 +10,12 @@
 //!
 //! - a conjunct group that reads one column is evaluated once per dictionary value
 //!   (and on NULL), giving one bit per value; the keys are unpacked 8 at a time and
-//!   each looks its bit up ([`chunk_mask`]);
+//!   each looks its bit up, keys of up to 6 bits two to six at a lookup ([`chunk_mask`],
+//!   [`combined`]);
 //! - a group that reads several fixed-width columns is evaluated on the columns'
-//!   values, decoded here from their keys ([`chunk_values`]), in batches.
+//!   values, decoded here from their keys ([`chunk_values`]), in batches; or, when the
+//!   groups before it kept at most one row in eight, on the values at those rows only
+//!   ([`gathered_mask`]).
 //!
 //! The bits of the row group's rows are the group's mask; the masks are ANDed, and the
 //! scan counts the result (when nothing else is read), reads the output columns at
@@ -41,6 +44,7 @@ use parquet::column::page::{Page, PageReader};
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use parquet::file::serialized_reader::SerializedPageReader;
 
+use super::gather::RowGroupGather;
 use super::source::FileBytes;
 use super::{dictionary_encoded, single_leaf, Dataset, JitPredicate};
 
@@ -126,16 +130,24 @@ pub(crate) fn row_group_mask(
     let mut narrowed = false;
     for predicate in predicates {
         let columns = predicate.columns().to_vec();
+        // A group on several columns after groups that kept few rows: its columns
+        // read at those rows (unless a chunk lists an encoding not read so).
+        let gather = match (&columns[..], &selected) {
+            ([_, _, ..], Some(chosen)) if few(chosen) => {
+                RowGroupGather::new(meta, schema, rg, &columns, source).map(|g| (g, chosen))
+            }
+            _ => None,
+        };
         let mask = match columns[..] {
             [column] => {
                 let (pages, field, layout, nullable) =
                     chunk(meta, group, schema, column, rows, source)?;
                 chunk_mask(pages, field, layout, nullable, rows, predicate)?
             }
-            _ if selected.as_ref().is_some_and(few) => {
+            _ if gather.is_some() => {
                 narrowed = true;
-                let chosen = selected.as_ref()?;
-                gathered_mask(meta, schema, rg, &columns, chosen, predicate, source)?
+                let (gather, chosen) = gather?;
+                gathered_mask(gather, chosen, predicate)?
             }
             _ => {
                 let mut arrays = Vec::with_capacity(columns.len());
@@ -183,25 +195,21 @@ fn few(chosen: &BooleanBuffer) -> bool {
 /// most one row in this many is kept ([`few`]).
 const GATHER_BELOW: usize = 8;
 
-/// The mask of `predicate` (on root columns `columns` of row group `rg`) at the rows
-/// `chosen` keeps, FALSE elsewhere: their values are read at those rows only
-/// ([`RowGroupGather`](super::gather::RowGroupGather)) and evaluated in batches of
+/// The mask of `predicate` at the rows `chosen` keeps, FALSE elsewhere: the values of
+/// its columns are read at those rows only (`gather`) and evaluated in batches of
 /// 8,192. `None` as for [`row_group_mask`].
 ///
 /// Only for a group ANDed with the ones that chose the rows: a predicate split into
 /// groups cannot raise an error (`conjuncts::split`), so the rows another group
-/// dropped need not be evaluated.
+/// dropped need not be evaluated. As for the output columns gathered, pages past the
+/// last kept row are not read, and pages before a kept row are skipped undecompressed:
+/// damage there goes unseen by a count (the values read are checked as always).
 fn gathered_mask(
-    meta: &ParquetMetaData,
-    schema: &Schema,
-    rg: usize,
-    columns: &[usize],
+    mut gather: RowGroupGather,
     chosen: &BooleanBuffer,
     predicate: &mut JitPredicate,
-    source: &Arc<FileBytes>,
 ) -> Option<BooleanBuffer> {
     const ROWS: usize = 8192;
-    let mut gather = super::gather::RowGroupGather::new(meta, schema, rg, columns, source)?;
     let rows: Vec<u32> = chosen.set_indices().map(|i| i as u32).collect();
     let mut words = vec![0u64; chosen.len().div_ceil(64)];
     for part in rows.chunks(ROWS) {
@@ -987,7 +995,8 @@ fn packed_bits(packed: &[u8], width: u32, take: usize, table: &[u8], bits: &mut 
 }
 
 /// [`packed_bits`] for one width, known when compiled: each group of 8 keys is 8
-/// loads, shifts and masks by constants, and 8 lookups that need no bounds check.
+/// loads, shifts and masks by constants, and 8 lookups that need no bounds check; for
+/// keys of at most 6 bits with [`combined`] entries, one load and 2 to 4 lookups.
 fn packed_bits_width<const W: usize>(
     packed: &[u8],
     take: usize,
@@ -1243,7 +1252,7 @@ mod tests {
     }
 
     /// Keys of up to 6 bits are looked up several at a time ([`combined`]); for every
-    /// width up to 8, dictionaries of every size, runs of any length (a last group of
+    /// width up to 8, dictionaries of random sizes, runs of any length (a last group of
     /// fewer than 8 keys too) and keys past the dictionary, the bits and the verdict
     /// are those of looking each key up alone.
     #[test]
