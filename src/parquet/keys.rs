@@ -840,13 +840,15 @@ impl<'a> Hybrid<'a> {
         let width = self.width;
         self.runs(count, |run| match run {
             // (A padded table's combined entries follow its keys' own.)
-            Run::Repeat(value, n) => match table.get(value).filter(|_| value >> width == 0)? {
-                bit @ (0 | 1) => {
-                    bits.push_run(*bit == 1, n);
-                    Some(())
+            Run::Repeat(value, n) => {
+                match table.get(value).filter(|_| value as u64 >> width == 0)? {
+                    bit @ (0 | 1) => {
+                        bits.push_run(*bit == 1, n);
+                        Some(())
+                    }
+                    _ => None,
                 }
-                _ => None,
-            },
+            }
             Run::Packed(packed, n) if width as usize <= FAST_WIDTH => {
                 packed_bits(packed, width, n, table, bits).then_some(())
             }
