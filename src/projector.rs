@@ -358,8 +358,6 @@ impl Projector {
         column: impl Fn(usize) -> Result<ArrayRef>,
         interpret_one: impl Fn(&TypedExpr) -> Result<ArrayRef>,
     ) -> Result<Vec<ArrayRef>> {
-        let mut arrays = Vec::with_capacity(self.inner.outputs.len());
-        let mut first: Option<crate::Error> = None;
         let kernel_ran = compiled.is_some();
         let (compiled, mut failed) = match compiled {
             // The kernel computed every output, in order.
@@ -368,6 +366,8 @@ impl Projector {
             Some(Err(e)) => (Vec::new(), Some(e)),
             None => (Vec::new(), None),
         };
+        let mut arrays = Vec::with_capacity(self.inner.outputs.len());
+        let mut first: Option<crate::Error> = None;
         for o in &self.inner.outputs {
             if let Some(c) = o.column {
                 arrays.push(column(c)?);
