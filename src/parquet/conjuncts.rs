@@ -11,7 +11,10 @@
 //!    conjuncts on one of those columns, form one group, evaluated on the columns'
 //!    values decoded from their keys; those on one other column, one group a column,
 //!    evaluated once per dictionary value (unless a conjunct left to the reader reads
-//!    that column too: the reader decodes it anyway);
+//!    that column too: the reader decodes it anyway). The conjuncts on one column of
+//!    the group on several also form an *optional* group of their own, which runs
+//!    before that group when it can leave so few rows that the group is read at those
+//!    rows only ([`super::keys::row_group_mask`]);
 //! 1. the other conjuncts that read only fixed-width columns (numbers, dates: cheap to
 //!    decode and compare), together, first;
 //! 2. each conjunct that reads a single VARCHAR column whose pages are all
@@ -45,8 +48,12 @@ pub(crate) struct Split {
     pub parts: Vec<Prepared>,
     /// The conjuncts decided on dictionary keys ([`super::keys`]), each bound to the
     /// dataset's schema: one group a column for the conjuncts on one column, then
-    /// one group for those on several fixed-width columns.
+    /// the optional ones (a column each), then one group for those on several
+    /// fixed-width columns.
     pub keyed: Vec<Prepared>,
+    /// For each group of `keyed`, whether it is optional: its conjuncts are also in
+    /// the group on several columns, so skipping it changes no row.
+    pub optional: Vec<bool>,
     /// Per file of the dataset, its footer with the dictionary columns' Arrow type
     /// changed to `Dictionary(Int32, Utf8)` (what the reader then produces); `None`
     /// when no column is read as a dictionary.
@@ -85,6 +92,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     };
     let schema = dataset.schema();
     let mut keyed: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
+    let mut optional: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
     let mut decoded = Vec::new();
     let mut fixed = Vec::new();
     let mut dictionary: Vec<(usize, Vec<TypedExpr>)> = Vec::new();
@@ -118,14 +126,14 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
         let columns = c.columns();
         if !columns.is_empty() && columns.iter().all(|i| decoded_columns.contains(i)) {
             decoded.push(c.clone());
+            if let [column] = columns[..] {
+                add_to_group(&mut optional, column, c);
+            }
             continue;
         }
         if let [column] = columns[..] {
             if !shared.contains(&column) && layout(column).is_some() {
-                match keyed.iter_mut().find(|(i, _)| *i == column) {
-                    Some((_, group)) => group.push(c.clone()),
-                    None => keyed.push((column, vec![c.clone()])),
-                }
+                add_to_group(&mut keyed, column, c);
                 continue;
             }
         }
@@ -136,10 +144,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
             fixed.push(c.clone());
         } else if let [column] = columns[..] {
             if dictionary_encoded_strings(dataset, column) {
-                match dictionary.iter_mut().find(|(i, _)| *i == column) {
-                    Some((_, group)) => group.push(c.clone()),
-                    None => dictionary.push((column, vec![c.clone()])),
-                }
+                add_to_group(&mut dictionary, column, c);
                 continue;
             }
             rest.push(c.clone());
@@ -175,8 +180,12 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
         parts.push(part(rest));
     }
     let mut keyed: Vec<Prepared> = keyed.into_iter().map(|(_, group)| part(group)).collect();
+    let mut is_optional = vec![false; keyed.len()];
     if !decoded.is_empty() {
+        is_optional.extend(optional.iter().map(|_| true));
+        keyed.extend(optional.into_iter().map(|(_, group)| part(group)));
         keyed.push(part(decoded));
+        is_optional.push(false);
     }
     let reader_metadata = match columns.is_empty() {
         true => None,
@@ -192,8 +201,18 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     Some(Split {
         parts,
         keyed,
+        optional: is_optional,
         reader_metadata,
     })
+}
+
+/// Adds conjunct `c` to the group of `column` in `groups` (a new one at the end if
+/// there is none).
+fn add_to_group(groups: &mut Vec<(usize, Vec<TypedExpr>)>, column: usize, c: &TypedExpr) {
+    match groups.iter_mut().find(|(i, _)| *i == column) {
+        Some((_, group)) => group.push(c.clone()),
+        None => groups.push((column, vec![c.clone()])),
+    }
 }
 
 /// Whether values of this (engine) type have a fixed width in Arrow.

@@ -111,13 +111,17 @@ pub(crate) struct KeyedRows {
 /// `source`) where every one of `predicates` is TRUE; each reads columns
 /// [`keyed_layout`] accepts (fixed-width ones when it reads more than one). They are
 /// evaluated in order, a group on several columns at the rows the groups before it
-/// kept when those are [`few`]. `None` when a chunk is not as its metadata promised:
+/// kept when those are [`few`]. A group `optional` marks (one column's conjuncts that
+/// the group on several columns after it has too) runs only when the rows kept
+/// before it are not few and its dictionary's answers say that it would make them
+/// few ([`worth_narrowing`]). `None` when a chunk is not as its metadata promised:
 /// the caller then reads the row group through the reader.
 pub(crate) fn row_group_mask(
     meta: &ParquetMetaData,
     schema: &Schema,
     rg: usize,
     predicates: &mut [JitPredicate],
+    optional: &[bool],
     source: &Arc<FileBytes>,
 ) -> Option<KeyedRows> {
     #[cfg(test)]
@@ -128,8 +132,15 @@ pub(crate) fn row_group_mask(
     let rows = usize::try_from(group.num_rows()).ok()?;
     let mut selected: Option<BooleanBuffer> = None;
     let mut narrowed = false;
-    for predicate in predicates {
+    for (predicate, &optional) in predicates.iter_mut().zip(optional) {
         let columns = predicate.columns().to_vec();
+        // The most of its dictionary's values it may find TRUE (as a share).
+        let at_most = match &selected {
+            _ if !optional => f64::INFINITY,
+            Some(chosen) if few(chosen) => continue,
+            Some(chosen) => worth_narrowing(chosen),
+            None => 1.0 / OPTIONAL_BELOW as f64,
+        };
         // A group on several columns after groups that kept few rows: its columns
         // read at those rows (unless a chunk lists an encoding not read so).
         let gather = match (&columns[..], &selected) {
@@ -142,7 +153,10 @@ pub(crate) fn row_group_mask(
             [column] => {
                 let (pages, field, layout, nullable) =
                     chunk(meta, group, schema, column, rows, source)?;
-                chunk_mask(pages, field, layout, nullable, rows, predicate)?
+                match chunk_mask(pages, field, layout, nullable, rows, predicate, at_most)? {
+                    Decided::Rows(mask) => mask,
+                    Decided::Skipped => continue,
+                }
             }
             _ if gather.is_some() => {
                 narrowed = true;
@@ -194,6 +208,20 @@ fn few(chosen: &BooleanBuffer) -> bool {
 /// A group on several columns is evaluated on the rows kept so far only when at
 /// most one row in this many is kept ([`few`]).
 const GATHER_BELOW: usize = 8;
+
+/// An optional group runs only when it would leave at most one row in this many
+/// ([`worth_narrowing`]): its own pass over the keys costs about what reading the
+/// group on several columns at the rows kept saves when one row in 8 is kept.
+const OPTIONAL_BELOW: usize = 16;
+
+/// The largest share of its dictionary's values an optional group may find TRUE
+/// and still be run after the groups that kept `chosen` (not [`few`]): assuming its
+/// column's values independent of the rows kept so far, and its dictionary's values
+/// about equally frequent, it would then leave at most one row in [`OPTIONAL_BELOW`].
+fn worth_narrowing(chosen: &BooleanBuffer) -> f64 {
+    let kept = chosen.count_set_bits() as f64 / chosen.len().max(1) as f64;
+    1.0 / (OPTIONAL_BELOW as f64 * kept)
+}
 
 /// The mask of `predicate` at the rows `chosen` keeps, FALSE elsewhere: the values of
 /// its columns are read at those rows only (`gather`) and evaluated in batches of
@@ -377,7 +405,8 @@ fn walk(
 
 /// One bit per row of a column chunk (`pages`, `rows` rows of `field`, laid out as
 /// `layout`, `nullable` with one level of nulls): TRUE where `predicate` is TRUE on
-/// the row's value (or NULL).
+/// the row's value (or NULL); [`Decided::Skipped`] when the predicate is TRUE on more
+/// than `at_most` of the dictionary's values (a share).
 fn chunk_mask(
     pages: impl PageReader,
     field: &Field,
@@ -385,14 +414,21 @@ fn chunk_mask(
     nullable: bool,
     rows: usize,
     predicate: &mut JitPredicate,
-) -> Option<BooleanBuffer> {
+    at_most: f64,
+) -> Option<Decided> {
     let mut table: Option<Table> = None;
     let mut bits = Bits::with_capacity(rows);
     let mut scratch = Vec::new();
+    let mut skipped = false;
     let read = walk(pages, nullable, |page| match page {
         PageData::Dictionary(values, count) => {
             let (entries, null) =
                 dictionary_bits(values, count, field, layout, nullable, predicate)?;
+            let true_values = entries.iter().filter(|&&e| e == 1).count();
+            if true_values as f64 > at_most * entries.len() as f64 {
+                skipped = true;
+                return None;
+            }
             table = Some(Table {
                 entries,
                 padded: None,
@@ -405,8 +441,19 @@ fn chunk_mask(
             (bits.len <= rows).then_some(())
         }
         PageData::Plain(..) => None,
-    })?;
-    (read == rows && bits.len == rows).then(|| bits.finish())
+    });
+    if skipped {
+        return Some(Decided::Skipped);
+    }
+    (read? == rows && bits.len == rows).then(|| Decided::Rows(bits.finish()))
+}
+
+/// What [`chunk_mask`] decided.
+enum Decided {
+    /// One bit a row: set where the conjuncts are TRUE.
+    Rows(BooleanBuffer),
+    /// Nothing: the dictionary's answers kept more than the group may keep.
+    Skipped,
 }
 
 /// The values of a column chunk of fixed-width values (`pages`, `rows` rows of
