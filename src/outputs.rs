@@ -5,8 +5,8 @@
 //! Everything that depends only on the output types is decided once, when the
 //! projector is built ([`KernelOutputs::new`]), so that a call allocates one block
 //! of memory for all outputs, one `Bytes` owner for it, and an `Arc` per array.
-//! A block of [`KEEP_FROM`] bytes or more comes back to the thread that drops its
-//! last array, for that thread's next call ([`Block`]).
+//! A block of [`KEEP_FROM`] to [`KEEP_UP_TO`] bytes comes back to the thread that
+//! drops its last array, for that thread's next call ([`Block`]).
 
 use std::cell::Cell;
 use std::ptr::NonNull;
@@ -213,6 +213,9 @@ const KEEP_FROM: usize = 1024;
 /// much memory for its next call.
 const KEEP_UP_TO: usize = 1 << 20;
 
+/// A spare block is reused for a call that needs at least this fraction of it.
+const SPARE_SLACK: usize = 4;
+
 thread_local! {
     /// The last block whose arrays were all dropped on this thread (empty: none).
     static SPARE: Cell<Vec<i128>> = const { Cell::new(Vec::new()) };
@@ -225,17 +228,25 @@ struct Block(Vec<i128>);
 
 impl Block {
     /// Memory for at least `words` words, of length 0: the thread's spare block if
-    /// it is large enough.
+    /// it is large enough and not more than [`SPARE_SLACK`] times that (a small
+    /// result kept by the caller would hold on to all of it).
     fn take(words: usize) -> Vec<i128> {
         if Block::kept(words) {
             if let Ok(mut spare) = SPARE.try_with(Cell::take) {
-                if spare.capacity() >= words {
+                if (words..=words.saturating_mul(SPARE_SLACK)).contains(&spare.capacity()) {
                     spare.clear();
                     return spare;
                 }
+                // Kept for a call it fits better.
+                let _ = SPARE.try_with(|s| s.set(spare));
             }
         }
         Vec::with_capacity(words)
+    }
+
+    /// Whether a block of `words` words is of a size to keep.
+    fn kept(words: usize) -> bool {
+        (KEEP_FROM..=KEEP_UP_TO).contains(&(words.saturating_mul(16)))
     }
 
     /// `memory` as a buffer, kept for reuse when dropped if it is of a size to keep.
@@ -253,13 +264,6 @@ impl Block {
     }
 }
 
-impl Block {
-    /// Whether a block of `words` words is of a size to keep.
-    fn kept(words: usize) -> bool {
-        (KEEP_FROM..=KEEP_UP_TO).contains(&(words * 16))
-    }
-}
-
 impl Drop for Block {
     fn drop(&mut self) {
         let memory = std::mem::take(&mut self.0);
@@ -273,12 +277,12 @@ impl Drop for Block {
 /// that are NULL).
 fn null_count(words: &[u64], rows: usize) -> usize {
     let (full, rest) = (rows / 64, rows % 64);
-    let valid: u32 = words[..full].iter().map(|w| w.count_ones()).sum();
+    let valid: usize = words[..full].iter().map(|w| w.count_ones() as usize).sum();
     let tail = match rest {
         0 => 0,
-        _ => (words[full] & ((1u64 << rest) - 1)).count_ones(),
+        _ => (words[full] & ((1u64 << rest) - 1)).count_ones() as usize,
     };
-    rows - (valid + tail) as usize
+    rows - (valid + tail)
 }
 
 /// How an output of type `t` becomes an array.
@@ -591,6 +595,8 @@ mod tests {
                     let ints = std::slice::from_raw_parts_mut(outs[0].values as *mut i64, rows);
                     (0..rows).for_each(|i| ints[i] = i as i64 + base);
                     let valid = std::slice::from_raw_parts_mut(outs[0].validity, rows.div_ceil(64));
+                    // Zeroed, a reused block's too (its last call set every bit).
+                    assert!(valid.iter().all(|&w| w == 0), "validity zeroed");
                     (0..rows).for_each(|i| valid[i / 64] |= 1 << (i % 64));
                 }
                 Ok(Some(rows))
@@ -648,6 +654,15 @@ mod tests {
         });
         assert_eq!(kept_there.join().expect("the thread"), address);
         assert_eq!(SPARE.with(Cell::take).capacity(), 0);
+        // A call needing under a quarter of the spare block does not take it: the
+        // block stays for a call it fits.
+        let big = bigints(&outputs, rows, 0);
+        let big_address = values_address(&big);
+        drop(big);
+        let small = bigints(&outputs, 200, 0);
+        assert_ne!(values_address(&small), big_address);
+        let spare = SPARE.with(Cell::take);
+        assert_eq!(spare.as_ptr() as usize, big_address);
     }
 
     #[test]

@@ -182,7 +182,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     let mut keyed: Vec<Prepared> = keyed.into_iter().map(|(_, group)| part(group)).collect();
     let mut is_optional = vec![false; keyed.len()];
     if !decoded.is_empty() {
-        is_optional.extend(optional.iter().map(|_| true));
+        is_optional.resize(keyed.len() + optional.len(), true);
         keyed.extend(optional.into_iter().map(|(_, group)| part(group)));
         keyed.push(part(decoded));
         is_optional.push(false);

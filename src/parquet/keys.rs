@@ -132,7 +132,8 @@ pub(crate) fn row_group_mask(
     let rows = usize::try_from(group.num_rows()).ok()?;
     let mut selected: Option<BooleanBuffer> = None;
     let mut narrowed = false;
-    for (predicate, &optional) in predicates.iter_mut().zip(optional) {
+    for (k, predicate) in predicates.iter_mut().enumerate() {
+        let optional = optional.get(k).copied().unwrap_or(false);
         let columns = predicate.columns().to_vec();
         // The most of its dictionary's values it may find TRUE (as a share).
         let at_most = match &selected {

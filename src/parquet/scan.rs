@@ -583,9 +583,9 @@ impl<'a> Scan<'a> {
                     // optional groups' conjuncts are in another group too.
                     None => keyed_parts
                         .iter()
-                        .zip(optional)
-                        .filter(|(_, &optional)| !optional)
-                        .map(|(p, _)| p.for_file(meta, &[rg], None))
+                        .enumerate()
+                        .filter(|(k, _)| optional.get(*k) != Some(&true))
+                        .map(|(_, p)| p.for_file(meta, &[rg], None))
                         .collect(),
                 };
                 pushed.extend(parts.iter().map(|p| p.for_file(meta, &[rg], None)));
@@ -933,6 +933,7 @@ mod tests {
             Field::new("t", DataType::Utf8, false),
             Field::new("s", DataType::Int32, false),
             Field::new("b", DataType::Int32, false),
+            Field::new("e", DataType::Int32, false),
         ]));
         let rows = 20_000i64;
         let k = Int32Array::from_iter_values((0..rows).map(|r| (r * 7919 % 40) as i32));
@@ -947,6 +948,15 @@ mod tests {
         let s = Int32Array::from_iter_values((0..rows).map(|r| (r * 7 % 50) as i32));
         // Blocks of 1,000 rows: `b = 2` leaves runs of 8 pages without a row.
         let b = Int32Array::from_iter_values((0..rows).map(|r| (r / 1_000 % 5) as i32));
+        // 0 in 32 rows of 33, 1 to 100 in the others: `e > 0` is TRUE on nearly all
+        // of its dictionary's values but keeps 3 % of the rows.
+        let e = Int32Array::from_iter_values((0..rows).map(|r| {
+            if r % 33 == 0 {
+                (1 + r / 33 % 100) as i32
+            } else {
+                0
+            }
+        }));
         let batch = RecordBatch::try_new(
             schema.clone(),
             vec![
@@ -956,6 +966,7 @@ mod tests {
                 Arc::new(t),
                 Arc::new(s),
                 Arc::new(b),
+                Arc::new(e),
             ],
         )
         .unwrap();
@@ -986,7 +997,10 @@ mod tests {
         // '1994-12-10'` keeps 3 %, narrowed; `d > DATE '1990-01-01' AND k >= 0` every
         // row, not (skipped on their dictionaries' answers); `t IN (…) AND s < 30`
         // with `d < DATE '1995-01-10'` (13 %) 2 %, narrowed; with `t = 'ÉTÉ' AND s <
-        // 20`, few already, `d` is not read first.
+        // 20`, few already, `d` is not read first. The decision rests on the share of
+        // the dictionary's values: `e > 0` (with `e <> k`, `e` is one of the group's
+        // columns) would keep 3 % of the rows, but is TRUE on 100 of its 101 values,
+        // so it is not decided first, and the group is not narrowed.
         for (keep, narrowed) in [
             ("d < DATE '1994-12-10'", 5),
             ("d > DATE '1990-01-01' AND k >= 0", 0),
@@ -995,6 +1009,7 @@ mod tests {
                 5,
             ),
             ("t = 'ÉTÉ' AND s < 20 AND d < DATE '1995-01-10'", 5),
+            ("e > 0 AND e <> k", 0),
             ("t = 'ÉTÉ' AND s < 20", 5),
             ("t = 'ÉTÉ' AND b = 2", 5),
             ("t IN ('MAIL', 'AIR') AND s < 30", 0),
