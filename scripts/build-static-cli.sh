@@ -64,7 +64,10 @@ cargo rustc --profile dist -p broadhead-cli --bin broadhead \
     --config "$override.rustc-link-lib=[$libs]" \
     --config "$override.config_path='$LLVM_CONFIG'" \
     -- -C link-arg=-no-pie
-if [[ "$out" != "$target_dir/dist/broadhead" ]]; then
-    cp "$target_dir/dist/broadhead" "$out"
-fi
+# Copied into place, as `cargo install` does with the binaries it builds: started
+# from the file the linker wrote, this 130 MB executable took ~1.5 ms longer to start
+# (5.3 ms against 3.8 with `perf stat -r 20 … --version`, reproducibly, also after
+# `sync`) than from a copy of it, whose page cache the kernel filled by reading.
+cp "$target_dir/dist/broadhead" "$out.copy"
+mv -f "$out.copy" "$out"
 echo "$out"
