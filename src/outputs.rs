@@ -274,15 +274,19 @@ impl Drop for Block {
 }
 
 /// How many of the first `rows` bits of validity words `words` are unset (rows
-/// that are NULL).
+/// that are NULL). Words are compared with all-valid first, which costs less than
+/// counting their bits when no row is NULL (the usual case).
 fn null_count(words: &[u64], rows: usize) -> usize {
     let (full, rest) = (rows / 64, rows % 64);
-    let valid: usize = words[..full].iter().map(|w| w.count_ones() as usize).sum();
     let tail = match rest {
         0 => 0,
-        _ => (words[full] & ((1u64 << rest) - 1)).count_ones() as usize,
+        _ => words[full] & ((1u64 << rest) - 1),
     };
-    rows - (valid + tail)
+    if words[..full].iter().all(|&w| w == u64::MAX) && tail.count_ones() as usize == rest {
+        return 0;
+    }
+    let valid: usize = words[..full].iter().map(|w| w.count_ones() as usize).sum();
+    rows - (valid + tail.count_ones() as usize)
 }
 
 /// How an output of type `t` becomes an array.
