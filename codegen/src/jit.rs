@@ -358,8 +358,10 @@ thread_local! {
 
 /// Writes the positions of the set bits of `words` (none at or past `rows`), in
 /// order, from `out`. Sparse words take a trailing-zero count per set bit; dense ones
-/// (a quarter of their bits set or more) write every position and advance by its
-/// bit, without a branch per bit.
+/// (a quarter of their bits set or more) are written a byte at a time: the byte's
+/// set positions from [`BYTE_POSITIONS`], eight entries written whatever the count
+/// (those past it are overwritten next, or lie past the result), without a branch
+/// per bit. A last byte with rows past `rows` is written bit by bit.
 ///
 /// # Safety
 /// `out` has room for `rows` `T`s, and `words` holds `ceil(rows / 64)` words.
@@ -368,7 +370,19 @@ unsafe fn write_indices<T>(words: &[u64], rows: usize, out: *mut T, index: impl 
     for (w, &word) in words.iter().enumerate() {
         let base = w * 64;
         if word.count_ones() >= 16 {
-            for lane in 0..(rows - base).min(64) {
+            let lanes = (rows - base).min(64);
+            let whole = lanes / 8;
+            for b in 0..whole {
+                let byte = (word >> (8 * b)) as u8;
+                let at = base + 8 * b;
+                for (k, &position) in BYTE_POSITIONS[byte as usize].iter().enumerate() {
+                    // SAFETY: n counts the set bits before position at, so n + k <
+                    // at + 8 <= rows.
+                    unsafe { out.add(n + k).write(index(at + position as usize)) };
+                }
+                n += byte.count_ones() as usize;
+            }
+            for lane in whole * 8..lanes {
                 // SAFETY: n counts the set bits before position base + lane < rows.
                 unsafe { out.add(n).write(index(base + lane)) };
                 n += (word >> lane) as usize & 1;
@@ -386,6 +400,26 @@ unsafe fn write_indices<T>(words: &[u64], rows: usize, out: *mut T, index: impl 
             }
         }
     }
+}
+
+/// For each byte, the positions of its set bits in order, then zeroes.
+static BYTE_POSITIONS: [[u8; 8]; 256] = byte_positions();
+
+const fn byte_positions() -> [[u8; 8]; 256] {
+    let mut table = [[0u8; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut bit, mut k) = (0, 0);
+        while bit < 8 {
+            if byte >> bit & 1 == 1 {
+                table[byte][k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
 }
 
 /// Target machines for the host, by code generation level: one is taken for each
