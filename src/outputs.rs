@@ -3,10 +3,11 @@
 //! excepted: they are copied out of the call's arena and input columns).
 //!
 //! Everything that depends only on the output types is decided once, when the
-//! projector is built ([`KernelOutputs::new`]), so that a call allocates one block
-//! of memory for all outputs, one `Bytes` owner for it, and an `Arc` per array.
-//! A block of [`KEEP_FROM`] to [`KEEP_UP_TO`] bytes comes back to the thread that
-//! drops its last array, for that thread's next call ([`Block`]).
+//! projector is built ([`KernelOutputs::new`]), so that a call allocates at most
+//! one block of memory for all outputs, one `Bytes` owner for it, and an `Arc` per
+//! array. A block of [`KEEP_FROM`] to [`KEEP_UP_TO`] bytes stays with the thread
+//! that made it: its next call writes into it again once no array uses it
+//! ([`Block`]), allocating nothing but the arrays' `Arc`s and the result `Vec`.
 
 use std::cell::Cell;
 use std::ptr::NonNull;
@@ -110,8 +111,8 @@ impl KernelOutputs {
             values: std::ptr::null_mut(),
             validity: std::ptr::null_mut(),
         };
+        let base = memory.base();
         let ran = with_scratch(self.outputs.len(), empty, |slots| {
-            let base = memory.as_mut_ptr();
             let mut at = 0;
             for (o, slot) in self.outputs.iter().zip(slots.iter_mut()) {
                 let values = words(o.values.bytes(rows));
@@ -122,16 +123,15 @@ impl KernelOutputs {
                 at += values + words(validity_bytes(rows));
             }
             run(slots)
-        })?;
-        if ran.is_none() {
-            return Ok(None);
+        });
+        if !matches!(ran, Ok(Some(_))) {
+            memory.unused();
+            return ran.map(|_| None);
         }
-        let total = self.total_words(rows);
-        // SAFETY: `allocate` reserved `total` words and zeroed every byte of them but
+        // SAFETY: `allocate` zeroed every byte of the first `total_words` words but
         // the values of `Values::Fixed` outputs, and the kernel ran: it wrote every
         // one of those.
-        unsafe { memory.set_len(total) };
-        let all = Block::buffer(memory);
+        let (all, keep) = unsafe { memory.written(self.total_words(rows)) };
         let validity = validity_bytes(rows);
         let mut at = 0;
         // Each array takes a slice of the block cut to its exact length (what
@@ -160,6 +160,9 @@ impl KernelOutputs {
             )?);
             at = validity_at + words(validity) * 16;
         }
+        if keep {
+            Block::keep(all);
+        }
         Ok(Some(arrays))
     }
 
@@ -175,18 +178,18 @@ impl KernelOutputs {
     /// The memory for `rows` rows of every output: for each, its values, then its
     /// validity words, each part on a 16-byte boundary (alignment enough for every
     /// type the kernel writes, `i128` too), all zeroed but the values the kernel
-    /// writes itself (the padding after them is zeroed). Its length is 0; its first
-    /// [`KernelOutputs::total_words`] words are the memory.
+    /// writes itself (the padding after them is zeroed), in the first
+    /// [`KernelOutputs::total_words`] words.
     ///
     /// Not arrow's `MutableBuffer`: that aligns to 128 bytes, and a
     /// `posix_memalign` (and its free) per buffer per call was most of the cost of
     /// evaluating a small batch. One block for all outputs, which their arrays
-    /// share: it is freed when the last of them is dropped.
-    fn allocate(&self, rows: usize) -> Vec<i128> {
+    /// share: it is freed when the last of them is dropped, or reused ([`Block`]).
+    fn allocate(&self, rows: usize) -> Memory {
         let validity = words(validity_bytes(rows));
         let total = self.total_words(rows);
         let mut memory = Block::take(total);
-        let spare = &mut memory.spare_capacity_mut()[..total];
+        let base = memory.base();
         let mut at = 0;
         for o in &self.outputs {
             let values = words(o.values.bytes(rows));
@@ -196,9 +199,9 @@ impl KernelOutputs {
                 (at + values).saturating_sub(1).max(at)
             };
             at += values + validity;
-            for w in &mut spare[zero_from..at] {
-                w.write(0);
-            }
+            // SAFETY: `base` is writable for at least `total` words (`Block::take`),
+            // and `zero_from <= at <= total`.
+            unsafe { std::ptr::write_bytes(base.add(zero_from), 0, at - zero_from) };
         }
         memory
     }
@@ -217,31 +220,94 @@ const KEEP_UP_TO: usize = 1 << 20;
 const SPARE_SLACK: usize = 4;
 
 thread_local! {
-    /// The last block whose arrays were all dropped on this thread (empty: none).
-    static SPARE: Cell<Vec<i128>> = const { Cell::new(Vec::new()) };
+    /// The last block of a size to keep that this thread's calls made, or the one
+    /// they kept in its place (see [`Block::take`]): reused by the next call once no
+    /// array uses it. `None` before the first.
+    static SPARE: Cell<Option<Buffer>> = const { Cell::new(None) };
 }
 
-/// The owner of a block of [`KEEP_FROM`] bytes or more that arrays share: when the
-/// last of them is dropped, the block becomes its thread's [`SPARE`] (replacing
-/// the one there), instead of going back to the allocator.
-struct Block(Vec<i128>);
+/// The memory of one call's outputs, before the kernel has written it.
+enum Memory {
+    /// New memory from the allocator (`Vec`'s length is 0 until it is written),
+    /// and whether its block is to be kept as the thread's spare.
+    Fresh(Vec<i128>, bool),
+    /// A kept block no array uses any more, taken from [`SPARE`]: this is its only
+    /// handle, so nothing else reads it while the kernel writes it.
+    Reused(Buffer),
+}
+
+impl Memory {
+    /// Where the first word is, writable for as many words as were asked of
+    /// [`Block::take`].
+    fn base(&mut self) -> *mut i128 {
+        match self {
+            Memory::Fresh(memory, _) => memory.as_mut_ptr(),
+            // A pointer with the provenance of `Block::buffer`'s mutable borrow, which
+            // `Buffer` keeps: writing through it is allowed while no other handle to
+            // the memory (and no reference into it) exists, which `Block::take`
+            // checked.
+            Memory::Reused(buffer) => buffer.as_ptr() as *mut i128,
+        }
+    }
+
+    /// The buffer of the first `total` words, once they are written, and whether
+    /// it is to be kept as the thread's spare ([`Block::keep`]) when the call's
+    /// arrays are made.
+    ///
+    /// # Safety
+    /// Every byte of the first `total` words must have been written.
+    unsafe fn written(self, total: usize) -> (Buffer, bool) {
+        match self {
+            Memory::Fresh(mut memory, keep) => {
+                // SAFETY: `Block::take` reserved `total` words, and the caller wrote them.
+                unsafe { memory.set_len(total) };
+                match keep {
+                    true => (Block::buffer(memory), true),
+                    false => (Buffer::from_vec(memory), false),
+                }
+            }
+            // Its bytes past `total` words are a former call's, initialized too.
+            Memory::Reused(buffer) => (buffer, true),
+        }
+    }
+
+    /// Gives a block that was not used back to [`SPARE`].
+    fn unused(self) {
+        if let Memory::Reused(buffer) = self {
+            Block::keep(buffer);
+        }
+    }
+}
+
+/// The owner of a block of [`KEEP_FROM`] bytes or more that arrays share, which
+/// frees it when the last of them (or [`SPARE`]) lets it go. The thread that made
+/// it keeps a handle in [`SPARE`]: its next call writes into the block again if no
+/// array uses it any more, instead of allocating another.
+struct Block {
+    /// The memory, freed with the `Block`.
+    _memory: Vec<i128>,
+}
 
 impl Block {
-    /// Memory for at least `words` words, of length 0: the thread's spare block if
-    /// it is large enough and not more than [`SPARE_SLACK`] times that (a small
-    /// result kept by the caller would hold on to all of it).
-    fn take(words: usize) -> Vec<i128> {
-        if Block::kept(words) {
-            if let Ok(mut spare) = SPARE.try_with(Cell::take) {
-                if (words..=words.saturating_mul(SPARE_SLACK)).contains(&spare.capacity()) {
-                    spare.clear();
-                    return spare;
-                }
-                // Kept for a call it fits better.
-                let _ = SPARE.try_with(|s| s.set(spare));
-            }
+    /// Memory for at least `words` words: the thread's spare block if no array uses
+    /// it, and it is large enough and not more than [`SPARE_SLACK`] times that (a
+    /// small result kept by the caller would hold on to all of it). Otherwise new
+    /// memory, which takes the spare's place if it is of a size to keep.
+    fn take(words: usize) -> Memory {
+        if !Block::kept(words) {
+            return Memory::Fresh(Vec::with_capacity(words), false);
         }
-        Vec::with_capacity(words)
+        if let Ok(Some(spare)) = SPARE.try_with(Cell::take) {
+            let fits = (words..=words.saturating_mul(SPARE_SLACK)).contains(&(spare.len() / 16));
+            if fits && spare.strong_count() == 1 {
+                // Pairs with the release decrement of the last array's drop, on
+                // whatever thread: its reads of the block happen before our writes.
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+                return Memory::Reused(spare);
+            }
+            // Freed here, or by the arrays that still use it.
+        }
+        Memory::Fresh(Vec::with_capacity(words), true)
     }
 
     /// Whether a block of `words` words is of a size to keep.
@@ -249,27 +315,23 @@ impl Block {
         (KEEP_FROM..=KEEP_UP_TO).contains(&(words.saturating_mul(16)))
     }
 
-    /// `memory` as a buffer, kept for reuse when dropped if it is of a size to keep.
-    fn buffer(memory: Vec<i128>) -> Buffer {
+    /// `memory`, of a size to keep, as a buffer owned by a `Block`.
+    fn buffer(mut memory: Vec<i128>) -> Buffer {
         let bytes = memory.len() * 16;
-        if !Block::kept(memory.capacity()) {
-            return Buffer::from_vec(memory);
-        }
-        let ptr = NonNull::from(memory.as_slice()).cast::<u8>();
+        // From a mutable borrow: the pointer is written through when the block is
+        // reused (`Memory::base`).
+        let ptr = NonNull::from(memory.as_mut_slice()).cast::<u8>();
         // SAFETY: `ptr` is the start of `memory`'s `bytes` initialized bytes, on
         // the heap (moving the `Vec` into `Block` does not move them). `Block`
         // neither reads, writes nor frees them while the buffer's `Bytes` hold the
-        // `Arc`; they are handed on (or freed) only when that `Arc` is dropped.
-        unsafe { Buffer::from_custom_allocation(ptr, bytes, Arc::new(Block(memory))) }
+        // `Arc`; they are freed when that `Arc` is dropped.
+        unsafe { Buffer::from_custom_allocation(ptr, bytes, Arc::new(Block { _memory: memory })) }
     }
-}
 
-impl Drop for Block {
-    fn drop(&mut self) {
-        let memory = std::mem::take(&mut self.0);
-        // When the thread's storage is gone (the thread is ending), the block is
-        // freed with the closure.
-        let _ = SPARE.try_with(move |spare| spare.set(memory));
+    /// Makes `buffer`, a call's whole block, the thread's spare (replacing the one
+    /// there, which its arrays, if any, free).
+    fn keep(buffer: Buffer) {
+        let _ = SPARE.try_with(|s| s.set(Some(buffer)));
     }
 }
 
@@ -420,6 +482,7 @@ fn strings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::EvalError;
     use arrow::array::{Array, AsArray};
     use arrow::datatypes::{
         Decimal128Type, Int64Type, Int8Type, TimeUnit, TimestampMillisecondType,
@@ -614,59 +677,70 @@ mod tests {
         a.as_primitive::<Int64Type>().values().as_ptr() as usize
     }
 
+    /// The address of the thread's spare block (0: none).
+    fn spare_address() -> usize {
+        SPARE.with(|s| {
+            let spare = s.take();
+            let address = spare.as_ref().map_or(0, |b| b.as_ptr() as usize);
+            s.set(spare);
+            address
+        })
+    }
+
     #[test]
-    fn a_block_comes_back_only_when_its_arrays_are_dropped() {
+    fn a_block_is_reused_only_when_no_array_uses_it() {
         let outputs = KernelOutputs::new([DataType::Int64]);
         let rows = 1000;
+        let expected = |base: i64| (base..rows as i64 + base).collect::<Vec<i64>>();
         let first = bigints(&outputs, rows, 0);
-        let address = values_address(&first);
+        let a = values_address(&first);
+        assert_eq!(spare_address(), a);
         // Held: the next call writes elsewhere, and the first array is unchanged.
         let second = bigints(&outputs, rows, 5_000);
-        assert_ne!(values_address(&second), address);
-        let expected: Vec<i64> = (0..rows as i64).collect();
+        let b = values_address(&second);
+        assert_ne!(b, a);
         assert_eq!(
             first.as_primitive::<Int64Type>().values().to_vec(),
-            expected
+            expected(0)
         );
-        drop(second);
-        // A slice keeps the block alive as well.
-        let slice = first.slice(10, 5);
-        drop(first);
+        // Once its arrays are gone, the latest block is written again.
+        drop((first, second));
         let third = bigints(&outputs, rows, 7);
-        assert_ne!(values_address(&third), address);
-        drop(third);
-        drop(slice);
-        // Once every array of the first call is gone, its block is reused, and
-        // holds the new values.
-        let fourth = bigints(&outputs, rows / 2, 9);
-        assert_eq!(values_address(&fourth), address);
-        let expected: Vec<i64> = (9..rows as i64 / 2 + 9).collect();
+        assert_eq!(values_address(&third), b);
         assert_eq!(
-            fourth.as_primitive::<Int64Type>().values().to_vec(),
-            expected
+            third.as_primitive::<Int64Type>().values().to_vec(),
+            expected(7)
         );
-        // Dropped on another thread, the block is that thread's to reuse, not
-        // this one's.
-        let kept_there = std::thread::spawn(move || {
-            drop(fourth);
-            SPARE.with(|s| {
-                let spare = s.take();
-                let address = spare.as_ptr() as usize;
-                s.set(spare);
-                address
-            })
-        });
-        assert_eq!(kept_there.join().expect("the thread"), address);
-        assert_eq!(SPARE.with(Cell::take).capacity(), 0);
-        // A call needing under a quarter of the spare block does not take it: the
-        // block stays for a call it fits.
-        let big = bigints(&outputs, rows, 0);
-        let big_address = values_address(&big);
-        drop(big);
+        // A slice keeps the block from being written, too.
+        let slice = third.slice(10, 5);
+        drop(third);
+        let fourth = bigints(&outputs, rows, 9);
+        let c = values_address(&fourth);
+        assert_ne!(c, b);
+        assert_eq!(
+            slice.as_primitive::<Int64Type>().values().to_vec(),
+            (17..22).collect::<Vec<i64>>()
+        );
+        drop(slice);
+        // Arrays dropped on another thread free the block for this one's next call.
+        std::thread::spawn(move || drop(fourth))
+            .join()
+            .expect("the thread");
+        let fifth = bigints(&outputs, rows / 2, 11);
+        assert_eq!(values_address(&fifth), c);
+        assert_eq!(
+            fifth.as_primitive::<Int64Type>().values().to_vec(),
+            (11..rows as i64 / 2 + 11).collect::<Vec<i64>>()
+        );
+        drop(fifth);
+        // A call needing under a quarter of the spare block does not take it (a
+        // small result kept would hold on to all of it); its own block is kept.
         let small = bigints(&outputs, 200, 0);
-        assert_ne!(values_address(&small), big_address);
-        let spare = SPARE.with(Cell::take);
-        assert_eq!(spare.as_ptr() as usize, big_address);
+        let d = values_address(&small);
+        assert_ne!(d, c);
+        assert_eq!(spare_address(), d);
+        drop(small);
+        assert_eq!(values_address(&bigints(&outputs, 200, 0)), d);
     }
 
     #[test]
@@ -678,8 +752,19 @@ mod tests {
         // A small output's memory comes from the allocator: nothing is kept.
         let outputs = KernelOutputs::new([DataType::Int64]);
         drop(bigints(&outputs, 4, 0));
-        let spare = SPARE.with(Cell::take);
-        assert_eq!(spare.capacity(), 0);
+        assert_eq!(spare_address(), 0);
+    }
+
+    #[test]
+    fn a_kernel_that_fails_leaves_the_spare_block_for_the_next_call() {
+        let outputs = KernelOutputs::new([DataType::Int64]);
+        drop(bigints(&outputs, 1000, 0));
+        let kept = spare_address();
+        assert_ne!(kept, 0);
+        let failed = outputs.evaluate(1000, |_| Err(EvalError::Other("overflow".into()).into()));
+        assert!(failed.is_err());
+        assert_eq!(spare_address(), kept);
+        assert_eq!(values_address(&bigints(&outputs, 1000, 3)), kept);
     }
 
     #[test]
