@@ -4,10 +4,12 @@
 //!
 //! Everything that depends only on the output types is decided once, when the
 //! projector is built ([`KernelOutputs::new`]), so that a call allocates at most
-//! one block of memory for all outputs, one `Bytes` owner for it, and an `Arc` per
-//! array. A block of [`KEEP_FROM`] to [`KEEP_UP_TO`] bytes stays with the thread
-//! that made it: its next call writes into it again once no array uses it
-//! ([`Block`]), allocating nothing but the arrays' `Arc`s and the result `Vec`.
+//! one block of memory for all outputs (with its owner: a `Bytes`, and for a kept
+//! block a [`Block`]), and an `Arc` per array. A block of [`KEEP_FROM`] to
+//! [`KEEP_UP_TO`] bytes stays with the thread that made it: its next call writes
+//! into it again once no array uses it, so that a call with primitive and boolean
+//! outputs allocates nothing but the arrays' `Arc`s and the result `Vec` (strings
+//! and narrowed decimals are copied into arrays of their own).
 
 use std::cell::Cell;
 use std::ptr::NonNull;
@@ -21,7 +23,7 @@ use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow::datatypes::DataType;
 use broadhead_codegen::{OutSlot, PType};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernel::with_scratch;
 use crate::lower::physical;
 
@@ -138,7 +140,7 @@ impl KernelOutputs {
         // `ScalarBuffer::from` needs): one reference count per part an array keeps,
         // none for the validity of an output without nulls.
         let mut arrays = Vec::with_capacity(self.outputs.len());
-        for o in &self.outputs {
+        let made = self.outputs.iter().try_for_each(|o| {
             let bytes = o.values.bytes(rows);
             let validity_at = at + words(bytes) * 16;
             let nulls = null_count(
@@ -159,10 +161,13 @@ impl KernelOutputs {
                 nulls,
             )?);
             at = validity_at + words(validity) * 16;
-        }
+            Ok::<_, Error>(())
+        });
+        // Kept whether or not every array could be made.
         if keep {
             Block::keep(all);
         }
+        made?;
         Ok(Some(arrays))
     }
 
@@ -184,7 +189,8 @@ impl KernelOutputs {
     /// Not arrow's `MutableBuffer`: that aligns to 128 bytes, and a
     /// `posix_memalign` (and its free) per buffer per call was most of the cost of
     /// evaluating a small batch. One block for all outputs, which their arrays
-    /// share: it is freed when the last of them is dropped, or reused ([`Block`]).
+    /// share: it is freed when the last of them is dropped, or, for a kept block,
+    /// when the thread lets it go too ([`Block`]).
     fn allocate(&self, rows: usize) -> Memory {
         let validity = words(validity_bytes(rows));
         let total = self.total_words(rows);
@@ -707,6 +713,7 @@ mod tests {
         drop((first, second));
         let third = bigints(&outputs, rows, 7);
         assert_eq!(values_address(&third), b);
+        assert_eq!(spare_address(), b);
         assert_eq!(
             third.as_primitive::<Int64Type>().values().to_vec(),
             expected(7)
@@ -728,11 +735,18 @@ mod tests {
             .expect("the thread");
         let fifth = bigints(&outputs, rows / 2, 11);
         assert_eq!(values_address(&fifth), c);
+        assert_eq!(spare_address(), c);
         assert_eq!(
             fifth.as_primitive::<Int64Type>().values().to_vec(),
             (11..rows as i64 / 2 + 11).collect::<Vec<i64>>()
         );
         drop(fifth);
+        // And again: a reused block stays the spare (checked in the slot, while the
+        // array is held: the allocator could hand out a freed block's address too).
+        let sixth = bigints(&outputs, rows, 13);
+        assert_eq!(values_address(&sixth), c);
+        assert_eq!(spare_address(), c);
+        drop(sixth);
         // A call needing under a quarter of the spare block does not take it (a
         // small result kept would hold on to all of it); its own block is kept.
         let small = bigints(&outputs, 200, 0);
@@ -756,13 +770,16 @@ mod tests {
     }
 
     #[test]
-    fn a_kernel_that_fails_leaves_the_spare_block_for_the_next_call() {
+    fn a_kernel_that_fails_or_does_not_run_leaves_the_spare_block_for_the_next_call() {
         let outputs = KernelOutputs::new([DataType::Int64]);
         drop(bigints(&outputs, 1000, 0));
         let kept = spare_address();
         assert_ne!(kept, 0);
         let failed = outputs.evaluate(1000, |_| Err(EvalError::Other("overflow".into()).into()));
         assert!(failed.is_err());
+        assert_eq!(spare_address(), kept);
+        let not_run = outputs.evaluate(1000, |_| Ok(None));
+        assert!(not_run.expect("no error").is_none());
         assert_eq!(spare_address(), kept);
         assert_eq!(values_address(&bigints(&outputs, 1000, 3)), kept);
     }
