@@ -29,6 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::basic_block::BasicBlock;
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
@@ -392,6 +393,37 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .ok_or_else(|| EmitError(format!("intrinsic {name} not available")))
     }
 
+    /// A conditional branch to `then` when `cond`, else to `otherwise`, marked as
+    /// taken (almost) always one way: `likely_then` says which. The weights let
+    /// the register allocator keep the hot path's values in registers and spill
+    /// only around the cold one (an error exit, a rare slow path).
+    fn branch_weighted(
+        &self,
+        cond: IntValue<'ctx>,
+        then: BasicBlock<'ctx>,
+        otherwise: BasicBlock<'ctx>,
+        likely_then: bool,
+    ) -> R<()> {
+        let branch = self.b.build_conditional_branch(cond, then, otherwise)?;
+        let (hot, cold) = (
+            self.ctx.i32_type().const_int(2000, false),
+            self.ctx.i32_type().const_int(1, false),
+        );
+        let (t, o) = if likely_then {
+            (hot, cold)
+        } else {
+            (cold, hot)
+        };
+        let weights = self.ctx.metadata_node(&[
+            self.ctx.metadata_string("branch_weights").into(),
+            t.into(),
+            o.into(),
+        ]);
+        branch
+            .set_metadata(weights, self.ctx.get_kind_id("prof"))
+            .map_err(|e| EmitError(e.to_string()))
+    }
+
     fn call(
         &self,
         f: FunctionValue<'ctx>,
@@ -699,7 +731,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let any = self
                 .b
                 .build_int_compare(IntPredicate::NE, err, self.mzero(), "")?;
-            self.b.build_conditional_branch(any, fail, ok)?;
+            self.branch_weighted(any, fail, ok, false)?;
             self.b.position_at_end(fail);
             let cttz = self.intrinsic("llvm.cttz", &[self.mt.into()])?;
             let lane = self.call(
@@ -1494,7 +1526,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let fast_bb = self.ctx.append_basic_block(self.func, "mul_narrow");
         let slow_bb = self.ctx.append_basic_block(self.func, "mul_checked");
         let join = self.ctx.append_basic_block(self.func, "mul_done");
-        self.b.build_conditional_branch(all_fit, fast_bb, slow_bb)?;
+        self.branch_weighted(all_fit, fast_bb, slow_bb, true)?;
 
         self.b.position_at_end(fast_bb);
         let fast = self.b.build_int_mul(ln, rn, "")?;

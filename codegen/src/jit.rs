@@ -666,7 +666,7 @@ pub fn loaded_kernels() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{CmpOp, InputSpec, Mode, PType};
+    use crate::program::{ArithOp, CmpOp, InputSpec, Mode, Node, PType};
 
     /// `x > p` over one `f64` column, for a filter.
     fn greater_than() -> Program {
@@ -765,6 +765,47 @@ mod tests {
         };
         assert_eq!(rows.len(), n, "{} rows, mode {mode}: count", xs.len());
         rows
+    }
+
+    #[test]
+    fn the_error_exit_and_the_wide_multiply_are_marked_cold() {
+        // `x * 3 + y` on BIGINT: a narrow multiply with a checked one beside it, and
+        // an error exit for overflowing rows.
+        let program = Program {
+            nodes: vec![
+                Node::Input(0),
+                Node::Const(PType::I64, 3),
+                Node::Arith(ArithOp::Mul, 0, 1),
+                Node::Input(1),
+                Node::Arith(ArithOp::Add, 2, 3),
+            ],
+            inputs: vec![InputSpec::new(PType::I64), InputSpec::new(PType::I64)],
+            params: vec![],
+            outputs: vec![4],
+            mode: Mode::Project,
+        };
+        let options = CompileOptions {
+            explain: true,
+            pipeline: Pipeline::Quick,
+        };
+        let object = compile_object(&program, options).unwrap();
+        let ir = &object.explain.as_ref().unwrap().ir;
+        let weights_of = |branch: &str| {
+            let line = ir
+                .lines()
+                .find(|l| l.contains(branch))
+                .unwrap_or_else(|| panic!("no `{branch}` in\n{ir}"));
+            let id = line.rsplit_once("!prof ").map(|(_, id)| id.trim());
+            let id = id.unwrap_or_else(|| panic!("no weights on `{line}`"));
+            ir.lines()
+                .find(|l| l.starts_with(&format!("{id} = ")))
+                .unwrap_or_else(|| panic!("no {id} in\n{ir}"))
+                .to_string()
+        };
+        let narrow = weights_of("label %mul_narrow, label %mul_checked");
+        assert!(narrow.contains("i32 2000, i32 1"), "{narrow}");
+        let fail = weights_of("label %fail, label %ok");
+        assert!(fail.contains("i32 1, i32 2000"), "{fail}");
     }
 
     #[test]
