@@ -23,7 +23,7 @@ use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow::datatypes::DataType;
 use broadhead_codegen::{OutSlot, PType};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, EvalError, Result};
 use crate::kernel::with_scratch;
 use crate::lower::physical;
 
@@ -391,7 +391,16 @@ fn primitive<T: ArrowPrimitiveType, const RETYPED: bool>(
     _: usize,
     nulls: Option<NullBuffer>,
 ) -> Result<ArrayRef> {
-    let array = PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), nulls)?;
+    let values = ScalarBuffer::<T::Native>::from(values);
+    if nulls.as_ref().is_some_and(|n| n.len() != values.len()) {
+        return Err(
+            EvalError::Other("an output's validity and values differ in length".into()).into(),
+        );
+    }
+    // SAFETY: the validity, if any, is as long as the values (checked just above).
+    // Not `try_new`: its result, as large as the array and an error, was copied
+    // through memory on every call.
+    let array = unsafe { PrimitiveArray::<T>::new_unchecked(values, nulls) };
     Ok(Arc::new(if RETYPED {
         array.with_data_type(t.clone())
     } else {
