@@ -219,7 +219,7 @@ impl Variants {
         let same = |v: &Variant| {
             v.pattern.len() == pattern.len() && v.pattern.iter().zip(pattern).all(|(a, b)| a == b)
         };
-        self.slots.iter().map_while(OnceLock::get).find(|v| same(v))
+        self.iter().find(|v| same(v))
     }
 
     /// A variant that reads validity for every input with nulls in `pattern`
@@ -252,8 +252,8 @@ impl Variants {
 }
 
 /// The variant a batch runs: one the kernel keeps, or (rarely: threads raced to
-/// fill the last slots) one compiled for this call, boxed so that the common case
-/// is returned in two words, not copied through memory.
+/// fill the last slots) one compiled for this call, boxed so that a call's result
+/// is the size of an error, not of a whole `Variant` copied on every call.
 pub(crate) enum Chosen<'a> {
     Stored(&'a Variant),
     Spare(Box<Variant>),
