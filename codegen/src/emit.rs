@@ -173,11 +173,23 @@ pub(crate) struct Emitter<'a, 'ctx> {
     guarded: Vec<bool>,
     /// By node: how many times nodes (and the outputs) read it.
     uses: Vec<usize>,
+    /// Prefetch the fixed-width columns ahead of each block: the program reads no
+    /// string column ([`PREFETCH_AHEAD`]).
+    prefetch: bool,
     /// The rows whose value matters in the operand of `AND`/`OR` being emitted: the
     /// block's, less those an earlier operand decided (`None`: the block's). A
     /// guarded helper is called only for undecided rows among them.
     care: Cell<Option<IntValue<'ctx>>>,
 }
+
+/// How far ahead of a block, in bytes, a kernel prefetches each fixed-width
+/// column it reads (one prefetch per 64-byte line of the block), when it reads no
+/// string column. A kernel of little work per row over columns streamed from
+/// memory otherwise waits on lines the hardware prefetcher asks for too late; with
+/// string columns the per-row work dominates, and the prefetches made Q19's
+/// predicate slower (docs/performance-notes.md, "Fixed-width columns prefetched
+/// ahead").
+pub(crate) const PREFETCH_AHEAD: u64 = 2048;
 
 /// By node of `prog`: how many times nodes (and the outputs) read it.
 fn uses(prog: &Program) -> Vec<usize> {
@@ -337,6 +349,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             guarded: guarded_helpers(prog),
             uses: uses(prog),
             care: Cell::new(None),
+            prefetch: !prog.inputs.iter().any(|i| i.ty == PType::Str),
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -922,6 +935,37 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         })
     }
 
+    /// Prefetches the lines [`PREFETCH_AHEAD`] bytes past the block of `t`s at
+    /// `p`: a prefetch never faults, so the lines past the end of the column (the
+    /// last blocks') are harmless.
+    fn prefetch_ahead(&self, p: PointerValue<'ctx>, t: PType) -> R<()> {
+        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+        let base = self.b.build_pointer_cast(p, i8p, "")?;
+        let f = self.intrinsic("llvm.prefetch", &[i8p.into()])?;
+        let i32t = self.ctx.i32_type();
+        let (read, keep_in_all_levels, data) = (0, 3, 1);
+        let block_bytes = LANES as u64 * t.width() as u64;
+        for line in (0..block_bytes).step_by(64) {
+            // Not `inbounds`: the address may lie past the column's buffer.
+            // SAFETY (of the generated code): the address is only prefetched.
+            let at = unsafe {
+                self.b
+                    .build_gep(base, &[self.c64(PREFETCH_AHEAD + line)], "")?
+            };
+            self.b.build_call(
+                f,
+                &[
+                    at.into(),
+                    i32t.const_int(read, false).into(),
+                    i32t.const_int(keep_in_all_levels, false).into(),
+                    i32t.const_int(data, false).into(),
+                ],
+                "",
+            )?;
+        }
+        Ok(())
+    }
+
     /// Pointer to `<64 x T>` at the block's first row of a values buffer.
     fn elem_ptr(
         &self,
@@ -1319,6 +1363,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             t => {
                 let base = self.slot_field(slot, 0)?.into_pointer_value();
                 let p = self.elem_ptr(base, t, block)?;
+                if self.prefetch {
+                    self.prefetch_ahead(p, t)?;
+                }
                 let v = self.load_block(p, t, block)?;
                 Ok(V::Vals {
                     v,

@@ -809,6 +809,43 @@ mod tests {
     }
 
     #[test]
+    fn fixed_width_columns_are_prefetched_ahead_unless_a_string_column_is_read() {
+        let ir = |program: &Program| {
+            let options = CompileOptions {
+                explain: true,
+                pipeline: Pipeline::O3,
+            };
+            let object = compile_object(program, options).unwrap();
+            object.explain.unwrap().ir
+        };
+        let prefetches = |ir: &str| {
+            ir.lines()
+                .filter(|l| l.contains("call void @llvm.prefetch"))
+                .count()
+        };
+        // `x > $1` on DOUBLE: 128 bytes a block, two lines, each prefetched
+        // PREFETCH_AHEAD bytes ahead, in the full and the tail block's code.
+        let fixed = ir(&greater_than());
+        assert_eq!(prefetches(&fixed), 4, "{fixed}");
+        let ahead = crate::emit::PREFETCH_AHEAD;
+        for at in [ahead, ahead + 64] {
+            let addresses = fixed
+                .lines()
+                .filter(|l| {
+                    l.contains("getelementptr i8, i8*") && l.ends_with(&format!("i64 {at}"))
+                })
+                .count();
+            assert_eq!(addresses, 2, "{at} in\n{fixed}");
+        }
+        // The same with a VARCHAR column beside it: none.
+        let mut with_string = greater_than();
+        with_string.inputs.insert(0, InputSpec::new(PType::Str));
+        with_string.nodes = vec![Node::Input(1), Node::Param(0), Node::Cmp(CmpOp::Gt, 0, 1)];
+        let with_string = ir(&with_string);
+        assert_eq!(prefetches(&with_string), 0, "{with_string}");
+    }
+
+    #[test]
     fn every_pipeline_selects_the_same_rows_at_every_batch_length() {
         let program = greater_than();
         for pipeline in [Pipeline::O3, Pipeline::Fast, Pipeline::Quick] {
