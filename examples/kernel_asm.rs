@@ -1,17 +1,24 @@
-//! Prints the optimized IR or the assembly of a projection over the benchmark's
-//! synthetic schema, to read what a kernel compiles to.
+//! Prints the optimized IR or the assembly of a projection (or, with `--filter`, a
+//! filter) over the benchmark's synthetic schema, to read what a kernel compiles to.
 //!
 //! ```text
 //! cargo run --release --example kernel_asm -- "i * 3 + j" [--ir]
+//! cargo run --release --example kernel_asm -- "(a < 10 OR b < 10) AND c > 90" --filter
 //! ```
+//!
+//! It prints the first tier's code (`Pipeline::Quick`) unless `--o3` asks for the
+//! code hot kernels are upgraded to.
 
 use arrow::datatypes::{DataType, Field, Schema};
-use broadhead::{Backend, Projector};
+use std::sync::Arc;
+
+use broadhead::sql::parse_expr;
+use broadhead::{Backend, Filter, KernelCache, Pipeline, Projector};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(sql) = args.first() else {
-        eprintln!("usage: kernel_asm <expression> [--ir]");
+        eprintln!("usage: kernel_asm <expression> [--ir] [--filter] [--o3]");
         std::process::exit(2);
     };
     let schema = Schema::new(vec![
@@ -23,7 +30,19 @@ fn main() {
         Field::new("k", DataType::Int32, false),
         Field::new("s", DataType::Utf8, false),
     ]);
-    let explained = Projector::new(&schema, &[sql.as_str()]).and_then(|p| p.explain());
+    let pipeline = if args.iter().any(|a| a == "--o3") {
+        Pipeline::O3
+    } else {
+        Pipeline::Quick
+    };
+    let cache = Arc::new(KernelCache::new(16, 64 << 20).with_pipeline(pipeline));
+    let explained = match parse_expr(sql) {
+        Ok(expr) if args.iter().any(|a| a == "--filter") => {
+            Filter::with_cache(&schema, &expr, &cache).and_then(|f| f.explain())
+        }
+        Ok(expr) => Projector::with_cache(&schema, &[expr], &cache).and_then(|p| p.explain()),
+        Err(e) => Err(e.into()),
+    };
     match explained {
         Ok(e) => match e.backend {
             Backend::Jit(c) if args.iter().any(|a| a == "--ir") => println!("{}", c.optimized_ir),
