@@ -2,8 +2,10 @@
 //! column layout.
 //!
 //! Each helper has the back end's [`HelperFn`](broadhead_codegen::HelperFn) ABI: it
-//! reads rows `row0 .. row0 + n` (n ≤ 64) of one or two string columns and returns a
-//! bitmask (bit i for row `row0 + i`), or writes `n` values. It is instantiated for
+//! reads the rows `row0 + i` of one or two string columns for the bits `i` set in
+//! `rows` (a block's rows the kernel wants: its quick check leaves them undecided, or
+//! all the block's), and returns a bitmask (bit i for row `row0 + i`, clear for the
+//! rows not wanted), or writes those rows' values. It is instantiated for
 //! the layout of the columns it reads ([`SlotLayout`]: `i32` offsets, `i64`
 //! offsets, views), which it reads in place; on views, comparisons with a literal
 //! and the LIKE shapes first decide what a row's length and inline 4-byte prefix
@@ -22,26 +24,38 @@ use regex::bytes::{Regex, RegexBuilder};
 
 use crate::layout::{Decided, Offsets32, Offsets64, Quick, SlotLayout, Views};
 
-/// Builds a mask over rows `row0 .. row0 + n` of a string slot of layout `L`: what
-/// the layout decides from `quick` without the bytes (a view's length and prefix),
-/// through `decided`, else `pred` of the row's bytes.
+/// The block's rows `rows` asks for, as offsets from its first row: the positions of
+/// the set bits, lowest first.
+fn wanted(rows: u64) -> impl Iterator<Item = usize> {
+    let mut bits = rows;
+    std::iter::from_fn(move || {
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (i < 64).then_some(i)
+    })
+}
+
+/// Builds a mask over the rows `row0 + i` of a string slot of layout `L`, for the
+/// bits `i` set in `rows` (the others are clear): what the layout decides from
+/// `quick` without the bytes (a view's length and prefix), through `decided`, else
+/// `pred` of the row's bytes.
 ///
 /// # Safety
-/// `slot` must describe a live array of layout `L` with at least `row0 + n` rows.
+/// `slot` must describe a live array of layout `L` holding every row asked for.
 #[inline(always)]
 unsafe fn mask<L: SlotLayout>(
     slot: *const Slot,
     row0: u64,
-    n: u64,
+    rows: u64,
     quick: &Quick,
     decided: impl Fn(Decided) -> bool,
     mut pred: impl FnMut(&[u8]) -> bool,
 ) -> u64 {
     let mut m = 0u64;
-    // SAFETY: forwarded from the caller: every row read is below row0 + n.
+    // SAFETY: forwarded from the caller: the slot holds every row read.
     unsafe {
         let slot = &*slot;
-        for i in 0..n as usize {
+        for i in wanted(rows) {
             let row = row0 as usize + i;
             let hit = match L::decide(slot, row, quick) {
                 Some(d) => decided(d),
@@ -103,7 +117,7 @@ unsafe extern "C" fn str_cmp_literal<L: SlotLayout>(
     a: *const Slot,
     _b: *const Slot,
     row0: u64,
-    n: u64,
+    rows: u64,
     _out: *mut u8,
 ) -> u64 {
     // SAFETY: the kernel passes the CompareLiteral it was built with and a string
@@ -119,19 +133,10 @@ unsafe extern "C" fn str_cmp_literal<L: SlotLayout>(
             Decided::Is(b) => b,
             Decided::Order(o) => holds(op, o),
         };
-        let m = mask::<L>(a, row0, n, &s.quick, decided, |v| {
+        let m = mask::<L>(a, row0, rows, &s.quick, decided, |v| {
             compare(op, v, &s.literal)
         });
-        (m ^ negate) & low_bits(n)
-    }
-}
-
-/// The lowest `n` bits (n ≤ 64).
-fn low_bits(n: u64) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1 << n) - 1
+        (m ^ negate) & rows
     }
 }
 
@@ -145,7 +150,7 @@ unsafe extern "C" fn str_cmp_columns<A: SlotLayout, B: SlotLayout>(
     a: *const Slot,
     b: *const Slot,
     row0: u64,
-    n: u64,
+    rows: u64,
     _out: *mut u8,
 ) -> u64 {
     // SAFETY: the kernel passes the CompareColumns it was built with and two string
@@ -154,7 +159,7 @@ unsafe extern "C" fn str_cmp_columns<A: SlotLayout, B: SlotLayout>(
         let s = &*(state as *const CompareColumns);
         let (a, b) = (&*a, &*b);
         let mut m = 0u64;
-        for i in 0..n as usize {
+        for i in wanted(rows) {
             let row = row0 as usize + i;
             m |= (compare(s.op, A::bytes(a, row), B::bytes(b, row)) as u64) << i;
         }
@@ -309,7 +314,7 @@ macro_rules! like_helper {
             a: *const Slot,
             _b: *const Slot,
             row0: u64,
-            n: u64,
+            rows: u64,
             _out: *mut u8,
         ) -> u64 {
             // SAFETY: the kernel passes the LikeColumn it was built with and a string
@@ -317,10 +322,10 @@ macro_rules! like_helper {
             unsafe {
                 let p = &*(state as *const LikeColumn);
                 match &p.pattern {
-                    Pattern::$variant(s) => mask::<L>(a, row0, n, &p.quick, is, |v| {
+                    Pattern::$variant(s) => mask::<L>(a, row0, rows, &p.quick, is, |v| {
                         matches_inline!($variant, s, v)
                     }),
-                    other => mask::<L>(a, row0, n, &p.quick, is, |v| matches(other, v)),
+                    other => mask::<L>(a, row0, rows, &p.quick, is, |v| matches(other, v)),
                 }
             }
         }
@@ -356,14 +361,14 @@ unsafe extern "C" fn ilike_ascii<L: SlotLayout>(
     a: *const Slot,
     _b: *const Slot,
     row0: u64,
-    n: u64,
+    rows: u64,
     _out: *mut u8,
 ) -> u64 {
     // SAFETY: the kernel passes the ILikeAscii it was built with and a string slot
     // of layout L.
     unsafe {
         let s = &*(state as *const ILikeAscii);
-        mask::<L>(a, row0, n, &Quick::None, is, |v| {
+        mask::<L>(a, row0, rows, &Quick::None, is, |v| {
             if v.is_ascii() {
                 matches(&s.fast, v)
             } else {
@@ -402,14 +407,14 @@ unsafe extern "C" fn str_in<L: SlotLayout>(
     a: *const Slot,
     _b: *const Slot,
     row0: u64,
-    n: u64,
+    rows: u64,
     _out: *mut u8,
 ) -> u64 {
     // SAFETY: the kernel passes the InSet it was built with and a string slot of
     // layout L.
     unsafe {
         let s = &*(state as *const InSet);
-        mask::<L>(a, row0, n, &Quick::None, is, |v| s.contains(v))
+        mask::<L>(a, row0, rows, &Quick::None, is, |v| s.contains(v))
     }
 }
 
@@ -421,14 +426,14 @@ unsafe extern "C" fn str_length<L: SlotLayout>(
     a: *const Slot,
     _b: *const Slot,
     row0: u64,
-    n: u64,
+    rows: u64,
     out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes a string slot of layout L with rows row0 .. row0 + n
-    // and a buffer of 64 i32 values (n ≤ 64).
+    // SAFETY: the kernel passes a string slot of layout L holding the rows asked for
+    // and a buffer of 64 i32 values (the bits of `rows` are below 64).
     unsafe {
         let (a, out) = (&*a, out as *mut i32);
-        for i in 0..n as usize {
+        for i in wanted(rows) {
             let v = L::bytes(a, row0 as usize + i);
             let chars = v.iter().filter(|&&b| (b as i8) >= -0x40).count();
             *out.add(i) = chars as i32;
@@ -566,5 +571,48 @@ pub(crate) mod computed {
     /// The number of characters.
     pub(crate) fn length() -> RowImpl {
         map1::<Utf8, Int32Type, _>(|s: &str| Ok(Some(s.chars().count() as i32)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::StringArray;
+
+    /// Helpers read and answer only the rows their `rows` mask asks for: the bits of
+    /// the others are clear, `<>` (a negated `=`) included.
+    #[test]
+    fn helpers_read_and_answer_only_the_rows_asked_for() {
+        let strings = StringArray::from(vec!["abc", "xabx", "ab", "zzz", "cab"]);
+        let mut tables = Vec::new();
+        let slot = crate::layout::byte_slot(&strings, std::ptr::null(), &mut tables)
+            .expect("a string slot");
+        let mut read = Vec::new();
+        // SAFETY: the slot describes `strings`, which has the rows asked for (1, 2, 4).
+        let m = unsafe {
+            mask::<Offsets32>(&slot, 0, 0b10110, &Quick::None, is, |v| {
+                read.push(v.to_vec());
+                v.windows(2).any(|w| w == b"ab")
+            })
+        };
+        assert_eq!(m, 0b10110);
+        assert_eq!(read, [&b"xabx"[..], b"ab", b"cab"]);
+
+        let not_ab = CompareLiteral::new(CmpOp::Ne, b"ab");
+        let state = &not_ab as *const CompareLiteral as *const u8;
+        // SAFETY: the state is a CompareLiteral and the slot an `i32`-offsets one
+        // with rows 1 .. 5.
+        let m = unsafe {
+            str_cmp_literal::<Offsets32>(
+                state,
+                &slot,
+                std::ptr::null(),
+                1,
+                0b0101,
+                std::ptr::null_mut(),
+            )
+        };
+        // Rows 1 ("xabx") and 3 ("zzz") asked for, both not "ab"; rows 2 and 4 not.
+        assert_eq!(m, 0b0101);
     }
 }

@@ -1806,3 +1806,55 @@ fn a_string_condition_two_branches_share_is_evaluated_once() {
     assert_eq!(select(shared, &b), Ok(vec![0, 1, 3]));
     assert_eq!(select(once, &b), Ok(vec![0, 3]));
 }
+
+/// A string predicate without a quick check (`LIKE '%b%'`, a regex, `IN`, a
+/// comparison of two columns) is evaluated only for the rows the other operands of
+/// its `AND`/`OR` leave undecided: across blocks (more than 16 rows), with NULLs on
+/// both sides, the answers are the interpreter's and the ones computed by hand.
+#[test]
+fn string_predicates_evaluated_for_the_undecided_rows_only_keep_their_answers() {
+    let n = 40;
+    let q: Vec<f64> = (0..n).map(|r| (r % 5) as f64).collect();
+    let s: Vec<Option<&str>> = (0..n)
+        .map(|r| match r % 4 {
+            0 => Some("abc"),
+            1 => None,
+            2 => Some("zzz"),
+            _ => Some("bob"),
+        })
+        .collect();
+    let t: Vec<Option<&str>> = (0..n)
+        .map(|r| if r % 7 == 0 { None } else { Some("bob") })
+        .collect();
+    let b = batch(vec![
+        ("q", floats(&q)),
+        ("s", strings(&s)),
+        ("t", strings(&t)),
+    ]);
+    let rows = |f: &dyn Fn(usize) -> bool| (0..n).filter(|&r| f(r)).collect::<Vec<_>>();
+    let has_b = |r: usize| r % 4 == 0 || r % 4 == 3;
+    assert_eq!(
+        select("q = 1 AND s LIKE '%b%'", &b),
+        Ok(rows(&|r| r % 5 == 1 && has_b(r)))
+    );
+    assert_eq!(
+        select("q = 1 OR s LIKE '%b%'", &b),
+        Ok(rows(&|r| r % 5 == 1 || has_b(r)))
+    );
+    assert_eq!(
+        select("q > 2 AND s LIKE 'a%c'", &b),
+        Ok(rows(&|r| r % 5 > 2 && r % 4 == 0))
+    );
+    assert_eq!(
+        select("q < 2 AND s IN ('zzz', 'bob')", &b),
+        Ok(rows(&|r| r % 5 < 2 && (r % 4 == 2 || r % 4 == 3)))
+    );
+    assert_eq!(
+        select("q = 3 AND s = t", &b),
+        Ok(rows(&|r| r % 5 == 3 && r % 4 == 3 && r % 7 != 0))
+    );
+    assert_eq!(
+        select("NOT (q = 4 AND s LIKE '%b%')", &b),
+        Ok(rows(&|r| r % 5 != 4 || (r % 4 != 1 && !has_b(r))))
+    );
+}

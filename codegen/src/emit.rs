@@ -130,8 +130,6 @@ struct Block<'ctx> {
     index: IntValue<'ctx>,
     /// First row (i64).
     row0: IntValue<'ctx>,
-    /// Rows in this block (i64).
-    rows: IntValue<'ctx>,
     /// Mask of rows in the batch.
     active: IntValue<'ctx>,
     /// Whether the block is known, as it is emitted, to hold `LANES` rows of the
@@ -168,8 +166,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// What [`Emitter::offset_heads`] read of the block being emitted, by slot:
     /// every quick check on a column shares it.
     heads: RefCell<HashMap<usize, (VectorValue<'ctx>, IntValue<'ctx>)>>,
-    /// By node: whether it is, or reads, a string helper that the kernel calls only
-    /// for rows its quick check leaves undecided ([`Node::Helper`]'s `quick`).
+    /// By node: whether it is, or reads, a string predicate helper: the kernel calls
+    /// it only for the rows whose value matters (`care`) that its quick check, if it
+    /// has one ([`Node::Helper`]'s `quick`), leaves undecided.
     guarded: Vec<bool>,
     /// By node: how many times nodes (and the outputs) read it.
     uses: Vec<usize>,
@@ -207,14 +206,13 @@ fn uses(prog: &Program) -> Vec<usize> {
     uses
 }
 
-/// By node of `prog`: whether it is, or reads, a helper with a quick check.
+/// By node of `prog`: whether it is, or reads, a string predicate helper.
 fn guarded_helpers(prog: &Program) -> Vec<bool> {
     let mut guarded = Vec::with_capacity(prog.nodes.len());
     for node in &prog.nodes {
         let here = matches!(
             node,
             Node::Helper {
-                quick: Some(_),
                 out: PType::Bool,
                 ..
             }
@@ -635,7 +633,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 e.block(&Block {
                     index: bi,
                     row0,
-                    rows: block_rows,
                     active: e.first_rows(block_rows)?,
                     full: false,
                 })
@@ -649,7 +646,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 e.block(&Block {
                     index: bi,
                     row0,
-                    rows: e.c64(LANES as u64),
                     active: e.ones(),
                     full: true,
                 })
@@ -668,7 +664,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let block = Block {
                 index: full_blocks,
                 row0,
-                rows: rem,
                 active: self.first_rows(rem)?,
                 full: false,
             };
@@ -1751,14 +1746,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(V::Bool { t, f, err })
     }
 
-    /// `AND` (`is_and`) or `OR` of `children`. Operands that call a guarded string
-    /// helper and share nothing but columns and constants with the rest of the
-    /// program ([`Emitter::private`], so that nothing is computed twice) come last,
-    /// each for the rows the operands before it left undecided (where one is FALSE,
-    /// for `AND`, without an error, the others' values and errors do not matter:
-    /// docs/semantics.md). So TPC-H Q19's
+    /// `AND` (`is_and`) or `OR` of `children`. Operands that call a string
+    /// predicate helper and share nothing but columns and constants with the rest of
+    /// the program ([`Emitter::private`], so that nothing is computed twice) come
+    /// last, each for the rows the operands before it left undecided (where one is
+    /// FALSE, for `AND`, without an error, the others' values and errors do not
+    /// matter: docs/semantics.md). So TPC-H Q19's
     /// `l_shipinstruct = 'DELIVER IN PERSON'` calls its helper only for blocks with
-    /// rows whose quantity and mode passed. The order changes nothing else: the
+    /// rows whose quantity and mode passed, and only for those rows, and `a < 10 AND
+    /// s LIKE '%ab%'` searches the strings of the rows where `a < 10`. The order changes nothing else: the
     /// masks combine the same way, and the error reported for a row is the
     /// interpreter's.
     fn logic_operands(
@@ -2168,41 +2164,43 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 valid = self.and_opt(valid, Some(self.word(words, block)?))?;
             }
         }
-        let m = match quick {
-            Some(q) if out == PType::Bool => {
-                // Decide what the views decide; call the helper only for a block with
-                // valid rows left, and take its answer for those rows only.
-                let (t, f) = self.quick_masks(q, args[0], block)?;
-                let care = self.care.get().unwrap_or(block.active);
-                let undecided = self.and(self.not(self.or(t, f)?)?, care)?;
-                let undecided = match valid {
-                    Some(v) => self.and(undecided, v)?,
-                    None => undecided,
-                };
-                let here = self
-                    .b
-                    .get_insert_block()
-                    .ok_or_else(|| EmitError("no insertion block".into()))?;
-                let call_bb = self.ctx.append_basic_block(self.func, "undecided");
-                let join = self.ctx.append_basic_block(self.func, "decided");
-                let any =
-                    self.b
-                        .build_int_compare(IntPredicate::NE, undecided, self.mzero(), "")?;
-                self.b.build_conditional_branch(any, call_bb, join)?;
-                self.b.position_at_end(call_bb);
-                let called = self.call_string_helper(helper, state, args, block)?;
-                let from_call = self
-                    .b
-                    .get_insert_block()
-                    .ok_or_else(|| EmitError("no insertion block".into()))?;
-                self.b.build_unconditional_branch(join)?;
-                self.b.position_at_end(join);
-                let phi = self.b.build_phi(self.mt, "helper_mask")?;
-                phi.add_incoming(&[(&self.mzero(), here), (&called, from_call)]);
-                let helped = self.and(phi.as_basic_value().into_int_value(), undecided)?;
-                self.or(t, helped)?
-            }
-            _ => self.call_string_helper(helper, state, args, block)?,
+        let m = if out == PType::Bool {
+            // Decide what the quick check decides; call the helper only for a
+            // block with valid rows left that matter, for those rows only.
+            let (t, f) = match quick {
+                Some(q) => self.quick_masks(q, args[0], block)?,
+                None => (self.mzero(), self.mzero()),
+            };
+            let care = self.care.get().unwrap_or(block.active);
+            let undecided = self.and(self.not(self.or(t, f)?)?, care)?;
+            let undecided = match valid {
+                Some(v) => self.and(undecided, v)?,
+                None => undecided,
+            };
+            let here = self
+                .b
+                .get_insert_block()
+                .ok_or_else(|| EmitError("no insertion block".into()))?;
+            let call_bb = self.ctx.append_basic_block(self.func, "undecided");
+            let join = self.ctx.append_basic_block(self.func, "decided");
+            let any = self
+                .b
+                .build_int_compare(IntPredicate::NE, undecided, self.mzero(), "")?;
+            self.b.build_conditional_branch(any, call_bb, join)?;
+            self.b.position_at_end(call_bb);
+            let called = self.call_string_helper(helper, state, args, block, undecided)?;
+            let from_call = self
+                .b
+                .get_insert_block()
+                .ok_or_else(|| EmitError("no insertion block".into()))?;
+            self.b.build_unconditional_branch(join)?;
+            self.b.position_at_end(join);
+            let phi = self.b.build_phi(self.mt, "helper_mask")?;
+            phi.add_incoming(&[(&self.mzero(), here), (&called, from_call)]);
+            let helped = self.and(phi.as_basic_value().into_int_value(), undecided)?;
+            self.or(t, helped)?
+        } else {
+            self.call_string_helper(helper, state, args, block, block.active)?
         };
         if out == PType::Bool {
             let valid = valid.unwrap_or(self.ones());
@@ -2456,12 +2454,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// Calls a string helper over the block's rows; its mask of `LANES` bits.
+    /// Calls `helper` for the rows of `block` in the mask `rows` (its answer for
+    /// the other rows is 0).
     fn call_string_helper(
         &mut self,
         helper: Helper,
         state: usize,
         args: &[usize],
         block: &Block<'ctx>,
+        rows: IntValue<'ctx>,
     ) -> R<IntValue<'ctx>> {
         let f = match self.module.get_function(helper.name) {
             Some(f) => f,
@@ -2503,7 +2504,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     a.into(),
                     b.into(),
                     block.row0.into(),
-                    block.rows.into(),
+                    self.b.build_int_z_extend(rows, self.i64t, "rows")?.into(),
                     buf.into(),
                 ],
             )?

@@ -118,9 +118,12 @@ pub enum TruthTest {
 
 /// A runtime helper the generated code calls, by name and address.
 ///
-/// Its ABI is [`HelperFn`]: it reads rows `row0 .. row0 + n` of the string columns
-/// `a` (and `b`, or null), and either returns a bitmask of the rows where its
-/// predicate holds (bit `i` for row `row0 + i`) or writes `n` values to `out`.
+/// Its ABI is [`HelperFn`]: for each bit `i` set in `rows` it reads row `row0 + i`
+/// of the string columns `a` (and `b`, or null), and either returns a bitmask of
+/// those rows where its predicate holds (bit `i` for row `row0 + i`; the bits not
+/// in `rows` clear) or writes their values to `out` (value `i` for row `row0 + i`).
+/// The kernel asks for the block's rows, or for a predicate with a quick check
+/// ([`Node::Helper`]'s `quick`) only for the rows the check left undecided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Helper {
     /// The symbol name in the generated module.
@@ -129,7 +132,7 @@ pub struct Helper {
     pub addr: usize,
 }
 
-/// The ABI of runtime helpers: `(state, a, b, row0, n, out) -> mask`.
+/// The ABI of runtime helpers: `(state, a, b, row0, rows, out) -> mask`.
 pub type HelperFn =
     unsafe extern "C" fn(*const u8, *const Slot, *const Slot, u64, u64, *mut u8) -> u64;
 
