@@ -983,8 +983,12 @@ proptest! {
         let expr = shared_branches(&mut r);
         let (len, offset, null_p, layout) = shape(&mut r);
         let batch = sliced_batch_in(seed, len, offset, null_p, &layout);
-        check_filter(&expr, &batch, true)?;
-        check_projection(&[expr.clone(), expr.not()], &batch, true)?;
+        // `interpreted(x)` (from a registry call) around a value that can fail makes
+        // the whole expression interpreted (seed 5962840714020862546:
+        // `interpreted(CAST(tm32 AS TIME) <= tm)`).
+        let require_jit = !expr.to_string().contains("interpreted(");
+        check_filter(&expr, &batch, require_jit)?;
+        check_projection(&[expr.clone(), expr.not()], &batch, require_jit)?;
     }
 }
 
