@@ -393,7 +393,17 @@ impl Lowerer {
         }
     }
 
+    /// A literal as a parameter, or a NaN as a constant: the back end takes float
+    /// parameters to be numbers, and leaves their NaN tests out of comparisons.
     fn param(&mut self, ty: PType, bits: u64) -> NodeId {
+        let nan = match ty {
+            PType::F64 => f64::from_bits(bits).is_nan(),
+            PType::F32 => f32::from_bits(bits as u32).is_nan(),
+            _ => false,
+        };
+        if nan {
+            return self.add(Node::Const(ty, bits));
+        }
         let slot = self.param_slot(ty, bits);
         self.add(Node::Param(slot))
     }

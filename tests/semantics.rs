@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array,
-    Int8Array, RecordBatch, StringArray, UInt8Array,
+    Array, ArrayRef, AsArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array,
+    Int64Array, Int8Array, RecordBatch, StringArray, UInt8Array,
 };
 use arrow::datatypes::{DataType, Field, Float64Type, Int32Type, Int64Type, Int8Type, Schema};
 use broadhead::bind::{bind, bind_predicate};
@@ -347,6 +347,42 @@ fn nan_equals_nan_sorts_above_everything_and_negative_zero_equals_zero() {
     assert_eq!(select("x <> y", &b), Ok(vec![1, 3, 4]));
     assert_eq!(select("x IN (DOUBLE 'NaN')", &b), Ok(vec![0, 1]));
     assert_eq!(select("x = 0", &b), Ok(vec![2]));
+}
+
+/// Comparisons with a literal, the literal a number or NaN, on either side, over
+/// DOUBLE and REAL columns holding NaN: NaN equals NaN and sorts above everything.
+/// (The kernel leaves a literal's NaN tests out unless the literal is NaN.)
+#[test]
+fn comparisons_with_literals_place_nan_above_everything() {
+    let doubles = [f64::NAN, f64::NEG_INFINITY, 1.0, f64::INFINITY, -0.0];
+    let reals: ArrayRef = Arc::new(Float32Array::from(
+        doubles.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+    ));
+    let b = batch(vec![("x", floats(&doubles)), ("r", reals)]);
+    for column in ["x", "r"] {
+        let cases: [(&str, &[usize]); 14] = [
+            ("{} < 'NaN'", &[1, 2, 3, 4]),
+            ("{} <= 'NaN'", &[0, 1, 2, 3, 4]),
+            ("{} > 'NaN'", &[]),
+            ("{} >= 'NaN'", &[0]),
+            ("{} = 'NaN'", &[0]),
+            ("{} <> 'NaN'", &[1, 2, 3, 4]),
+            ("{} < 1", &[1, 4]),
+            ("{} <= 1", &[1, 2, 4]),
+            ("{} > 1", &[0, 3]),
+            ("{} >= 1", &[0, 2, 3]),
+            ("{} <> 1", &[0, 1, 3, 4]),
+            ("1 < {}", &[0, 3]),
+            ("'NaN' > {}", &[1, 2, 3, 4]),
+            ("{} BETWEEN 0 AND 'NaN'", &[0, 2, 3, 4]),
+        ];
+        for (sql, rows) in cases {
+            let sql = sql.replace("{}", column);
+            let cast = sql.replace("'NaN'", "CAST('NaN' AS DOUBLE)");
+            assert_eq!(select(&sql, &b), Ok(rows.to_vec()), "{sql}");
+            assert_eq!(select(&cast, &b), Ok(rows.to_vec()), "{cast}");
+        }
+    }
 }
 
 #[test]

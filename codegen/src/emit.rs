@@ -26,7 +26,7 @@
 //! [`CallOut`](crate::CallOut).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::basic_block::BasicBlock;
@@ -172,6 +172,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     guarded: Vec<bool>,
     /// By node: how many times nodes (and the outputs) read it.
     uses: Vec<usize>,
+    /// Float vectors that hold no NaN: the splats of float parameters (a NaN
+    /// literal is a constant, [`Node::Param`]), whose NaN tests comparisons leave out.
+    numbers: RefCell<HashSet<VectorValue<'ctx>>>,
     /// Prefetch the fixed-width columns ahead of each block: the program reads no
     /// string column ([`PREFETCH_AHEAD`]).
     prefetch: bool,
@@ -346,6 +349,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             heads: RefCell::default(),
             guarded: guarded_helpers(prog),
             uses: uses(prog),
+            numbers: RefCell::new(HashSet::new()),
             care: Cell::new(None),
             prefetch: !prog.inputs.iter().any(|i| i.ty == PType::Str),
         };
@@ -998,11 +1002,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Node::Param(slot) => {
                 let x = self.params[slot]
                     .ok_or_else(|| EmitError(format!("parameter {slot} not loaded")))?;
-                if self.prog.params[slot] == PType::Str {
+                let t = self.prog.params[slot];
+                if t == PType::Str {
                     self.string_param(x.into_pointer_value())?
                 } else {
+                    let v = self.splat(x)?;
+                    if t.is_float() {
+                        self.numbers.borrow_mut().insert(v);
+                    }
                     V::Vals {
-                        v: self.splat(x)?,
+                        v,
                         valid: None,
                         err: None,
                     }
@@ -1647,31 +1656,57 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     ) -> R<IntValue<'ctx>> {
         let b = &self.b;
         let lanes = if t.is_float() {
-            let uno = |x: VectorValue<'ctx>| b.build_float_compare(FloatPredicate::UNO, x, x, "");
-            let ord = |x: VectorValue<'ctx>| b.build_float_compare(FloatPredicate::ORD, x, x, "");
+            // NaN is equal to itself and greater than every number (docs/semantics.md).
+            // A value's NaN lanes; `None` (all false) for a parameter, which holds no
+            // NaN, so that its tests are left out of the code.
+            let numbers = self.numbers.borrow();
+            let uno = |x: VectorValue<'ctx>| -> R<Option<VectorValue<'ctx>>> {
+                if numbers.contains(&x) {
+                    return Ok(None);
+                }
+                Ok(Some(b.build_float_compare(
+                    FloatPredicate::UNO,
+                    x,
+                    x,
+                    "",
+                )?))
+            };
+            // A value's number lanes, from its NaN lanes `nan`; `None`: all true.
+            let ord = |nan: Option<VectorValue<'ctx>>| -> R<Option<VectorValue<'ctx>>> {
+                nan.map(|n| Ok(b.build_not(n, "")?)).transpose()
+            };
+            // Both NaN tests (`None`: all false).
+            let and = |x: Option<VectorValue<'ctx>>, y: Option<VectorValue<'ctx>>| match (x, y) {
+                (Some(x), Some(y)) => Ok::<_, EmitError>(Some(b.build_and(x, y, "")?)),
+                _ => Ok(None),
+            };
+            // A NaN test `x` (`None`: all false) and a number test `test` (`None`:
+            // all true).
+            let and_if =
+                |x: Option<VectorValue<'ctx>>, test: Option<VectorValue<'ctx>>| match (x, test) {
+                    (Some(x), Some(t)) => Ok::<_, EmitError>(Some(b.build_and(x, t, "")?)),
+                    (x, None) => Ok(x),
+                    (None, Some(_)) => Ok(None),
+                };
+            let or = |x: VectorValue<'ctx>, y: Option<VectorValue<'ctx>>| match y {
+                Some(y) => Ok::<_, EmitError>(b.build_or(x, y, "")?),
+                None => Ok(x),
+            };
             let fc = |p| b.build_float_compare(p, l, r, "");
+            let (l_nan, r_nan) = (uno(l)?, uno(r)?);
             match op {
                 CmpOp::Eq | CmpOp::Ne => {
-                    let both_nan = b.build_and(uno(l)?, uno(r)?, "")?;
-                    let eq = b.build_or(fc(FloatPredicate::OEQ)?, both_nan, "")?;
+                    let eq = or(fc(FloatPredicate::OEQ)?, and(l_nan, r_nan)?)?;
                     if op == CmpOp::Eq {
                         eq
                     } else {
                         b.build_not(eq, "")?
                     }
                 }
-                CmpOp::Lt => b.build_or(
-                    fc(FloatPredicate::OLT)?,
-                    b.build_and(ord(l)?, uno(r)?, "")?,
-                    "",
-                )?,
-                CmpOp::Le => b.build_or(fc(FloatPredicate::OLE)?, uno(r)?, "")?,
-                CmpOp::Gt => b.build_or(
-                    fc(FloatPredicate::OGT)?,
-                    b.build_and(uno(l)?, ord(r)?, "")?,
-                    "",
-                )?,
-                CmpOp::Ge => b.build_or(fc(FloatPredicate::OGE)?, uno(l)?, "")?,
+                CmpOp::Lt => or(fc(FloatPredicate::OLT)?, and_if(r_nan, ord(l_nan)?)?)?,
+                CmpOp::Le => or(fc(FloatPredicate::OLE)?, r_nan)?,
+                CmpOp::Gt => or(fc(FloatPredicate::OGT)?, and_if(l_nan, ord(r_nan)?)?)?,
+                CmpOp::Ge => or(fc(FloatPredicate::OGE)?, l_nan)?,
             }
         } else {
             let s = t.is_signed();

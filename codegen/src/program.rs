@@ -200,7 +200,8 @@ pub type CallFn = unsafe extern "C" fn(*const u8, *mut u8, *const CallArg, *mut 
 pub enum Node {
     /// A column, by input slot.
     Input(usize),
-    /// A literal passed at run time, by parameter slot.
+    /// A literal passed at run time, by parameter slot. A float parameter is never
+    /// NaN (the code may rely on it: a NaN literal is a [`Node::Const`]).
     Param(usize),
     /// A compile-time constant of a numeric type, as the value's bits (not for
     /// [`PType::I128`]: see `Const128`).
