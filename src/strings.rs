@@ -3,8 +3,8 @@
 //!
 //! Each helper has the back end's [`HelperFn`](broadhead_codegen::HelperFn) ABI: it
 //! reads the rows `row0 + i` of one or two string columns for the bits `i` set in
-//! `rows` (a block's rows the kernel wants: its quick check leaves them undecided, or
-//! all the block's), and returns a bitmask (bit i for row `row0 + i`, clear for the
+//! `rows` (for a predicate, the rows of a block whose value matters and that its
+//! quick check left undecided; for `length`, the block's), and returns a bitmask (bit i for row `row0 + i`, clear for the
 //! rows not wanted), or writes those rows' values. It is instantiated for
 //! the layout of the columns it reads ([`SlotLayout`]: `i32` offsets, `i64`
 //! offsets, views), which it reads in place; on views, comparisons with a literal

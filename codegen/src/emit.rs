@@ -1789,9 +1789,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// matter: docs/semantics.md). So TPC-H Q19's
     /// `l_shipinstruct = 'DELIVER IN PERSON'` calls its helper only for blocks with
     /// rows whose quantity and mode passed, and only for those rows, and `a < 10 AND
-    /// s LIKE '%ab%'` searches the strings of the rows where `a < 10`. The order changes nothing else: the
-    /// masks combine the same way, and the error reported for a row is the
-    /// interpreter's.
+    /// s LIKE '%ab%'` searches the strings of the rows where `a < 10`. The order
+    /// changes nothing else: the masks combine the same way, and the error reported
+    /// for a row is the interpreter's.
     fn logic_operands(
         &mut self,
         is_and: bool,
@@ -2488,9 +2488,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         })
     }
 
-    /// Calls a string helper over the block's rows; its mask of `LANES` bits.
-    /// Calls `helper` for the rows of `block` in the mask `rows` (its answer for
-    /// the other rows is 0).
+    /// Calls `helper` for the rows of `block` in the mask `rows`; its mask of
+    /// `LANES` bits (0 for the other rows).
     fn call_string_helper(
         &mut self,
         helper: Helper,

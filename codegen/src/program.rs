@@ -122,8 +122,9 @@ pub enum TruthTest {
 /// of the string columns `a` (and `b`, or null), and either returns a bitmask of
 /// those rows where its predicate holds (bit `i` for row `row0 + i`; the bits not
 /// in `rows` clear) or writes their values to `out` (value `i` for row `row0 + i`).
-/// The kernel asks for the block's rows, or for a predicate with a quick check
-/// ([`Node::Helper`]'s `quick`) only for the rows the check left undecided.
+/// The kernel asks a predicate only for the rows whose value matters that its
+/// quick check, if it has one ([`Node::Helper`]'s `quick`), left undecided, and any
+/// other helper for the block's rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Helper {
     /// The symbol name in the generated module.
