@@ -2232,8 +2232,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.b.position_at_end(join);
             let phi = self.b.build_phi(self.mt, "helper_mask")?;
             phi.add_incoming(&[(&self.mzero(), here), (&called, from_call)]);
-            let helped = self.and(phi.as_basic_value().into_int_value(), undecided)?;
-            self.or(t, helped)?
+            // The helper's bits outside `undecided` are clear (`HelperFn`).
+            self.or(t, phi.as_basic_value().into_int_value())?
         } else {
             self.call_string_helper(helper, state, args, block, block.active)?
         };
