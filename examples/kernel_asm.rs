@@ -29,6 +29,7 @@ fn main() {
         Field::new("j", DataType::Int64, false),
         Field::new("k", DataType::Int32, false),
         Field::new("s", DataType::Utf8, false),
+        Field::new("t", DataType::Utf8, false),
     ]);
     let pipeline = if args.iter().any(|a| a == "--o3") {
         Pipeline::O3

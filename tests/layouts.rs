@@ -376,27 +376,59 @@ fn short_values_at_the_end_of_the_data() {
         let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
         for (offset, len) in [(0, 37), (0, 33), (5, 17), (31, 6), (36, 1), (30, 2)] {
             let part = batch.slice(offset, len);
-            for text in [
-                "s LIKE 'a%'",
-                "s LIKE 'ab%'",
-                "s LIKE 'abcd%'",
-                "s = 'ab'",
-                "s = ''",
-                "s <> 'abc'",
-                "s < 'ab'",
-                "s >= 'b'",
-            ] {
-                let filter = Filter::new(&schema, text).unwrap();
-                let typed = bind_predicate(&parse_expr(text).unwrap(), &schema).unwrap();
-                let b = interpret(&typed, &part).unwrap();
-                let b = b.as_boolean();
-                let want: Vec<usize> = (0..b.len())
-                    .filter(|&i| b.is_valid(i) && b.value(i))
-                    .collect();
-                let got: Vec<usize> = filter.evaluate(&part).unwrap().iter().collect();
-                assert_eq!(got, want, "{text} on {layout} at {offset}+{len}");
-            }
+            short_predicates_agree_with_the_interpreter(
+                &part,
+                &format!("{layout} at {offset}+{len}"),
+            );
         }
+    }
+}
+
+/// Columns whose values hold fewer than four bytes in all: no row's first four
+/// bytes can be read, so the helper decides every row the quick check cannot.
+#[test]
+fn columns_of_under_four_bytes() {
+    let columns: [&[Option<&str>]; 5] = [
+        &[Some("a"), Some(""), Some("b")],
+        &[Some("ab"), None, Some("")],
+        &[Some("abc")],
+        &[Some(""), Some("")],
+        &[None],
+    ];
+    for values in columns {
+        let utf8: ArrayRef = Arc::new(StringArray::from(values.to_vec()));
+        for layout in common::STRING_LAYOUTS {
+            let schema = Arc::new(Schema::new(vec![Field::new("s", layout.clone(), true)]));
+            let column = common::in_layout(utf8.as_ref(), layout);
+            let batch = RecordBatch::try_new(schema, vec![column]).unwrap();
+            short_predicates_agree_with_the_interpreter(&batch, &format!("{values:?} as {layout}"));
+        }
+    }
+}
+
+/// Prefix, equality and ordering predicates on `s` select the rows the interpreter
+/// finds TRUE in `batch`.
+fn short_predicates_agree_with_the_interpreter(batch: &RecordBatch, what: &str) {
+    let schema = batch.schema();
+    for text in [
+        "s LIKE 'a%'",
+        "s LIKE 'ab%'",
+        "s LIKE 'abcd%'",
+        "s = 'ab'",
+        "s = ''",
+        "s <> 'abc'",
+        "s < 'ab'",
+        "s >= 'b'",
+    ] {
+        let filter = Filter::new(&schema, text).unwrap();
+        let typed = bind_predicate(&parse_expr(text).unwrap(), &schema).unwrap();
+        let b = interpret(&typed, batch).unwrap();
+        let b = b.as_boolean();
+        let want: Vec<usize> = (0..b.len())
+            .filter(|&i| b.is_valid(i) && b.value(i))
+            .collect();
+        let got: Vec<usize> = filter.evaluate(batch).unwrap().iter().collect();
+        assert_eq!(got, want, "{text} on {what}");
     }
 }
 

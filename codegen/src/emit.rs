@@ -124,6 +124,24 @@ struct CallMem<'ctx> {
     out_ty: StructType<'ctx>,
 }
 
+/// What a [`QuickCheck`] reads of a block's rows of one string column.
+#[derive(Clone, Copy)]
+struct Heads<'ctx> {
+    /// Each row's length in bytes (`<LANES x i32>`).
+    len: VectorValue<'ctx>,
+    /// Each row's first four bytes, little-endian (`<LANES x i32>`); past the row's
+    /// length they are zero when `padded`, else anything.
+    head: VectorValue<'ctx>,
+    /// Whether `head` is zero past each row's length (views).
+    padded: bool,
+    /// For views, their second halves (`<LANES x i64>`): bytes 4..12 of a value of
+    /// up to 12 bytes.
+    rest: Option<VectorValue<'ctx>>,
+    /// The rows whose length and bytes were read (`None`: every row); the other
+    /// lanes hold anything.
+    read: Option<IntValue<'ctx>>,
+}
+
 /// The block being emitted.
 struct Block<'ctx> {
     /// Block number (i64).
@@ -163,9 +181,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// Emit the expression once, for every block (masked), instead of a full-block
     /// copy and a tail copy.
     one_body: bool,
-    /// What [`Emitter::offset_heads`] read of the block being emitted, by slot:
-    /// every quick check on a column shares it.
-    heads: RefCell<HashMap<usize, (VectorValue<'ctx>, IntValue<'ctx>)>>,
+    /// What [`Emitter::heads`] read of the block being emitted, by slot: every
+    /// quick check on a column shares it.
+    heads: RefCell<HashMap<usize, Heads<'ctx>>>,
     /// By node: whether it is, or reads, a string predicate helper: the kernel calls
     /// it only for the rows whose value matters (`care`) that its quick check, if it
     /// has one ([`Node::Helper`]'s `quick`), leaves undecided.
@@ -2269,49 +2287,56 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         slot: usize,
         block: &Block<'ctx>,
     ) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
-        // Views hold their first 16 bytes; other layouts give the first half (the
-        // length and the first four bytes) for the rows whose four bytes could be read.
-        let (lo, hi, known) = match self.prog.inputs[slot].layout {
-            ByteLayout::Views => {
-                let (lo, hi) = self.halves_16(slot, block)?;
-                (lo, Some(hi), None)
-            }
-            _ => {
-                // Read once a block: `s IN ('AIR', 'AIR REG')` is two equalities.
-                let cached = self.heads.borrow().get(&slot).copied();
-                let (lo, known) = match cached {
-                    Some(heads) => heads,
-                    None => {
-                        let heads = self.offset_heads(slot, block)?;
-                        self.heads.borrow_mut().insert(slot, heads);
-                        heads
-                    }
-                };
-                (lo, None, Some(known))
+        // Read once a block: `s IN ('AIR', 'AIR REG')` is two equalities.
+        let cached = self.heads.borrow().get(&slot).copied();
+        let heads = match cached {
+            Some(heads) => heads,
+            None => {
+                let heads = self.heads(slot, block)?;
+                self.heads.borrow_mut().insert(slot, heads);
+                heads
             }
         };
-        let (t, f) = self.quick_decisions(q, lo, hi)?;
-        Ok(match known {
+        let (t, f) = self.quick_decisions(q, &heads)?;
+        Ok(match heads.read {
             Some(k) => (self.and(t, k)?, self.and(f, k)?),
             None => (t, f),
         })
     }
 
-    /// For a column with offsets: each row's length | its first four bytes << 32
-    /// (zero-padded past its length), as a view's first half, and the rows for which
-    /// that was read: the four bytes at a row's start are read only when they are
-    /// before the end of the column's last value (so inside the data buffer), and
-    /// rows of 2^32 bytes or more are left out.
-    fn offset_heads(
-        &self,
-        slot: usize,
-        block: &Block<'ctx>,
-    ) -> R<(VectorValue<'ctx>, IntValue<'ctx>)> {
+    /// What a quick check reads of the block's rows of string column `slot`.
+    fn heads(&self, slot: usize, block: &Block<'ctx>) -> R<Heads<'ctx>> {
         let off = match self.prog.inputs[slot].layout {
+            ByteLayout::Views => {
+                let (lo, hi) = self.halves_16(slot, block)?;
+                let i32v = self.ctx.i32_type().vec_type(LANES);
+                let len = self.b.build_int_truncate(lo, i32v, "len")?;
+                let head =
+                    self.b
+                        .build_right_shift(lo, self.splat(self.c64(32).into())?, false, "")?;
+                let head = self.b.build_int_truncate(head, i32v, "head")?;
+                return Ok(Heads {
+                    len,
+                    head,
+                    padded: true,
+                    rest: Some(hi),
+                    read: None,
+                });
+            }
             ByteLayout::Offsets64 => PType::I64,
             _ => PType::I32,
         };
-        let (ptr, len) = self.offset_views(slot, off, block)?;
+        self.offset_heads(slot, off, block)
+    }
+
+    /// [`Heads`] of a column with `off` (`I32` or `I64`) offsets. A row's first four
+    /// bytes are read where they lie before the end of the column's last value (so
+    /// inside the data buffer), and rows of 2^32 bytes or more are left out; the
+    /// other rows read bytes that are not used, at an address clamped into the
+    /// buffer (or, for a column of under four bytes, in the helper buffer).
+    fn offset_heads(&self, slot: usize, off: PType, block: &Block<'ctx>) -> R<Heads<'ctx>> {
+        let (starts, ends) = self.offset_pairs(slot, off, block)?;
+        let len = self.b.build_int_sub(ends, starts, "len")?;
         let rows = self
             .total_rows
             .ok_or_else(|| EmitError("rows not set".into()))?;
@@ -2322,85 +2347,100 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let last = unsafe { self.b.build_in_bounds_gep(offsets, &[rows], "")? };
         let last = self.b.build_load(last, "last_offset")?.into_int_value();
         let last = self.b.build_int_z_extend_or_bit_cast(last, self.i64t, "")?;
-        let data = self.slot_field(slot, 2)?.into_pointer_value();
-        let data = self.b.build_ptr_to_int(data, self.i64t, "")?;
-        let end = self.b.build_int_add(data, last, "data_end")?;
-        let splat = |x: IntValue<'ctx>| self.splat(x.into());
-        let four = self.b.build_int_add(ptr, splat(self.c64(4))?, "")?;
-        let inside = self
+        // Four bytes at offset o lie inside when o < last - 3; reads are clamped to
+        // offset last - 4, or made in the helper buffer when last < 4.
+        let has_four = self
             .b
-            .build_int_compare(IntPredicate::ULE, four, splat(end)?, "")?;
-        let small = self.b.build_int_compare(
-            IntPredicate::ULE,
-            len,
-            splat(self.c64(u32::MAX as u64))?,
-            "",
-        )?;
-        let known = self.and(self.to_mask(inside)?, self.to_mask(small)?)?;
-        let known = self.and(known, block.active)?;
+            .build_int_compare(IntPredicate::UGE, last, self.c64(4), "")?;
+        let pick = |a: IntValue<'ctx>, b: IntValue<'ctx>| -> R<IntValue<'ctx>> {
+            Ok(self.b.build_select(has_four, a, b, "")?.into_int_value())
+        };
+        let bound = pick(self.b.build_int_sub(last, self.c64(3), "")?, self.c64(0))?;
+        let clamp = pick(self.b.build_int_sub(last, self.c64(4), "")?, self.c64(0))?;
+        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+        let data = self.slot_field(slot, 2)?.into_pointer_value();
+        let data = self.b.build_pointer_cast(data, i8p, "")?;
+        let spare = self.b.build_pointer_cast(self.helper_buf, i8p, "")?;
+        let base = self
+            .b
+            .build_select(has_four, data, spare, "heads_base")?
+            .into_pointer_value();
+        let width = self.scalar_ty(off).into_int_type();
+        let splat = |x: IntValue<'ctx>| -> R<VectorValue<'ctx>> {
+            let x = self.b.build_int_truncate_or_bit_cast(x, width, "")?;
+            self.splat(x.into())
+        };
+        let inside =
+            self.b
+                .build_int_compare(IntPredicate::ULT, starts, splat(bound)?, "inside")?;
+        let mut read = self.and(self.to_mask(inside)?, block.active)?;
+        if off == PType::I64 {
+            let small = self.b.build_int_compare(
+                IntPredicate::ULE,
+                len,
+                splat(self.c64(u32::MAX as u64))?,
+                "",
+            )?;
+            read = self.and(read, self.to_mask(small)?)?;
+        }
+        let clamp = splat(clamp)?;
+        let below = self
+            .b
+            .build_int_compare(IntPredicate::ULT, starts, clamp, "")?;
+        let at = self
+            .b
+            .build_select(below, starts, clamp, "")?
+            .into_vector_value();
         // Four bytes a row, read by 16 scalar loads rather than a vector gather: on
         // the AMD EPYC the benchmarks run on, a gather over data outside L1 took
         // F7 (`s LIKE 'ab%'`) to 1.4x the hand-written loop while the loads the
-        // loop makes are prefetched; rows not `known` read the helper buffer instead
-        // (their bytes are not used).
+        // loop makes are prefetched.
         let i32t = self.ctx.i32_type();
         let i32p = i32t.ptr_type(AddressSpace::default());
-        let spare = self.b.build_ptr_to_int(self.helper_buf, self.i64t, "")?;
-        let addrs = self
-            .b
-            .build_select(self.to_lanes(known)?, ptr, splat(spare)?, "")?
-            .into_vector_value();
-        let mut bytes = i32t.vec_type(LANES).get_undef();
+        let mut head = i32t.vec_type(LANES).get_undef();
         for lane in 0..LANES {
-            let at = self.c64(lane as u64);
-            let addr = self
-                .b
-                .build_extract_element(addrs, at, "")?
-                .into_int_value();
-            let addr = self.b.build_int_to_ptr(addr, i32p, "")?;
-            let word = self.b.build_load(addr, "")?;
+            let lane = self.c64(lane as u64);
+            let o = self.b.build_extract_element(at, lane, "")?.into_int_value();
+            let o = self.b.build_int_z_extend_or_bit_cast(o, self.i64t, "")?;
+            // SAFETY (of the generated code): `at` is at most `clamp`, so four bytes
+            // from it lie inside the data buffer (or the helper buffer).
+            let p = unsafe { self.b.build_gep(base, &[o], "")? };
+            let p = self.b.build_pointer_cast(p, i32p, "")?;
+            let word = self.b.build_load(p, "")?;
             if let Some(load) = word.as_instruction_value() {
                 load.set_alignment(1)
                     .map_err(|e| EmitError(format!("load alignment: {e}")))?;
             }
-            bytes = self.b.build_insert_element(bytes, word, at, "")?;
+            head = self.b.build_insert_element(head, word, lane, "")?;
         }
-        let bytes = self
+        let len = self
             .b
-            .build_int_z_extend(bytes, self.i64t.vec_type(LANES), "")?;
-        // Keep the first min(len, 4) bytes.
-        let four_v = splat(self.c64(4))?;
-        let shorter = self
-            .b
-            .build_int_compare(IntPredicate::ULT, len, four_v, "")?;
-        let kept = self
-            .b
-            .build_select(shorter, len, four_v, "")?
-            .into_vector_value();
-        let bits = self.b.build_left_shift(kept, splat(self.c64(3))?, "")?;
-        let one = splat(self.c64(1))?;
-        let mask = self.b.build_left_shift(one, bits, "")?;
-        let mask = self.b.build_int_sub(mask, one, "")?;
-        let prefix = self.b.build_and(bytes, mask, "")?;
-        let prefix = self.b.build_left_shift(prefix, splat(self.c64(32))?, "")?;
-        let lo = self.b.build_or(prefix, len, "head")?;
-        Ok((lo, known))
+            .build_int_truncate_or_bit_cast(len, i32t.vec_type(LANES), "")?;
+        Ok(Heads {
+            len,
+            head,
+            padded: false,
+            rest: None,
+            read: Some(read),
+        })
     }
 
-    /// The TRUE and FALSE decisions of `q` from rows' first halves `lo` and (views)
-    /// second halves `hi`.
+    /// The TRUE and FALSE decisions of `q` from what it reads of a block's rows.
     fn quick_decisions(
         &self,
         q: QuickCheck,
-        lo: VectorValue<'ctx>,
-        hi: Option<VectorValue<'ctx>>,
+        h: &Heads<'ctx>,
     ) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
         let param = |i: usize| -> R<IntValue<'ctx>> {
             self.params[q.params[i]]
                 .map(|v| v.into_int_value())
                 .ok_or_else(|| EmitError("quick check parameter not loaded".into()))
         };
-        let splat = |x: IntValue<'ctx>| self.splat(x.into());
+        let i32t = self.ctx.i32_type();
+        let word = |x: IntValue<'ctx>| -> R<VectorValue<'ctx>> {
+            let x = self.b.build_int_truncate(x, i32t, "")?;
+            self.splat(x.into())
+        };
         let cmp =
             |p: IntPredicate, a: VectorValue<'ctx>, b: VectorValue<'ctx>| -> R<IntValue<'ctx>> {
                 self.to_mask(self.b.build_int_compare(p, a, b, "")?)
@@ -2411,18 +2451,40 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 .build_select(b, self.ones(), self.mzero(), "")?
                 .into_int_value())
         };
+        // The first min(n, 4) bytes of `head`: a mask of that many low bytes.
+        let first_bytes = |n: IntValue<'ctx>| -> R<VectorValue<'ctx>> {
+            let short = self
+                .b
+                .build_int_compare(IntPredicate::ULE, n, self.c64(4), "")?;
+            let n = self
+                .b
+                .build_select(short, n, self.c64(4), "")?
+                .into_int_value();
+            let bits = self.b.build_int_mul(n, self.c64(8), "")?;
+            let mask = self.b.build_left_shift(self.c64(1), bits, "")?;
+            word(self.b.build_int_sub(mask, self.c64(1), "")?)
+        };
         let low32 = self.c64(u32::MAX as u64);
         Ok(match q.test {
             QuickTest::Equal { negated } => {
                 let (p_lo, p_hi) = (param(0)?, param(1)?);
-                let lo_eq = cmp(IntPredicate::EQ, lo, splat(p_lo)?)?;
+                let lit_len = self.b.build_and(p_lo, low32, "")?;
+                let lit_head = self.b.build_right_shift(p_lo, self.c64(32), false, "")?;
+                // Rows of the literal's length: their first min(length, 4) bytes.
+                let shown = self.b.build_and(h.head, first_bytes(lit_len)?, "")?;
+                let lo_eq = self.and(
+                    cmp(IntPredicate::EQ, h.len, word(lit_len)?)?,
+                    cmp(IntPredicate::EQ, shown, word(lit_head)?)?,
+                )?;
                 // A literal decided by what is compared: 12 bytes with a view's
                 // second half, else the 4 bytes of the first.
-                let (hi_eq, whole) = match hi {
-                    Some(hi) => (cmp(IntPredicate::EQ, hi, splat(p_hi)?)?, 12),
+                let (hi_eq, whole) = match h.rest {
+                    Some(hi) => {
+                        let p_hi = self.splat(p_hi.into())?;
+                        (cmp(IntPredicate::EQ, hi, p_hi)?, 12)
+                    }
                     None => (self.ones(), 4),
                 };
-                let lit_len = self.b.build_and(p_lo, low32, "")?;
                 let inline =
                     self.b
                         .build_int_compare(IntPredicate::ULE, lit_len, self.c64(whole), "")?;
@@ -2436,17 +2498,30 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 }
             }
             QuickTest::Order(op) => {
-                let i32v = self.ctx.i32_type().vec_type(LANES);
-                let prefix = self
-                    .b
-                    .build_right_shift(lo, splat(self.c64(32))?, false, "")?;
-                let prefix = self.b.build_int_truncate(prefix, i32v, "")?;
-                let bswap = self.intrinsic("llvm.bswap", &[i32v.into()])?;
+                // Zero past each row's length, so a shorter row orders first.
+                let prefix = if h.padded {
+                    h.head
+                } else {
+                    let all = self.splat(i32t.const_all_ones().into())?;
+                    let one = self.splat(i32t.const_int(1, false).into())?;
+                    let four = self.splat(i32t.const_int(4, false).into())?;
+                    let eight = self.splat(i32t.const_int(8, false).into())?;
+                    let long = self
+                        .b
+                        .build_int_compare(IntPredicate::UGE, h.len, four, "")?;
+                    // Only the lanes of rows under four bytes shift, by at most 24.
+                    let bits = self.b.build_int_mul(h.len, eight, "")?;
+                    let part = self.b.build_left_shift(one, bits, "")?;
+                    let part = self.b.build_int_sub(part, one, "")?;
+                    let mask = self
+                        .b
+                        .build_select(long, all, part, "")?
+                        .into_vector_value();
+                    self.b.build_and(h.head, mask, "")?
+                };
+                let bswap = self.intrinsic("llvm.bswap", &[prefix.get_type().into()])?;
                 let own = self.call(bswap, &[prefix.into()])?.into_vector_value();
-                let key = self
-                    .b
-                    .build_int_truncate(param(0)?, self.ctx.i32_type(), "")?;
-                let key = self.splat(key.into())?;
+                let key = word(param(0)?)?;
                 let differ = cmp(IntPredicate::NE, own, key)?;
                 let pred = match op {
                     CmpOp::Eq => IntPredicate::EQ,
@@ -2464,25 +2539,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             QuickTest::Prefix => {
                 let (k, want) = (param(0)?, param(1)?);
-                let len = self.b.build_and(lo, splat(low32)?, "")?;
-                let longer = cmp(IntPredicate::UGE, len, splat(k)?)?;
-                // The pattern's first min(k, 4) bytes: a mask of that many low bytes.
+                // Lengths are compared as u32. A pattern of 2^32 bytes or more
+                // (clamped to 2^32 - 1) still rules out every shorter row, and is
+                // never decided TRUE here: only patterns of up to 4 bytes are.
+                let fits = self.b.build_int_compare(IntPredicate::ULE, k, low32, "")?;
+                let k32 = self.b.build_select(fits, k, low32, "")?.into_int_value();
+                let longer = cmp(IntPredicate::UGE, h.len, word(k32)?)?;
+                let shown = self.b.build_and(h.head, first_bytes(k)?, "")?;
+                let same = cmp(IntPredicate::EQ, shown, word(want)?)?;
+                let ok = self.and(longer, same)?;
                 let short = self
                     .b
                     .build_int_compare(IntPredicate::ULE, k, self.c64(4), "")?;
-                let kk = self
-                    .b
-                    .build_select(short, k, self.c64(4), "")?
-                    .into_int_value();
-                let bits = self.b.build_int_mul(kk, self.c64(8), "")?;
-                let shift = self.b.build_int_sub(self.c64(32), bits, "")?;
-                let mask = self.b.build_right_shift(low32, shift, false, "")?;
-                let prefix = self
-                    .b
-                    .build_right_shift(lo, splat(self.c64(32))?, false, "")?;
-                let prefix = self.b.build_and(prefix, splat(mask)?, "")?;
-                let same = cmp(IntPredicate::EQ, prefix, splat(want)?)?;
-                let ok = self.and(longer, same)?;
                 (self.and(ok, flag(short)?)?, self.not(ok)?)
             }
         })
@@ -2590,29 +2658,41 @@ impl<'ctx> Emitter<'_, 'ctx> {
         off: PType,
         block: &Block<'ctx>,
     ) -> R<(VectorValue<'ctx>, VectorValue<'ctx>)> {
-        let offsets = self.slot_field(slot, 0)?.into_pointer_value();
+        let (starts, ends) = self.offset_pairs(slot, off, block)?;
+        let wide = self.i64t.vec_type(LANES);
+        // Offsets are never negative: zero-extending an i32 is exact.
+        let starts = self.b.build_int_z_extend_or_bit_cast(starts, wide, "")?;
+        let ends = self.b.build_int_z_extend_or_bit_cast(ends, wide, "")?;
+        let len = self.b.build_int_sub(ends, starts, "len")?;
         let data = self.slot_field(slot, 2)?.into_pointer_value();
+        let base = self.b.build_ptr_to_int(data, self.i64t, "")?;
+        let ptr = self
+            .b
+            .build_int_add(self.splat(base.into())?, starts, "ptr")?;
+        Ok((ptr, len))
+    }
+
+    /// The block's rows' start and end offsets, as `<LANES x off>` (`I32` or `I64`).
+    fn offset_pairs(
+        &self,
+        slot: usize,
+        off: PType,
+        block: &Block<'ctx>,
+    ) -> R<(VectorValue<'ctx>, VectorValue<'ctx>)> {
+        let offsets = self.slot_field(slot, 0)?.into_pointer_value();
         let offp = self.scalar_ty(off).ptr_type(AddressSpace::default());
         let offsets = self.b.build_pointer_cast(offsets, offp, "")?;
         // SAFETY (of the generated code): offsets hold rows + 1 entries, so the block's
         // starts (row0 ..) and ends (row0 + 1 ..) are in bounds for its active lanes.
         let next = unsafe { self.b.build_in_bounds_gep(offsets, &[self.c64(1)], "")? };
         let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
-        let wide = self.i64t.vec_type(LANES);
-        let mut ends = Vec::with_capacity(2);
+        let mut pair = Vec::with_capacity(2);
         for base in [offsets, next] {
             let base = self.b.build_pointer_cast(base, i8p, "")?;
             let p = self.elem_ptr(base, off, block)?;
-            let v = self.load_block(p, off, block)?;
-            // Offsets are never negative: zero-extending an i32 is exact.
-            ends.push(self.b.build_int_z_extend_or_bit_cast(v, wide, "")?);
+            pair.push(self.load_block(p, off, block)?);
         }
-        let len = self.b.build_int_sub(ends[1], ends[0], "len")?;
-        let base = self.b.build_ptr_to_int(data, self.i64t, "")?;
-        let ptr = self
-            .b
-            .build_int_add(self.splat(base.into())?, ends[0], "ptr")?;
-        Ok((ptr, len))
+        Ok((pair[0], pair[1]))
     }
 
     /// The block's 16-byte values of input `slot` as two `<LANES x i64>`, their low
