@@ -288,25 +288,35 @@ impl Kernel {
                 Ok(words) => &mut **words,
                 Err(_) => &mut own,
             };
-            words.clear();
-            words.resize(rows.div_ceil(64), 0);
+            // The kernel writes every block's 16 bits, so only the last word's bits
+            // past the batch's blocks would hold an earlier call's: that word is
+            // cleared, not all of them.
+            let needed = rows.div_ceil(64);
+            if words.len() < needed {
+                words.resize(needed, 0);
+            }
+            if let Some(last) = needed.checked_sub(1) {
+                words[last] = 0;
+            }
+
             let mask = [OutSlot {
                 values: words.as_mut_ptr().cast(),
                 validity: std::ptr::null_mut(),
             }];
-            // SAFETY: as the caller's call, with mode 0's output: `words` holds
-            // ceil(rows / 64) words.
+            // SAFETY: as the caller's call, with mode 0's output: `words` holds at
+            // least ceil(rows / 64) words.
             let n = unsafe { self.call(inputs, params, rows, &mask, ctx) }?;
             let out = outs[0].values;
+            let written = &words[..needed];
             // SAFETY: the caller gave room for `rows` indices of the mode's width at
             // `out`; the words have n <= rows set bits, each below `rows`, which the
             // mode's width holds (the caller checked the batch against the mode's
             // maximum).
             unsafe {
                 match mode {
-                    2 => write_indices(words, rows, out.cast::<u16>(), |i| i as u16),
-                    4 => write_indices(words, rows, out.cast::<u32>(), |i| i as u32),
-                    _ => write_indices(words, rows, out.cast::<u64>(), |i| i as u64),
+                    2 => expand(written, rows, out.cast::<u16>(), |i| i as u16),
+                    4 => expand(written, rows, out.cast::<u32>(), |i| i as u32),
+                    _ => expand(written, rows, out.cast::<u64>(), |i| i as u64),
                 }
             }
             if words.capacity() > MAX_KEPT_WORDS {
@@ -356,6 +366,38 @@ thread_local! {
     static MASK_WORDS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
+/// [`write_indices`], compiled with the `popcnt` instruction where the CPU has it:
+/// the crate is built for baseline x86-64, which counts a word's bits with a dozen
+/// instructions.
+///
+/// # Safety
+/// As [`write_indices`].
+unsafe fn expand<T>(words: &[u64], rows: usize, out: *mut T, index: impl Fn(usize) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has `popcnt`; the caller upholds `write_indices`' contract.
+        return unsafe { write_indices_popcnt(words, rows, out, index) };
+    }
+    // SAFETY: the caller upholds `write_indices`' contract.
+    unsafe { write_indices(words, rows, out, index) }
+}
+
+/// [`write_indices`] with `popcnt`.
+///
+/// # Safety
+/// The CPU has `popcnt`; as [`write_indices`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn write_indices_popcnt<T>(
+    words: &[u64],
+    rows: usize,
+    out: *mut T,
+    index: impl Fn(usize) -> T,
+) {
+    // SAFETY: the caller upholds `write_indices`' contract.
+    unsafe { write_indices(words, rows, out, index) }
+}
+
 /// Writes the positions of the set bits of `words` (none at or past `rows`), in
 /// order, from `out`. Sparse words take a trailing-zero count per set bit; dense ones
 /// (a quarter of their bits set or more) are written a byte at a time: the byte's
@@ -365,6 +407,7 @@ thread_local! {
 ///
 /// # Safety
 /// `out` has room for `rows` `T`s, and `words` holds `ceil(rows / 64)` words.
+#[inline(always)]
 unsafe fn write_indices<T>(words: &[u64], rows: usize, out: *mut T, index: impl Fn(usize) -> T) {
     let mut n = 0;
     for (w, &word) in words.iter().enumerate() {
@@ -873,6 +916,30 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// The scratch mask words are reused from call to call: a batch after a longer
+    /// one selects its own rows only, and writes no index past them.
+    #[test]
+    fn a_batch_after_a_longer_one_selects_only_its_own_rows() {
+        let program = greater_than();
+        let options = CompileOptions::default();
+        let kernel = load(&program, compile_object(&program, options).unwrap()).unwrap();
+        // Rows 60..63 selected: a word of few bits, expanded one bit at a time.
+        let long: Vec<f64> = (0..200)
+            .map(|i| if (60..64).contains(&i) { 1.0 } else { 0.0 })
+            .collect();
+        for rows in [1, 10, 16, 17, 47, 48, 59, 61, 64] {
+            assert_eq!(selected(&kernel, &long, 0.5, 4), vec![60, 61, 62, 63]);
+            let short = vec![0.0; rows];
+            for mode in [2, 4, 8] {
+                assert_eq!(
+                    selected(&kernel, &short, 0.5, mode),
+                    Vec::<usize>::new(),
+                    "{rows} rows, mode {mode}"
+                );
             }
         }
     }
