@@ -1,5 +1,6 @@
 //! Prints the optimized IR or the assembly of a projection (or, with `--filter`, a
-//! filter) over the benchmark's synthetic schema, to read what a kernel compiles to.
+//! filter) over the benchmark's synthetic schema (and a second string column `t`,
+//! for shapes such as Q19's on two), to read what a kernel compiles to.
 //!
 //! ```text
 //! cargo run --release --example kernel_asm -- "i * 3 + j" [--ir]
