@@ -1712,6 +1712,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             };
             let fc = |p| b.build_float_compare(p, l, r, "");
             let (l_nan, r_nan) = (uno(l)?, uno(r)?);
+            // Against a number, "ordered and greater, or NaN" is "unordered or
+            // greater": one compare (`vcmpnlepd`) instead of two and an OR.
+            match (op, l_nan, r_nan) {
+                (CmpOp::Gt, Some(_), None) => return self.to_mask(fc(FloatPredicate::UGT)?),
+                (CmpOp::Ge, Some(_), None) => return self.to_mask(fc(FloatPredicate::UGE)?),
+                (CmpOp::Lt, None, Some(_)) => return self.to_mask(fc(FloatPredicate::ULT)?),
+                (CmpOp::Le, None, Some(_)) => return self.to_mask(fc(FloatPredicate::ULE)?),
+                _ => {}
+            }
             match op {
                 CmpOp::Eq | CmpOp::Ne => {
                     let eq = or(fc(FloatPredicate::OEQ)?, and(l_nan, r_nan)?)?;
