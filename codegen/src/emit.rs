@@ -2518,7 +2518,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     let long = self
                         .b
                         .build_int_compare(IntPredicate::UGE, h.len, four, "")?;
-                    // Only the lanes of rows under four bytes shift, by at most 24.
+                    // Rows of four bytes or more shift by 32 or more (poison), but
+                    // the select takes all ones for them; the others by at most 24.
                     let bits = self.b.build_int_mul(h.len, eight, "")?;
                     let part = self.b.build_left_shift(one, bits, "")?;
                     let part = self.b.build_int_sub(part, one, "")?;
