@@ -279,49 +279,32 @@ impl Kernel {
             return unsafe { self.call(inputs, params, rows, outs, ctx) };
         }
         // The code writes mask words: into scratch words, then expanded (faster than
-        // writing indices in the kernel: examples/selection_cost.rs). A nested call (a
-        // helper running a kernel) finds the words borrowed and takes its own.
-        MASK_WORDS.with(|scratch| {
-            let mut own = Vec::new();
-            let mut borrowed = scratch.try_borrow_mut();
-            let words = match &mut borrowed {
-                Ok(words) => &mut **words,
-                Err(_) => &mut own,
-            };
+        // writing indices in the kernel: examples/selection_cost.rs).
+        with_mask_words(rows.div_ceil(64), |words| {
             // The kernel writes every block's 16 bits, so only the last word's bits
-            // past the batch's blocks would hold an earlier call's: that word is
+            // past the batch's blocks could hold an earlier call's: that word is
             // cleared, not all of them.
-            let needed = rows.div_ceil(64);
-            if words.len() < needed {
-                words.resize(needed, 0);
+            if let Some(last) = words.last_mut() {
+                *last = 0;
             }
-            if let Some(last) = needed.checked_sub(1) {
-                words[last] = 0;
-            }
-
             let mask = [OutSlot {
                 values: words.as_mut_ptr().cast(),
                 validity: std::ptr::null_mut(),
             }];
-            // SAFETY: as the caller's call, with mode 0's output: `words` holds at
-            // least ceil(rows / 64) words.
+            // SAFETY: as the caller's call, with mode 0's output: `words` holds
+            // ceil(rows / 64) words.
             let n = unsafe { self.call(inputs, params, rows, &mask, ctx) }?;
             let out = outs[0].values;
-            let written = &words[..needed];
             // SAFETY: the caller gave room for `rows` indices of the mode's width at
             // `out`; the words have n <= rows set bits, each below `rows`, which the
             // mode's width holds (the caller checked the batch against the mode's
             // maximum).
             unsafe {
                 match mode {
-                    2 => expand(written, rows, out.cast::<u16>(), |i| i as u16),
-                    4 => expand(written, rows, out.cast::<u32>(), |i| i as u32),
-                    _ => expand(written, rows, out.cast::<u64>(), |i| i as u64),
+                    2 => expand(words, rows, out.cast::<u16>(), |i| i as u16),
+                    4 => expand(words, rows, out.cast::<u32>(), |i| i as u32),
+                    _ => expand(words, rows, out.cast::<u64>(), |i| i as u64),
                 }
-            }
-            if words.capacity() > MAX_KEPT_WORDS {
-                // A huge batch's words are not kept for the rest of the thread's life.
-                *words = Vec::new();
             }
             Ok(n)
         })
@@ -355,6 +338,37 @@ impl Kernel {
             Ok(n as usize)
         }
     }
+}
+
+/// The mask words of batches of up to 2,048 rows live on the stack (zeroing 256
+/// bytes costs less than reaching the thread's words).
+const STACK_WORDS: usize = 32;
+
+/// Calls `f` with `needed` scratch words (any contents): a small batch's on the
+/// stack, others kept by the thread from call to call. A nested call (a helper
+/// running a kernel) finds the thread's words borrowed and takes its own.
+#[inline(always)]
+fn with_mask_words<R>(needed: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
+    if needed <= STACK_WORDS {
+        return f(&mut [0; STACK_WORDS][..needed]);
+    }
+    MASK_WORDS.with(|scratch| {
+        let mut own = Vec::new();
+        let mut borrowed = scratch.try_borrow_mut();
+        let words = match &mut borrowed {
+            Ok(words) => &mut **words,
+            Err(_) => &mut own,
+        };
+        if words.len() < needed {
+            words.resize(needed, 0);
+        }
+        let result = f(&mut words[..needed]);
+        if words.capacity() > MAX_KEPT_WORDS {
+            // A huge batch's words are not kept for the rest of the thread's life.
+            *words = Vec::new();
+        }
+        result
+    })
 }
 
 /// The most scratch words a thread keeps between calls (128 KiB: batches of up to
@@ -927,19 +941,32 @@ mod tests {
         let program = greater_than();
         let options = CompileOptions::default();
         let kernel = load(&program, compile_object(&program, options).unwrap()).unwrap();
-        // Rows 60..63 selected: a word of few bits, expanded one bit at a time.
-        let long: Vec<f64> = (0..200)
-            .map(|i| if (60..64).contains(&i) { 1.0 } else { 0.0 })
-            .collect();
-        for rows in [1, 10, 16, 17, 47, 48, 59, 61, 64] {
-            assert_eq!(selected(&kernel, &long, 0.5, 4), vec![60, 61, 62, 63]);
-            let short = vec![0.0; rows];
-            for mode in [2, 4, 8] {
+        // Batches of up to `STACK_WORDS` words take fresh words on the stack; longer
+        // ones reuse the thread's words, whose last one holds the longer batch's bits.
+        for base in [0, STACK_WORDS * 64] {
+            // Rows base + 60..63 selected: a word of few bits, expanded one bit at a
+            // time.
+            let ones = base + 60..base + 64;
+            let long: Vec<f64> = (0..base + 200)
+                .map(|i| if ones.contains(&i) { 1.0 } else { 0.0 })
+                .collect();
+            for rows in [1, 10, 16, 17, 47, 48, 59, 61, 64] {
                 assert_eq!(
-                    selected(&kernel, &short, 0.5, mode),
-                    Vec::<usize>::new(),
-                    "{rows} rows, mode {mode}"
+                    selected(&kernel, &long, 0.5, 4),
+                    ones.clone().collect::<Vec<_>>()
                 );
+                // Its first `base` rows selected: an index for a stale bit would be
+                // written past the room for `base + rows` indices.
+                let short: Vec<f64> = (0..base + rows)
+                    .map(|i| if i < base { 1.0 } else { 0.0 })
+                    .collect();
+                for mode in [2, 4, 8] {
+                    assert_eq!(
+                        selected(&kernel, &short, 0.5, mode),
+                        (0..base).collect::<Vec<_>>(),
+                        "{base} + {rows} rows, mode {mode}"
+                    );
+                }
             }
         }
     }
