@@ -309,10 +309,21 @@ impl Filter {
     /// For a predicate over one dictionary column whose array in `batch` (of the
     /// caller's schema) is a dictionary: the rows where it is TRUE, from its value
     /// on each dictionary value (see [`crate::dictionary`]); `None` otherwise.
+    #[inline]
     fn per_dictionary_value(&self, batch: &RecordBatch) -> Result<Option<BooleanBuffer>> {
-        let Some(per_value) = &self.inner.per_value else {
-            return Ok(None);
-        };
+        match &self.inner.per_value {
+            Some(per_value) => self.evaluate_per_value(per_value, batch),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Filter::per_dictionary_value`] for a predicate over one dictionary column.
+    #[inline(never)]
+    fn evaluate_per_value(
+        &self,
+        per_value: &PerValue,
+        batch: &RecordBatch,
+    ) -> Result<Option<BooleanBuffer>> {
         let result = per_value.evaluate(batch, &self.inner.input.schema, |values| {
             Ok(Arc::new(BooleanArray::new(self.true_bits(values)?, None)) as ArrayRef)
         })?;

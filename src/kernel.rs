@@ -910,13 +910,22 @@ fn mismatch(t: &DataType) -> Error {
 
 /// Checks that `batch` has the schema an expression was compiled for: the same
 /// column names and types (nullability and metadata may differ).
+#[inline]
 pub(crate) fn check_schema(expected: &Schema, batch: &RecordBatch) -> Result<()> {
-    let actual = batch.schema_ref();
     // The fields of a schema cloned from the one the expression was bound to are
     // the same allocation: nothing to compare.
-    if std::ptr::eq(actual.fields().as_ref(), expected.fields().as_ref()) {
+    if std::ptr::eq(
+        batch.schema_ref().fields().as_ref(),
+        expected.fields().as_ref(),
+    ) {
         return Ok(());
     }
+    compare_schemas(expected, batch.schema_ref())
+}
+
+/// [`check_schema`] for schemas whose fields are not the same allocation.
+#[inline(never)]
+fn compare_schemas(expected: &Schema, actual: &Schema) -> Result<()> {
     if actual.fields().len() != expected.fields().len() {
         return Err(EvalError::SchemaMismatch(format!(
             "expected {} columns, the batch has {}",
