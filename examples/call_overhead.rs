@@ -114,6 +114,7 @@ fn main() -> broadhead::Result<()> {
     let schema = batch.schema();
     let filters = [
         ("F1 filter: a > 50.0", "a > 50.0"),
+        ("F2 filter: a > 2.0 AND a < 6.0", "a > 2.0 AND a < 6.0"),
         ("filter on a nullable column: i > 500", "i > 500"),
         (
             "F3 filter: Q6",

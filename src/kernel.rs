@@ -14,24 +14,22 @@
 //! past its [`Upgrade`]'s threshold it is compiled again with the upgrade's pipeline
 //! on a background thread, and calls run that kernel once it has arrived.
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use arrow::array::{downcast_primitive_array, Array, ArrayRef, AsArray, RecordBatch};
-use arrow::buffer::BooleanBuffer;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Schema};
-use broadhead_codegen::{
-    compile, CompileOptions, Explain, Kernel, Mode, OutSlot, PType, Pipeline, Slot,
-};
+use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, Mode, OutSlot, Pipeline, Slot};
 
 use crate::cache::{Compiled, KernelCache, Upgrade};
 use crate::tier::CompilePolicy;
 
 use crate::error::{Error, EvalError, Result};
 use crate::functions::row::Arena;
+use crate::inputs::{Extra, Inputs};
 use crate::interpret::interpret;
-use crate::layout::{byte_layout, byte_slot};
 use crate::lower::{lower, Interpreted, Lowered, Unsupported};
 use crate::typed::TypedExpr;
 
@@ -42,6 +40,8 @@ pub(crate) const MAX_SPECIALIZED: usize = 2;
 /// One or more expressions compiled into one kernel, with its variants.
 pub(crate) struct Jit {
     lowered: Lowered,
+    /// How calls read the arrays of the input slots.
+    inputs: Inputs,
     exprs: Vec<TypedExpr>,
     cache: Arc<KernelCache>,
     policy: CompilePolicy,
@@ -331,48 +331,6 @@ pub(crate) enum Columns<'a> {
     Arrays(&'a [ArrayRef]),
 }
 
-/// The words a bound batch needed beyond its own buffers: realigned or all-valid
-/// bitmaps and the tables of data buffer addresses of view columns (slots point
-/// into them, so they live until the kernel returns).
-#[derive(Default)]
-struct Extra {
-    realigned: Vec<Vec<u64>>,
-    tables: Vec<Vec<*const u8>>,
-}
-
-/// A bitmap as 64-bit words starting at row 0: the buffer itself when it is already
-/// word-aligned with whole words in bounds, else a copy.
-fn words(bits: &BooleanBuffer, realigned: &mut Vec<Vec<u64>>) -> *const u64 {
-    let (offset, len) = (bits.offset(), bits.len());
-    let bytes = bits.inner();
-    let needed = len.div_ceil(64) * 8;
-    let start = offset / 8;
-    if offset % 64 == 0 && bytes.len() >= start + needed {
-        let p = bytes.as_ptr().wrapping_add(start);
-        if (p as usize) % 8 == 0 {
-            return p as *const u64;
-        }
-    }
-    let copy: Vec<u64> = bytes.bit_chunks(offset, len).iter_padded().collect();
-    realigned.push(copy);
-    realigned
-        .last()
-        .map(|v| v.as_ptr())
-        .unwrap_or(std::ptr::null())
-}
-
-/// The values of a primitive array (any fixed-width type, offset applied) as
-/// bytes: their address and length. `None` for other arrays.
-fn primitive_values(array: &dyn Array) -> Option<(*const u8, usize)> {
-    downcast_primitive_array!(
-        array => {
-            let values = array.values();
-            Some((values.as_ptr().cast::<u8>(), std::mem::size_of_val(values.as_ref())))
-        },
-        _ => None
-    )
-}
-
 impl Jit {
     /// Lowers `exprs` (all over `schema`) and compiles them as `policy` says:
     /// now (`Eager`: a compile error is returned), on first use (`Lazy`) or in the
@@ -388,8 +346,18 @@ impl Jit {
             Ok(l) => l,
             Err(u) => return Ok(Err(u)),
         };
+        let mut types: Vec<Option<&DataType>> = lowered
+            .columns
+            .iter()
+            .map(|c| c.map(|c| schema.field(c).data_type()))
+            .collect();
+        for i in &lowered.interpreted {
+            types[i.slot] = Some(&i.expr.data_type);
+        }
+        let inputs = Inputs::new(&lowered.program.inputs, types.into_iter());
         let jit = Jit {
             lowered,
+            inputs,
             exprs,
             cache: cache.clone(),
             policy,
@@ -660,78 +628,39 @@ impl Jit {
         .ok_or_else(|| mismatch(&DataType::Null))
     }
 
-    /// Binds the input arrays into `slots` for the variant compiled for null pattern
-    /// `pattern` (which includes every column with nulls): a column the variant reads
-    /// validity for but which has no bitmap gets an all-valid one. Words the slots
-    /// point to that are not the arrays' own go into `extra`.
-    fn bind(
+    /// Reads the input arrays into `slots` (one per input), each with its validity
+    /// bitmap when it has nulls (`has_nulls`), for a batch of `rows` rows: the slots,
+    /// all written. Words the slots point to that are not the arrays' own go into
+    /// `extra`.
+    fn bind<'s>(
         &self,
         columns: Columns<'_>,
         rows: usize,
-        pattern: &[bool],
-        slots: &mut [Slot],
+        slots: &'s mut [MaybeUninit<Slot>],
+        has_nulls: &mut [bool],
         extra: &mut Extra,
-    ) -> Result<()> {
-        for (i, ((spec, &nullable), slot)) in self
-            .lowered
-            .program
-            .inputs
-            .iter()
-            .zip(pattern)
-            .zip(slots.iter_mut())
-            .enumerate()
+    ) -> Result<&'s mut [Slot]> {
+        let specs = &self.lowered.program.inputs;
+        if specs.len() != slots.len() || has_nulls.len() != slots.len() {
+            return Err(EvalError::SchemaMismatch("column count differs".into()).into());
+        }
+        for (i, ((slot, has), spec)) in slots.iter_mut().zip(&mut *has_nulls).zip(specs).enumerate()
         {
             let array = self.column(columns, i)?;
-            let validity = match array.nulls() {
-                Some(n) if nullable => words(n.inner(), &mut extra.realigned),
-                None if nullable => {
-                    extra.realigned.push(vec![u64::MAX; rows.div_ceil(64)]);
-                    extra
-                        .realigned
-                        .last()
-                        .map(|v| v.as_ptr())
-                        .unwrap_or(std::ptr::null())
-                }
-                _ => std::ptr::null(),
-            };
-            *slot = match spec.ty {
-                PType::Str => {
-                    if byte_layout(array.data_type()) != Some(spec.layout) {
-                        return Err(mismatch(array.data_type()));
-                    }
-                    byte_slot(array.as_ref(), validity, &mut extra.tables)
-                        .ok_or_else(|| mismatch(array.data_type()))?
-                }
-                PType::Bool => {
-                    let b = array
-                        .as_boolean_opt()
-                        .ok_or_else(|| mismatch(array.data_type()))?;
-                    Slot {
-                        values: words(b.values(), &mut extra.realigned) as *const u8,
-                        validity,
-                        data: std::ptr::null(),
-                    }
-                }
-                t => {
-                    let (values, bytes) = primitive_values(array.as_ref())
-                        .ok_or_else(|| mismatch(array.data_type()))?;
-                    let width = if spec.stored_as_i128 {
-                        PType::I128.width()
-                    } else {
-                        t.width()
-                    };
-                    if bytes != rows * width as usize {
-                        return Err(mismatch(array.data_type()));
-                    }
-                    Slot {
-                        values,
-                        validity,
-                        data: std::ptr::null(),
-                    }
-                }
-            };
+            let read = self
+                .inputs
+                .read(i, spec, array.as_ref(), extra)
+                .ok_or_else(|| mismatch(array.data_type()))?;
+            if read.len != rows {
+                return Err(EvalError::SchemaMismatch("column length differs".into()).into());
+            }
+            let nulls = read.nulls.filter(|n| n.null_count() > 0);
+            *has = nulls.is_some();
+            slot.write(read.slot(nulls.map_or(std::ptr::null(), |n| extra.words(n.inner()))));
         }
-        Ok(())
+        // SAFETY: the loop wrote every slot (`slots`, `has_nulls` and `specs` have the
+        // same length), and `MaybeUninit<Slot>` has `Slot`'s layout.
+        Ok(unsafe { &mut *(slots as *mut [MaybeUninit<Slot>] as *mut [Slot]) })
     }
 
     /// Runs the kernel over `columns` (the arrays of the input slots, all of `rows`
@@ -759,45 +688,48 @@ impl Jit {
                 return Err(EvalError::SchemaMismatch("column count differs".into()).into());
             }
         }
-        let variant = with_scratch(inputs, false, |has_nulls| {
-            for (slot, has) in has_nulls.iter_mut().enumerate() {
-                let array = self.column(columns, slot)?;
-                if array.len() != rows {
-                    return Err(EvalError::SchemaMismatch("column length differs".into()).into());
-                }
-                *has = array.null_count() > 0;
-            }
-            self.kernel(has_nulls)
-        })?;
-        let Some(variant) = variant else {
-            return Ok(None);
-        };
-        let empty = Slot {
-            values: std::ptr::null(),
-            validity: std::ptr::null(),
-            data: std::ptr::null(),
+        // On the stack for up to `INLINE` inputs, and not zeroed: `bind` writes each
+        // (closures here cost a store-forwarding stall of the captured state on every
+        // call).
+        let (mut inline_slots, mut inline_nulls) =
+            ([MaybeUninit::uninit(); INLINE], [false; INLINE]);
+        let (mut heap_slots, mut heap_nulls) = (Vec::new(), Vec::new());
+        let (slots, has_nulls) = if inputs <= INLINE {
+            (&mut inline_slots[..inputs], &mut inline_nulls[..inputs])
+        } else {
+            heap_slots.resize(inputs, MaybeUninit::uninit());
+            heap_nulls.resize(inputs, false);
+            (&mut heap_slots[..], &mut heap_nulls[..])
         };
         let mut extra = Extra::default();
-        let result = with_scratch(inputs, empty, |slots| {
-            self.bind(columns, rows, &variant.pattern, slots, &mut extra)?;
-            // SAFETY: `slots` has one slot per program input, built from arrays of
-            // `rows` rows whose types the caller checked against the compiled schema:
-            // values pointers come from the arrays' own buffers (offset-adjusted,
-            // length checked), bitmaps are whole words from row 0 (realigned copies in
-            // `extra` otherwise, alive until after the call), and a validity pointer
-            // (the array's, or all-valid words for `rows` rows) is present exactly for
-            // the inputs the variant treats as nullable. `self.lowered.params` holds
-            // one value per parameter, with helper states owned by
-            // `self.lowered.states`. `outs` is sized by the caller. `arena` is the
-            // `Arena` the row-function helper expects as `ctx`, borrowed mutably for
-            // the call.
-            let ctx = arena as *mut Arena as *mut u8;
-            Ok::<_, Error>(unsafe {
-                variant
-                    .current()
-                    .run(slots, &self.lowered.params, rows, outs, mode, ctx)
-            })
-        })?;
+        let slots = self.bind(columns, rows, slots, has_nulls, &mut extra)?;
+        let Some(variant) = self.kernel(has_nulls)? else {
+            return Ok(None);
+        };
+        // The variant reads validity for every input with nulls (and maybe more:
+        // those get all-valid bitmaps).
+        for ((slot, &nullable), &has) in slots.iter_mut().zip(&variant.pattern).zip(&*has_nulls) {
+            debug_assert!(nullable || !has, "the variant covers the batch's nulls");
+            if nullable && !has {
+                slot.validity = extra.all_valid(rows);
+            }
+        }
+        // SAFETY: `slots` has one slot per program input, read from arrays of `rows`
+        // rows of the slots' physical types (and layouts): values pointers come from
+        // the arrays' own buffers (offset-adjusted), bitmaps are whole words from row
+        // 0 (realigned copies in `extra` otherwise, alive until after the call), and
+        // a validity pointer (the array's, or all-valid words for `rows` rows) is
+        // present exactly for the inputs the variant treats as nullable, which
+        // include every input with nulls. `self.lowered.params` holds one value per
+        // parameter, with helper states owned by `self.lowered.states`. `outs` is
+        // sized by the caller. `arena` is the `Arena` the row-function helper expects
+        // as `ctx`, borrowed mutably for the call.
+        let ctx = arena as *mut Arena as *mut u8;
+        let result = unsafe {
+            variant
+                .current()
+                .run(slots, &self.lowered.params, rows, outs, mode, ctx)
+        };
         // A spare variant (threads raced to fill the last slot) is not kept, so
         // it is not upgraded.
         if let Chosen::Stored(v) = variant {

@@ -45,6 +45,7 @@ pub mod explain;
 pub mod expr;
 mod filter;
 pub mod functions;
+mod inputs;
 pub mod interpret;
 mod kernel;
 mod layout;
