@@ -1,16 +1,16 @@
 //! The inputs of a kernel: reading each array a call binds into the pointers of its
 //! input slot ([`Slot`]).
 //!
-//! Which Rust type a slot's array has is known when the expression is lowered (the
-//! schema says it), so each slot gets a [`Reader`] for that type then: a call
-//! downcasts each array once and reads its length, nulls and buffers directly,
-//! instead of asking the `dyn Array` for each. An array of another type than the
-//! schema's (e.g. one an interpreted subtree computed) is read by
-//! [`Inputs::read`]'s general path, which checks it against the slot's
-//! [`InputSpec`].
+//! Which Rust type a slot's array has is known when the kernel is built (the schema
+//! says it for a column, the interpreter's result type for an interpreted subtree), so
+//! each slot gets a [`Reader`] for that type then: a call downcasts each array once and
+//! reads its length, nulls and buffers directly, instead of asking the `dyn Array` for
+//! each. An array of another type than expected takes [`Inputs::read`]'s general path:
+//! the reader of its own type, if that type has the slot's physical type and width (or
+//! layout, for strings).
 
 use arrow::array::{
-    downcast_primitive, Array, ArrowPrimitiveType, AsArray, BooleanArray, GenericByteArray,
+    downcast_primitive, Array, ArrowPrimitiveType, BooleanArray, GenericByteArray,
     GenericByteViewArray, PrimitiveArray,
 };
 use arrow::buffer::{BooleanBuffer, NullBuffer};
@@ -20,7 +20,7 @@ use arrow::datatypes::{
 };
 use broadhead_codegen::{InputSpec, PType, Slot};
 
-use crate::layout::{byte_layout, byte_slot};
+use crate::layout::byte_layout;
 
 /// The words a bound batch needed beyond its own buffers: realigned or all-valid
 /// bitmaps and the tables of data buffer addresses of view columns (slots point
@@ -202,34 +202,22 @@ fn read_views<'a, T: ByteViewType + ?Sized>(
 }
 
 /// `array` read for a slot of spec `spec` whatever its type: `None` when it does
-/// not have the slot's physical type (or layout, for strings).
+/// not have the slot's physical type and width (or layout, for strings).
 fn read_any<'a>(spec: &InputSpec, array: &'a dyn Array, extra: &mut Extra) -> Option<Read<'a>> {
-    let (values, data) = match spec.ty {
-        PType::Str => {
-            if byte_layout(array.data_type()) != Some(spec.layout) {
-                return None;
-            }
-            let slot = byte_slot(array, std::ptr::null(), &mut extra.tables)?;
-            (slot.values, slot.data)
-        }
-        PType::Bool => (
-            extra.words(array.as_boolean_opt()?.values()).cast(),
-            std::ptr::null(),
-        ),
-        _ => {
-            let (values, bytes) = primitive_values(array)?;
-            if bytes != array.len() * value_width(spec) {
-                return None;
-            }
-            (values, std::ptr::null())
-        }
+    reader(array.data_type(), spec)?(array, extra)
+}
+
+/// A string or bytes array of any layout as a slot without validity (a view
+/// array's table of addresses kept in `extra`): for the tests of the string helpers.
+#[cfg(test)]
+pub(crate) fn byte_slot(array: &dyn Array, extra: &mut Extra) -> Option<Slot> {
+    let spec = InputSpec {
+        ty: PType::Str,
+        nullable: false,
+        layout: byte_layout(array.data_type())?,
+        stored_as_i128: false,
     };
-    Some(Read {
-        len: array.len(),
-        nulls: array.nulls(),
-        values,
-        data,
-    })
+    read_any(&spec, array, extra).map(|read| read.slot(std::ptr::null()))
 }
 
 /// The bytes of one value of a slot of fixed-width type.
@@ -240,18 +228,6 @@ fn value_width(spec: &InputSpec) -> usize {
         spec.ty
     };
     ty.width() as usize
-}
-
-/// The values of a primitive array (any fixed-width type, offset applied) as
-/// bytes: their address and length. `None` for other arrays.
-fn primitive_values(array: &dyn Array) -> Option<(*const u8, usize)> {
-    arrow::array::downcast_primitive_array!(
-        array => {
-            let values = array.values();
-            Some((values.as_ptr().cast::<u8>(), std::mem::size_of_val(values.as_ref())))
-        },
-        _ => None
-    )
 }
 
 impl Read<'_> {
@@ -270,9 +246,10 @@ mod tests {
     use std::sync::Arc;
 
     use arrow::array::{
-        ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, Float32Array,
-        Float64Array, Int32Array, Int64Array, Int8Array, LargeStringArray, StringArray,
-        StringViewArray, TimestampNanosecondArray, UInt64Array,
+        ArrayRef, AsArray, BinaryArray, BooleanArray, Date32Array, Date64Array, Decimal128Array,
+        Decimal64Array, DurationSecondArray, Float32Array, Float64Array, Int32Array, Int64Array,
+        Int8Array, LargeStringArray, StringArray, StringViewArray, TimestampNanosecondArray,
+        UInt64Array,
     };
     use broadhead_codegen::ByteLayout;
 
@@ -333,6 +310,27 @@ mod tests {
                 spec(PType::I64, ByteLayout::Offsets32, true),
             ),
             (
+                Arc::new(
+                    Decimal64Array::from(vec![Some(-5), Some(7), None, Some(99)])
+                        .with_precision_and_scale(10, 1)
+                        .unwrap(),
+                ),
+                spec(PType::I64, ByteLayout::Offsets32, false),
+            ),
+            (
+                Arc::new(Date64Array::from(vec![0, 86_400_000, -1, 5])),
+                spec(PType::I64, ByteLayout::Offsets32, false),
+            ),
+            (
+                Arc::new(DurationSecondArray::from(vec![
+                    Some(1),
+                    None,
+                    Some(3),
+                    Some(4),
+                ])),
+                spec(PType::I64, ByteLayout::Offsets32, false),
+            ),
+            (
                 Arc::new(BooleanArray::from(vec![
                     Some(true),
                     None,
@@ -373,19 +371,21 @@ mod tests {
         whole.into_iter().chain(sliced).collect()
     }
 
-    /// What a read says of its array, with what a copy made for the read holds in
-    /// place of its (per read) address: a view column's table of addresses, a
-    /// boolean column's first word.
+    /// What a read says of its array: its length, its null count, and where its
+    /// values and data are, with what a copy made for the read holds in place of its
+    /// (per read) address: a boolean column's first word (its rows' bits), a view
+    /// column's table's first address.
     fn summary(read: &Read<'_>, spec: &InputSpec) -> (usize, usize, usize, usize) {
         let values = if spec.ty == PType::Bool {
             // SAFETY: a boolean slot's values are whole words (one at least here).
-            unsafe { *read.values.cast::<u64>() as usize }
+            let word = unsafe { *read.values.cast::<u64>() };
+            (word & ((1u64 << read.len) - 1)) as usize
         } else {
             read.values as usize
         };
         let data = if spec.layout == ByteLayout::Views && spec.ty == PType::Str {
-            // SAFETY: a view slot's `data` is the table `read_views` or `byte_slot`
-            // pushed, of one address per data buffer (at least one here).
+            // SAFETY: a view slot's `data` is the table `read_views` pushed, of one
+            // address per data buffer (at least one here).
             unsafe { *read.data.cast::<*const u8>() as usize }
         } else {
             read.data as usize
@@ -398,26 +398,53 @@ mod tests {
         )
     }
 
-    /// The reader chosen from each array's type reads it as the general path does.
+    /// [`summary`] as Arrow's own description of the array says it must be: its
+    /// first buffer at its offset, and for strings the bytes or the first data buffer.
+    fn expected(array: &dyn Array, spec: &InputSpec) -> (usize, usize, usize, usize) {
+        let data = array.to_data();
+        let (offset, buffers) = (data.offset(), data.buffers());
+        let first = buffers[0].as_ptr() as usize;
+        let (values, bytes) = match (spec.ty, spec.layout) {
+            (PType::Bool, _) => {
+                let bits = array.as_boolean().values();
+                let word = bits.iter().enumerate();
+                (word.fold(0, |w, (i, b)| w | (usize::from(b) << i)), 0)
+            }
+            (PType::Str, ByteLayout::Offsets32) => {
+                (first + offset * 4, buffers[1].as_ptr() as usize)
+            }
+            (PType::Str, ByteLayout::Offsets64) => {
+                (first + offset * 8, buffers[1].as_ptr() as usize)
+            }
+            (PType::Str, ByteLayout::Views) => (first + offset * 16, buffers[1].as_ptr() as usize),
+            _ => (first + offset * value_width(spec), 0),
+        };
+        (array.len(), array.null_count(), values, bytes)
+    }
+
+    /// The reader chosen for each array's type reads its buffers at its offset, and
+    /// a slot expecting that type reads it through that reader.
     #[test]
-    fn the_reader_of_a_columns_type_reads_it_as_the_general_path_does() {
+    fn each_types_reader_reads_the_arrays_buffers_at_its_offset() {
         for (array, spec) in cases() {
             let t = array.data_type().clone();
-            assert!(reader(&t, &spec).is_some(), "a reader for {t}");
-            let inputs = Inputs::new(&[spec], [Some(&t)].into_iter());
+            let context = format!("{t}, offset {}", array.offset());
+            let read = reader(&t, &spec).unwrap_or_else(|| panic!("a reader for {context}"));
             let mut extra = Extra::default();
-            let typed = inputs.read(0, &spec, array.as_ref(), &mut extra).unwrap();
-            let general = read_any(&spec, array.as_ref(), &mut extra).unwrap();
+            let direct = read(array.as_ref(), &mut extra).expect(&context);
             assert_eq!(
-                summary(&typed, &spec),
-                summary(&general, &spec),
-                "{t}, offset {}",
-                array.offset()
+                summary(&direct, &spec),
+                expected(array.as_ref(), &spec),
+                "{context}"
             );
-            assert_eq!(typed.len, array.len());
+            let inputs = Inputs::new(&[spec], [Some(&t)].into_iter());
+            let slot = inputs
+                .read(0, &spec, array.as_ref(), &mut extra)
+                .expect(&context);
             assert_eq!(
-                typed.nulls.map_or(0, |n| n.null_count()),
-                array.null_count()
+                summary(&slot, &spec),
+                expected(array.as_ref(), &spec),
+                "{context}"
             );
         }
     }
@@ -476,8 +503,8 @@ mod tests {
             .is_some());
     }
 
-    /// No reader is chosen for a type the slot cannot read; the general path then
-    /// refuses the arrays too.
+    /// No reader is chosen for a type the slot cannot read (nor, so, by the general
+    /// path for arrays of that type).
     #[test]
     fn a_type_the_slot_cannot_read_has_no_reader() {
         let i64_slot = spec(PType::I64, ByteLayout::Offsets32, false);

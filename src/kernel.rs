@@ -688,9 +688,9 @@ impl Jit {
                 return Err(EvalError::SchemaMismatch("column count differs".into()).into());
             }
         }
-        // On the stack for up to `INLINE` inputs, and not zeroed: `bind` writes each
-        // (closures here cost a store-forwarding stall of the captured state on every
-        // call).
+        // On the stack for up to `INLINE` inputs, the slots left uninitialized: `bind`
+        // writes each (closures here cost a store-forwarding stall of the captured
+        // state on every call).
         let (mut inline_slots, mut inline_nulls) =
             ([MaybeUninit::uninit(); INLINE], [false; INLINE]);
         let (mut heap_slots, mut heap_nulls) = (Vec::new(), Vec::new());

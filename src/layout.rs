@@ -5,7 +5,7 @@
 //! Expressions are bound with every string column typed `Utf8` (VARCHAR is one SQL
 //! type); the layout is a property of the batch's arrays, which the interpreter reads
 //! through [`str_value`], and which the JIT's kernels read through
-//! the input slots [`byte_slot`] binds (the loader in `codegen` turns each layout
+//! the input slots `crate::inputs` binds (the loader in `codegen` turns each layout
 //! into a view per row) and through the [`SlotLayout`] readers its string helpers are
 //! instantiated for. Nothing is converted or copied on the way in.
 
@@ -54,59 +54,6 @@ pub(crate) fn bytes_value(a: &dyn Array, i: usize) -> &[u8] {
         DataType::BinaryView => a.as_binary_view().value(i),
         _ => a.as_binary::<i32>().value(i),
     }
-}
-
-/// A variable-length array as a kernel input slot (see [`Slot`]): offsets and bytes,
-/// or views and the table of its data buffers' addresses, which is pushed on
-/// `tables` (the slot points into it, so it must live as long as the slot is used).
-/// `None` if `array` is not of a variable-length type.
-pub(crate) fn byte_slot(
-    array: &dyn Array,
-    validity: *const u64,
-    tables: &mut Vec<Vec<*const u8>>,
-) -> Option<Slot> {
-    let (values, data) = match array.data_type() {
-        DataType::Utf8 => {
-            let s = array.as_string::<i32>();
-            (s.value_offsets().as_ptr() as *const u8, s.values().as_ptr())
-        }
-        DataType::LargeUtf8 => {
-            let s = array.as_string::<i64>();
-            (s.value_offsets().as_ptr() as *const u8, s.values().as_ptr())
-        }
-        DataType::Binary => {
-            let s = array.as_binary::<i32>();
-            (s.value_offsets().as_ptr() as *const u8, s.values().as_ptr())
-        }
-        DataType::LargeBinary => {
-            let s = array.as_binary::<i64>();
-            (s.value_offsets().as_ptr() as *const u8, s.values().as_ptr())
-        }
-        DataType::Utf8View => {
-            let s = array.as_string_view();
-            let table = s.data_buffers().iter().map(|b| b.as_ptr()).collect();
-            tables.push(table);
-            (s.views().as_ptr() as *const u8, table_ptr(tables))
-        }
-        DataType::BinaryView => {
-            let s = array.as_binary_view();
-            let table = s.data_buffers().iter().map(|b| b.as_ptr()).collect();
-            tables.push(table);
-            (s.views().as_ptr() as *const u8, table_ptr(tables))
-        }
-        _ => return None,
-    };
-    Some(Slot {
-        values,
-        validity,
-        data,
-    })
-}
-
-fn table_ptr(tables: &[Vec<*const u8>]) -> *const u8 {
-    tables
-        .last()
-        .map_or(std::ptr::null(), |t| t.as_ptr() as *const u8)
 }
 
 /// What a view's length and first four bytes can decide about a row without
@@ -218,7 +165,7 @@ pub(crate) trait SlotLayout: 'static {
     /// Row `row`'s bytes.
     ///
     /// # Safety
-    /// `slot` describes a live array of this layout (as [`byte_slot`] binds it) with
+    /// `slot` describes a live array of this layout (as `crate::inputs` binds it) with
     /// more than `row` rows.
     unsafe fn bytes<'a>(slot: &Slot, row: usize) -> &'a [u8];
 
@@ -351,6 +298,7 @@ impl SlotLayout for Views {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inputs::{byte_slot, Extra};
     use arrow::array::{LargeStringArray, StringArray, StringViewArray};
 
     fn rows<L: SlotLayout>(slot: &Slot, n: usize) -> Vec<Vec<u8>> {
@@ -374,13 +322,12 @@ mod tests {
         let utf8 = StringArray::from_iter_values(values).slice(1, 4);
         let large = LargeStringArray::from_iter_values(values).slice(1, 4);
         let view = StringViewArray::from_iter_values(values).slice(1, 4);
-        let mut tables = Vec::new();
-        let null = std::ptr::null();
-        let s = byte_slot(&utf8, null, &mut tables).unwrap();
+        let mut extra = Extra::default();
+        let s = byte_slot(&utf8, &mut extra).unwrap();
         assert_eq!(rows::<Offsets32>(&s, 4), expect);
-        let s = byte_slot(&large, null, &mut tables).unwrap();
+        let s = byte_slot(&large, &mut extra).unwrap();
         assert_eq!(rows::<Offsets64>(&s, 4), expect);
-        let s = byte_slot(&view, null, &mut tables).unwrap();
+        let s = byte_slot(&view, &mut extra).unwrap();
         assert_eq!(rows::<Views>(&s, 4), expect);
         for (i, v) in values[1..5].iter().enumerate() {
             assert_eq!(str_value(&view, i), *v);
@@ -400,8 +347,8 @@ mod tests {
             "abcdefghijklmnoq",
         ];
         let view = StringViewArray::from_iter_values(values);
-        let mut tables = Vec::new();
-        let s = byte_slot(&view, std::ptr::null(), &mut tables).unwrap();
+        let mut extra = Extra::default();
+        let s = byte_slot(&view, &mut extra).unwrap();
         let decide = |row: usize, q: Quick| {
             // SAFETY: the slot was bound from `view`, of 6 rows.
             unsafe { Views::decide(&s, row, &q) }

@@ -584,9 +584,8 @@ mod tests {
     #[test]
     fn helpers_read_and_answer_only_the_rows_asked_for() {
         let strings = StringArray::from(vec!["abc", "xabx", "ab", "zzz", "cab"]);
-        let mut tables = Vec::new();
-        let slot = crate::layout::byte_slot(&strings, std::ptr::null(), &mut tables)
-            .expect("a string slot");
+        let mut extra = crate::inputs::Extra::default();
+        let slot = crate::inputs::byte_slot(&strings, &mut extra).expect("a string slot");
         let mut read = Vec::new();
         // SAFETY: the slot describes `strings`, which has the rows asked for (1, 2, 4).
         let m = unsafe {
