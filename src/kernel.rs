@@ -251,6 +251,19 @@ impl Variants {
     }
 }
 
+/// Why [`Jit::bind`] could not bind a batch's arrays to the input slots.
+#[derive(Clone, Copy, Debug)]
+enum Unbound {
+    /// Not one array per input slot.
+    Count,
+    /// No array for an input slot.
+    Missing,
+    /// The array of this slot does not have the slot's physical type or layout.
+    Type(usize),
+    /// An array's length is not the batch's.
+    Length,
+}
+
 /// The variant a batch runs: one the kernel keeps, or (rarely: threads raced to
 /// fill the last slots) one compiled for this call, boxed so that a call's result
 /// is the size of an error, not of a whole `Variant` copied on every call.
@@ -620,47 +633,61 @@ impl Jit {
     }
 
     /// The array of input slot `slot`.
-    fn column<'a>(&self, columns: Columns<'a>, slot: usize) -> Result<&'a ArrayRef> {
+    fn column<'a>(&self, columns: Columns<'a>, slot: usize) -> Option<&'a ArrayRef> {
         match columns {
             Columns::Arrays(arrays) => arrays.get(slot),
             Columns::Batch(batch) => self.lowered.columns[slot].map(|c| batch.column(c)),
         }
-        .ok_or_else(|| mismatch(&DataType::Null))
     }
 
     /// Reads the input arrays into `slots` (one per input), each with its validity
-    /// bitmap when it has nulls (`has_nulls`), for a batch of `rows` rows: the slots,
-    /// all written. Words the slots point to that are not the arrays' own go into
-    /// `extra`.
-    fn bind<'s>(
+    /// bitmap when it has nulls (`has_nulls`), for a batch of `rows` rows: on `Ok`
+    /// every slot is written. Words the slots point to that are not the arrays' own
+    /// go into `extra`. The error is a word, returned in registers; [`Jit::unbound`]
+    /// makes it an [`Error`] out of the hot path.
+    fn bind(
         &self,
         columns: Columns<'_>,
         rows: usize,
-        slots: &'s mut [MaybeUninit<Slot>],
+        slots: &mut [MaybeUninit<Slot>],
         has_nulls: &mut [bool],
         extra: &mut Extra,
-    ) -> Result<&'s mut [Slot]> {
+    ) -> std::result::Result<(), Unbound> {
         let specs = &self.lowered.program.inputs;
         if specs.len() != slots.len() || has_nulls.len() != slots.len() {
-            return Err(EvalError::SchemaMismatch("column count differs".into()).into());
+            return Err(Unbound::Count);
         }
         for (i, ((slot, has), spec)) in slots.iter_mut().zip(&mut *has_nulls).zip(specs).enumerate()
         {
-            let array = self.column(columns, i)?;
+            let array = self.column(columns, i).ok_or(Unbound::Missing)?;
             let read = self
                 .inputs
                 .read(i, spec, array.as_ref(), extra)
-                .ok_or_else(|| mismatch(array.data_type()))?;
+                .ok_or(Unbound::Type(i))?;
             if read.len != rows {
-                return Err(EvalError::SchemaMismatch("column length differs".into()).into());
+                return Err(Unbound::Length);
             }
             let nulls = read.nulls.filter(|n| n.null_count() > 0);
             *has = nulls.is_some();
             slot.write(read.slot(nulls.map_or(std::ptr::null(), |n| extra.words(n.inner()))));
         }
-        // SAFETY: the loop wrote every slot (`slots`, `has_nulls` and `specs` have the
-        // same length), and `MaybeUninit<Slot>` has `Slot`'s layout.
-        Ok(unsafe { &mut *(slots as *mut [MaybeUninit<Slot>] as *mut [Slot]) })
+        Ok(())
+    }
+
+    /// The error for arrays [`Jit::bind`] could not bind.
+    #[cold]
+    #[inline(never)]
+    fn unbound(&self, columns: Columns<'_>, why: Unbound) -> Error {
+        let message = match why {
+            Unbound::Count => "column count differs".to_string(),
+            Unbound::Length => "column length differs".to_string(),
+            Unbound::Missing => return mismatch(&DataType::Null),
+            Unbound::Type(slot) => match self.column(columns, slot) {
+                Some(array) => return mismatch(array.data_type()),
+                None => return mismatch(&DataType::Null),
+            },
+        };
+        EvalError::SchemaMismatch(message).into()
     }
 
     /// Runs the kernel over `columns` (the arrays of the input slots, all of `rows`
@@ -688,23 +715,57 @@ impl Jit {
                 return Err(EvalError::SchemaMismatch("column count differs".into()).into());
             }
         }
-        // On the stack for up to `INLINE` inputs, the slots left uninitialized: `bind`
-        // writes each (closures here cost a store-forwarding stall of the captured
-        // state on every call).
-        let (mut inline_slots, mut inline_nulls) =
-            ([MaybeUninit::uninit(); INLINE], [false; INLINE]);
-        let (mut heap_slots, mut heap_nulls) = (Vec::new(), Vec::new());
-        let (slots, has_nulls) = if inputs <= INLINE {
-            (&mut inline_slots[..inputs], &mut inline_nulls[..inputs])
+        if inputs <= INLINE {
+            // On the stack, the slots left uninitialized: `bind` writes each.
+            let (mut slots, mut has_nulls) = ([MaybeUninit::uninit(); INLINE], [false; INLINE]);
+            let (slots, has_nulls) = (&mut slots[..inputs], &mut has_nulls[..inputs]);
+            self.run_bound(columns, rows, slots, has_nulls, outs, mode, arena, describe)
         } else {
-            heap_slots.resize(inputs, MaybeUninit::uninit());
-            heap_nulls.resize(inputs, false);
-            (&mut heap_slots[..], &mut heap_nulls[..])
-        };
+            let (mut slots, mut has_nulls) =
+                (vec![MaybeUninit::uninit(); inputs], vec![false; inputs]);
+            self.run_bound(
+                columns,
+                rows,
+                &mut slots,
+                &mut has_nulls,
+                outs,
+                mode,
+                arena,
+                describe,
+            )
+        }
+    }
+
+    /// [`Jit::run`] with `slots` and `has_nulls` to bind the inputs into (one of each
+    /// per input).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn run_bound(
+        &self,
+        columns: Columns<'_>,
+        rows: usize,
+        slots: &mut [MaybeUninit<Slot>],
+        has_nulls: &mut [bool],
+        outs: &[OutSlot],
+        mode: u64,
+        arena: &mut Arena,
+        describe: impl Fn(usize) -> Error,
+    ) -> Result<Option<usize>> {
         let mut extra = Extra::default();
-        let slots = self.bind(columns, rows, slots, has_nulls, &mut extra)?;
-        let Some(variant) = self.kernel(has_nulls)? else {
-            return Ok(None);
+        if let Err(why) = self.bind(columns, rows, slots, has_nulls, &mut extra) {
+            return Err(self.unbound(columns, why));
+        }
+        // SAFETY: `bind` returned `Ok`, so it wrote every slot, and `MaybeUninit<Slot>`
+        // has `Slot`'s layout.
+        let slots = unsafe { &mut *(slots as *mut [MaybeUninit<Slot>] as *mut [Slot]) };
+        // The variant for the batch's nulls is kept already after the first calls:
+        // found here, inline, before the general search.
+        let variant = match self.shared.variants.find(has_nulls) {
+            Some(v) => Chosen::Stored(v),
+            None => match self.kernel(has_nulls)? {
+                Some(v) => v,
+                None => return Ok(None),
+            },
         };
         // The variant reads validity for every input with nulls (and maybe more:
         // those get all-valid bitmaps).

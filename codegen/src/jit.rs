@@ -12,6 +12,7 @@
 
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
+use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -282,10 +283,10 @@ impl Kernel {
         // writing indices in the kernel: examples/selection_cost.rs).
         with_mask_words(rows.div_ceil(64), |words| {
             // The kernel writes every block's 16 bits, so only the last word's bits
-            // past the batch's blocks could hold an earlier call's: that word is
-            // cleared, not all of them.
+            // past the batch's blocks are not written: that word is cleared first,
+            // not all of them.
             if let Some(last) = words.last_mut() {
-                *last = 0;
+                last.write(0);
             }
             let mask = [OutSlot {
                 values: words.as_mut_ptr().cast(),
@@ -294,6 +295,13 @@ impl Kernel {
             // SAFETY: as the caller's call, with mode 0's output: `words` holds
             // ceil(rows / 64) words.
             let n = unsafe { self.call(inputs, params, rows, &mask, ctx) }?;
+            // SAFETY: the kernel wrote the 16 bits of each of the ceil(rows / 16)
+            // blocks, which cover every word but the last one's bits past them,
+            // written (zero) above: every word is initialized.
+            let words = unsafe { &mut *(words as *mut [MaybeUninit<u64>] as *mut [u64]) };
+            if let Some(last) = words.last_mut() {
+                *last = reassembled(last);
+            }
             let out = outs[0].values;
             // SAFETY: the caller gave room for `rows` indices of the mode's width at
             // `out`; the words have n <= rows set bits, each below `rows`, which the
@@ -340,17 +348,40 @@ impl Kernel {
     }
 }
 
-/// The mask words of batches of up to 2,048 rows live on the stack (zeroing 256
-/// bytes costs less than reaching the thread's words).
+/// `word` read as the four 16-bit block masks the kernel just stored into it. Read
+/// whole, the word waits for those stores to reach the cache (a store-forwarding
+/// stall: a load wider than the stores it overlaps) — the kernel's last stores, a
+/// few cycles old when the call returns. Four loads of the stores' width are each
+/// forwarded from one store; volatile, so that they are not merged back into one.
+#[inline(always)]
+fn reassembled(word: &u64) -> u64 {
+    let blocks = (word as *const u64).cast::<u16>();
+    (0..4).fold(0, |whole, b| {
+        // SAFETY: `blocks` points to the word's 8 bytes, aligned for `u16`; `b < 4`.
+        let block = unsafe { blocks.add(b).read_volatile() };
+        // Where the block's two bytes sit in the word's value.
+        let shift = if cfg!(target_endian = "little") {
+            16 * b
+        } else {
+            48 - 16 * b
+        };
+        whole | u64::from(block) << shift
+    })
+}
+
+/// The mask words of batches of up to 2,048 rows live on the stack (cheaper than
+/// reaching the thread's words).
 const STACK_WORDS: usize = 32;
 
-/// Calls `f` with `needed` scratch words (any contents): a small batch's on the
-/// stack, others kept by the thread from call to call. A nested call (a helper
-/// running a kernel) finds the thread's words borrowed and takes its own.
+/// Calls `f` with `needed` scratch words, uninitialized (or holding an earlier
+/// call's bits): a small batch's on the stack, others kept by the thread from call
+/// to call. A nested call (a helper running a kernel) finds the thread's words
+/// borrowed and takes its own.
 #[inline(always)]
-fn with_mask_words<R>(needed: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
+fn with_mask_words<R>(needed: usize, f: impl FnOnce(&mut [MaybeUninit<u64>]) -> R) -> R {
     if needed <= STACK_WORDS {
-        return f(&mut [0; STACK_WORDS][..needed]);
+        // Not zeroed: the kernel writes them (16 vector stores saved on every call).
+        return f(&mut [MaybeUninit::uninit(); STACK_WORDS][..needed]);
     }
     MASK_WORDS.with(|scratch| {
         let mut own = Vec::new();
@@ -362,7 +393,11 @@ fn with_mask_words<R>(needed: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
         if words.len() < needed {
             words.resize(needed, 0);
         }
-        let result = f(&mut words[..needed]);
+        let head: *mut [u64] = &mut words[..needed];
+        // SAFETY: `MaybeUninit<u64>` has `u64`'s layout, and `f` stores only whole
+        // initialized words or the kernel's 16-bit block masks into them, so the
+        // vector never holds uninitialized bytes.
+        let result = f(unsafe { &mut *(head as *mut [MaybeUninit<u64>]) });
         if words.capacity() > MAX_KEPT_WORDS {
             // A huge batch's words are not kept for the rest of the thread's life.
             *words = Vec::new();
@@ -941,8 +976,9 @@ mod tests {
         let program = greater_than();
         let options = CompileOptions::default();
         let kernel = load(&program, compile_object(&program, options).unwrap()).unwrap();
-        // Batches of up to `STACK_WORDS` words take fresh words on the stack; longer
-        // ones reuse the thread's words, whose last one holds the longer batch's bits.
+        // Batches of up to `STACK_WORDS` words take words on the stack, not zeroed
+        // (and likely where the longer batch's were); longer ones reuse the thread's
+        // words, whose last one holds the longer batch's bits.
         for base in [0, STACK_WORDS * 64] {
             // Rows base + 60..63 selected: a word of few bits, expanded one bit at a
             // time.
@@ -968,6 +1004,14 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A mask word read as its four blocks is the word read whole.
+    #[test]
+    fn a_word_reassembled_from_its_blocks_is_the_word() {
+        for word in [0, 1, 1 << 16, 1 << 63, 0x0123_4567_89ab_cdef, u64::MAX] {
+            assert_eq!(reassembled(&word), word, "{word:#x}");
         }
     }
 
