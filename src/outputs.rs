@@ -545,7 +545,7 @@ mod tests {
         for (t, out) in types.iter().zip(outs) {
             let values = KernelOutputs::new([t.clone()]).outputs[0].values;
             for p in [out.values as usize, out.validity as usize] {
-                assert_eq!(p % 16, 0, "{t}: parts start on 16-byte boundaries");
+                assert_eq!(p % LINE, 0, "{t}, {rows} rows: parts start on cache lines");
             }
             spans.push((out.values as usize, values.bytes(rows)));
             spans.push((out.validity as usize, validity));
