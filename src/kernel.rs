@@ -421,11 +421,21 @@ impl Jit {
     /// kept already that covers `nullable` runs meanwhile, if there is one.
     /// `None`: no kernel for these inputs (yet, or for good after a failure); the
     /// interpreter evaluates the batch.
+    ///
+    /// Inline: after the first calls the variant is kept already, and found without
+    /// the result going through memory; the rest is [`Jit::kernel_not_kept`].
+    #[inline]
     fn kernel(&self, nullable: &[bool]) -> Result<Option<Chosen<'_>>> {
-        let variants = &self.shared.variants;
-        if let Some(v) = variants.find(nullable) {
-            return Ok(Some(Chosen::Stored(v)));
+        match self.shared.variants.find(nullable) {
+            Some(v) => Ok(Some(Chosen::Stored(v))),
+            None => self.kernel_not_kept(nullable),
         }
+    }
+
+    /// [`Jit::kernel`] when no variant for `nullable` is kept.
+    #[inline(never)]
+    fn kernel_not_kept(&self, nullable: &[bool]) -> Result<Option<Chosen<'_>>> {
+        let variants = &self.shared.variants;
         if self.shared.failed.get().is_some() {
             return Ok(None);
         }
@@ -758,14 +768,8 @@ impl Jit {
         // SAFETY: `bind` returned `Ok`, so it wrote every slot, and `MaybeUninit<Slot>`
         // has `Slot`'s layout.
         let slots = unsafe { &mut *(slots as *mut [MaybeUninit<Slot>] as *mut [Slot]) };
-        // The variant for the batch's nulls is kept already after the first calls:
-        // found here, inline, before the general search.
-        let variant = match self.shared.variants.find(has_nulls) {
-            Some(v) => Chosen::Stored(v),
-            None => match self.kernel(has_nulls)? {
-                Some(v) => v,
-                None => return Ok(None),
-            },
+        let Some(variant) = self.kernel(has_nulls)? else {
+            return Ok(None);
         };
         // The variant reads validity for every input with nulls (and maybe more:
         // those get all-valid bitmaps).
