@@ -106,7 +106,9 @@ impl KernelOutputs {
 
     /// Calls `run` with a slot per output for `rows` rows, then makes the outputs'
     /// arrays from what it wrote. `run` returns whether the kernel ran (`None`: it
-    /// did not, and neither does this).
+    /// did not, and neither does this) and, if it did, its result: the outputs
+    /// whose validity it did not write, none of whose rows is NULL (bit k for
+    /// output k; see `Kernel::run`).
     ///
     /// Strings are copied out of the memory the views point to before this
     /// returns: the caller's arena must outlive the call.
@@ -133,10 +135,15 @@ impl KernelOutputs {
             }
             run(slots)
         });
-        if !matches!(ran, Ok(Some(_))) {
-            memory.unused();
-            return ran.map(|_| None);
-        }
+        // The outputs whose validity the kernel did not write (no row of them is
+        // NULL), bit k for output k.
+        let unwritten_validity = match ran {
+            Ok(Some(mask)) => mask,
+            _ => {
+                memory.unused();
+                return ran.map(|_| None);
+            }
+        };
         // SAFETY: `allocate` zeroed every byte of the first `total_words` words but
         // the values of `Values::Fixed` outputs, and the kernel ran: it wrote every
         // one of those.
@@ -147,13 +154,20 @@ impl KernelOutputs {
         // `ScalarBuffer::from` needs): one reference count per part an array keeps,
         // none for the validity of an output without nulls.
         let mut arrays = Vec::with_capacity(self.outputs.len());
-        let made = self.outputs.iter().try_for_each(|o| {
+        let made = self.outputs.iter().enumerate().try_for_each(|(k, o)| {
             let bytes = o.values.bytes(rows);
             let validity_at = at + words(bytes) * 16;
-            let nulls = null_count(
-                &all.typed_data::<u64>()[validity_at / 8..][..validity / 8],
-                rows,
-            );
+            let all_valid = u32::try_from(k)
+                .ok()
+                .and_then(|k| unwritten_validity.checked_shr(k))
+                .is_some_and(|m| m & 1 == 1);
+            let nulls = match all_valid {
+                true => 0,
+                false => null_count(
+                    &all.typed_data::<u64>()[validity_at / 8..][..validity / 8],
+                    rows,
+                ),
+            };
             let nulls = (nulls > 0).then(|| {
                 let bits =
                     BooleanBuffer::new(all.slice_with_length(validity_at, validity), 0, rows);
@@ -615,7 +629,8 @@ mod tests {
             let arrays = outputs
                 .evaluate(rows, |outs| {
                     write(&types, rows, outs);
-                    Ok(Some(rows))
+                    // Every output's validity written.
+                    Ok(Some(0))
                 })
                 .expect("no error")
                 .expect("ran");
@@ -689,7 +704,7 @@ mod tests {
                         views[..rows].fill(WORDS[1].as_ptr() as u64);
                         views[rows..].fill(WORDS[1].len() as u64);
                     }
-                    Ok(Some(rows))
+                    Ok(Some(0))
                 })
                 .expect("no error")
                 .expect("ran");
@@ -697,6 +712,43 @@ mod tests {
                 assert!(a.nulls().is_none(), "{} at {rows} rows", a.data_type());
                 assert_eq!(a.len(), rows);
             }
+        }
+    }
+
+    #[test]
+    fn outputs_whose_validity_the_kernel_left_unwritten_have_no_nulls() {
+        let types = [DataType::Int64, DataType::Int64, DataType::Float64];
+        let outputs = KernelOutputs::new(types.clone());
+        for rows in [1, 64, 65, 1000] {
+            let arrays = outputs
+                .evaluate(rows, |outs| {
+                    for out in outs {
+                        // SAFETY (test): the values of `rows` BIGINTs or DOUBLEs.
+                        let values =
+                            unsafe { std::slice::from_raw_parts_mut(out.values as *mut i64, rows) };
+                        (0..rows).for_each(|i| values[i] = i as i64);
+                    }
+                    // SAFETY (test): the validity words of `rows` rows.
+                    let valid = unsafe {
+                        std::slice::from_raw_parts_mut(outs[1].validity, rows.div_ceil(64))
+                    };
+                    (0..rows)
+                        .filter(|i| i % 2 == 0)
+                        .for_each(|i| valid[i / 64] |= 1 << (i % 64));
+                    // Outputs 0 and 2 have no NULL: their words are left zero.
+                    Ok(Some(0b101))
+                })
+                .expect("no error")
+                .expect("ran");
+            for k in [0, 2] {
+                assert!(arrays[k].nulls().is_none(), "output {k} at {rows} rows");
+                assert_eq!(arrays[k].len(), rows);
+            }
+            assert_eq!(arrays[1].null_count(), rows / 2, "{rows} rows");
+            assert_eq!(
+                arrays[0].as_primitive::<Int64Type>().value(rows - 1),
+                rows as i64 - 1
+            );
         }
     }
 
@@ -713,7 +765,7 @@ mod tests {
                     assert!(valid.iter().all(|&w| w == 0), "validity zeroed");
                     (0..rows).for_each(|i| valid[i / 64] |= 1 << (i % 64));
                 }
-                Ok(Some(rows))
+                Ok(Some(0))
             })
             .expect("no error")
             .expect("ran");

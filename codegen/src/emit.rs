@@ -200,7 +200,17 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// block's, less those an earlier operand decided (`None`: the block's). A
     /// guarded helper is called only for undecided rows among them.
     care: Cell<Option<IntValue<'ctx>>>,
+    /// By output of a projection: whether the code emitted so far stores its
+    /// validity (`None`: not emitted yet). An output that no row can make NULL
+    /// ([`V::Vals`] and [`V::Str`] without validity) is not given any: the kernel
+    /// returns those outputs as a mask ([`Emitter::body`]).
+    stores_validity: Vec<Option<bool>>,
 }
+
+/// Outputs from this one on always get their validity stored: the mask a
+/// projection kernel returns has a bit for each output before it (bit 63 stays
+/// clear, so that the result is never taken for an error's -1).
+pub(crate) const UNSTORED_VALIDITY_OUTPUTS: usize = 63;
 
 /// How far ahead of a block, in bytes, a kernel prefetches each fixed-width
 /// column it reads (one prefetch per 64-byte line of the block), when it reads no
@@ -370,6 +380,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             numbers: RefCell::new(HashSet::new()),
             care: Cell::new(None),
             prefetch: !prog.inputs.iter().any(|i| i.ty == PType::Str),
+            stores_validity: vec![None; prog.outputs.len()],
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -693,8 +704,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.b.build_unconditional_branch(done)?;
             self.b.position_at_end(done);
         }
-        let count = self.b.build_load(self.count, "")?;
-        self.b.build_return(Some(&count))?;
+        let result = match self.prog.mode {
+            Mode::Filter => self.b.build_load(self.count, "")?.into_int_value(),
+            // The outputs whose validity is not stored, bit k for output k.
+            Mode::Project => self.c64(
+                self.stores_validity
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, stores)| **stores == Some(false))
+                    .fold(0, |mask, (k, _)| mask | 1 << k),
+            ),
+        };
+        self.b.build_return(Some(&result))?;
         Ok(())
     }
 
@@ -855,13 +876,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             V::Bool { t, f, .. } => {
                 let p = words_ptr(self, values)?;
                 self.b.build_store(p, t)?;
-                self.or(t, f)?
+                Some(self.or(t, f)?)
             }
             V::Vals { v, valid, .. } => {
                 let t = self.prog.type_of(node);
                 let p = self.elem_ptr(values, t, block)?;
                 self.store_block(p, v, Self::align(t), block)?;
-                valid.unwrap_or(self.ones())
+                valid
             }
             V::Str {
                 ptr, len, valid, ..
@@ -890,11 +911,26 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     )?;
                     self.store_block(p, v, 8, block)?;
                 }
-                valid.unwrap_or(self.ones())
+                valid
             }
         };
-        let p = words_ptr(self, validity)?;
-        self.b.build_store(p, valid)?;
+        // An output no row can make NULL gets no validity (a store per block less:
+        // interleaved with the values' stores, it made `a * b + c` a quarter
+        // slower): the kernel's result says so.
+        let store = valid.is_some() || k >= UNSTORED_VALIDITY_OUTPUTS;
+        match self.stores_validity.get_mut(k) {
+            Some(Some(stored)) if *stored != store => {
+                return Err(EmitError(format!(
+                    "output {k}'s validity is stored by one copy of the block's code and not by another"
+                )))
+            }
+            Some(stores) => *stores = Some(store),
+            None => return Err(EmitError(format!("no output {k}"))),
+        }
+        if store {
+            let p = words_ptr(self, validity)?;
+            self.b.build_store(p, valid.unwrap_or(self.ones()))?;
+        }
         Ok(())
     }
 

@@ -250,8 +250,10 @@ impl std::fmt::Debug for Kernel {
 impl Kernel {
     /// Runs the kernel.
     ///
-    /// Returns the number of selected rows (filters) or 0 (projections), or
-    /// `Err(row)` for the first row whose value raised an error.
+    /// Returns the number of selected rows (filters), or for projections the
+    /// outputs whose validity words it left as they were, as a mask (bit `k` for
+    /// output `k`: none of its rows is NULL; only outputs before the 64th are ever
+    /// left so); or `Err(row)` for the first row whose value raised an error.
     ///
     /// # Safety
     /// The buffers must match the program the kernel was compiled from:

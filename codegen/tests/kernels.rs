@@ -140,3 +140,83 @@ fn integer_division_projects_values_and_reports_the_first_zero_divisor() {
         Err(3)
     );
 }
+
+/// A projection's kernel leaves the validity words of an output no row can make
+/// NULL as they were, and says so in its result; it writes the others'.
+#[test]
+fn outputs_without_nulls_get_no_validity_and_are_reported() {
+    let input = |nullable| InputSpec {
+        ty: PType::F64,
+        nullable,
+        layout: ByteLayout::Offsets32,
+        stored_as_i128: false,
+    };
+    // a * a, b * a, a > b.
+    let prog = Program {
+        nodes: vec![
+            Node::Input(0),
+            Node::Input(1),
+            Node::Arith(ArithOp::Mul, 0, 0),
+            Node::Arith(ArithOp::Mul, 1, 0),
+            Node::Cmp(CmpOp::Gt, 0, 1),
+        ],
+        inputs: vec![input(false), input(true)],
+        params: vec![],
+        outputs: vec![2, 3, 4],
+        mode: Mode::Project,
+    };
+    let k = compile(&prog, CompileOptions::default()).unwrap();
+    for rows in [1usize, 16, 17, 100] {
+        let a: Vec<f64> = (0..rows).map(|i| i as f64).collect();
+        let b: Vec<f64> = (0..rows).map(|i| (rows - i) as f64).collect();
+        // Every row of b valid but row 0.
+        let mut b_valid = vec![u64::MAX; rows.div_ceil(64)];
+        b_valid[0] = !1;
+        let inputs = [
+            slot(a.as_ptr() as *const u8, std::ptr::null()),
+            slot(b.as_ptr() as *const u8, b_valid.as_ptr()),
+        ];
+        let words = rows.div_ceil(64);
+        let mut squares = vec![0f64; rows];
+        let mut products = vec![0f64; rows];
+        let mut greater = vec![0u64; words];
+        let mut valid = vec![vec![0x5555_5555_5555_5555u64; words]; 3];
+        let [v0, v1, v2] = &mut valid[..] else {
+            unreachable!()
+        };
+        let outs = [
+            OutSlot {
+                values: squares.as_mut_ptr() as *mut u8,
+                validity: v0.as_mut_ptr(),
+            },
+            OutSlot {
+                values: products.as_mut_ptr() as *mut u8,
+                validity: v1.as_mut_ptr(),
+            },
+            OutSlot {
+                values: greater.as_mut_ptr() as *mut u8,
+                validity: v2.as_mut_ptr(),
+            },
+        ];
+        // SAFETY: buffers sized as Kernel::run requires.
+        let result = unsafe { k.run(&inputs, &[], rows, &outs, 0, std::ptr::null_mut()) };
+        assert_eq!(result, Ok(0b001), "{rows} rows: only a * a is never NULL");
+        for i in 0..rows {
+            assert_eq!(squares[i], a[i] * a[i], "row {i}");
+            if i > 0 {
+                assert_eq!(products[i], b[i] * a[i], "row {i}");
+                assert_eq!(greater[i / 64] >> (i % 64) & 1 == 1, a[i] > b[i], "row {i}");
+            }
+        }
+        let rows_mask = |w: usize| match (rows - 64 * w).min(64) {
+            64 => u64::MAX,
+            n => (1u64 << n) - 1,
+        };
+        for w in 0..words {
+            assert_eq!(valid[0][w], 0x5555_5555_5555_5555, "a * a: untouched");
+            let expected = if w == 0 { !1u64 } else { u64::MAX } & rows_mask(w);
+            assert_eq!(valid[1][w] & rows_mask(w), expected, "b * a");
+            assert_eq!(valid[2][w] & rows_mask(w), expected, "a > b");
+        }
+    }
+}
