@@ -180,10 +180,12 @@ fn outputs_without_nulls_get_no_validity_and_are_reported() {
         let mut squares = vec![0f64; rows];
         let mut products = vec![0f64; rows];
         let mut greater = vec![0u64; words];
-        let mut valid = vec![vec![0x5555_5555_5555_5555u64; words]; 3];
-        let [v0, v1, v2] = &mut valid[..] else {
-            unreachable!()
-        };
+        const UNTOUCHED: u64 = 0x5555_5555_5555_5555;
+        let (mut v0, mut v1, mut v2) = (
+            vec![UNTOUCHED; words],
+            vec![UNTOUCHED; words],
+            vec![UNTOUCHED; words],
+        );
         let outs = [
             OutSlot {
                 values: squares.as_mut_ptr() as *mut u8,
@@ -212,11 +214,11 @@ fn outputs_without_nulls_get_no_validity_and_are_reported() {
             64 => u64::MAX,
             n => (1u64 << n) - 1,
         };
-        for w in 0..words {
-            assert_eq!(valid[0][w], 0x5555_5555_5555_5555, "a * a: untouched");
+        for (w, ((square, product), greater)) in v0.iter().zip(&v1).zip(&v2).enumerate() {
+            assert_eq!(*square, UNTOUCHED, "a * a: its validity untouched");
             let expected = if w == 0 { !1u64 } else { u64::MAX } & rows_mask(w);
-            assert_eq!(valid[1][w] & rows_mask(w), expected, "b * a");
-            assert_eq!(valid[2][w] & rows_mask(w), expected, "a > b");
+            assert_eq!(product & rows_mask(w), expected, "b * a");
+            assert_eq!(greater & rows_mask(w), expected, "a > b");
         }
     }
 }
