@@ -1095,12 +1095,34 @@ impl Lowerer {
             (None, Some(y), Some(lit), _) if literal_bytes(lit).is_some() => {
                 Ok(self.compare_literal(flipped(op), y, literal_bytes(lit).unwrap_or_default()))
             }
+            (_, _, _, Some(lit)) if literal_bytes(lit).is_some() => {
+                self.computed_compare_literal(op, a, literal_bytes(lit).unwrap_or_default())
+            }
+            (_, _, Some(lit), _) if literal_bytes(lit).is_some() => self.computed_compare_literal(
+                flipped(op),
+                b,
+                literal_bytes(lit).unwrap_or_default(),
+            ),
             _ => {
                 let (x, y) = (self.expr(a)?, self.expr(b)?);
                 let imp = computed::compare_strings(op);
                 Ok(self.row_helper(format!("cmp:{op:?}"), imp, vec![x, y], PType::Bool))
             }
         }
+    }
+
+    /// `x <op> literal` for a string or BLOB the kernel computes (a function's
+    /// result, a `CASE`).
+    fn computed_compare_literal(
+        &mut self,
+        op: CmpOp,
+        x: &TypedExpr,
+        literal: &[u8],
+    ) -> Result<NodeId, Unsupported> {
+        let x = self.expr(x)?;
+        let imp = computed::compare_to_literal(op, literal.to_vec());
+        let key = format!("cmp:{op:?}:{literal:?}");
+        Ok(self.row_helper(key, imp, vec![x], PType::Bool))
     }
 
     /// `column <op> literal` for a string or BLOB column (slot `x`).

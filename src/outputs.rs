@@ -1,6 +1,7 @@
 //! The outputs of a projection's kernel: the memory it writes them into on each
 //! call, and the Arrow arrays made from that memory without copying it (strings
-//! excepted: they are copied out of the call's arena and input columns).
+//! excepted: their bytes are the call's arena's own when they are a run of one of
+//! its chunks, else copied out of the arena and the input columns).
 //!
 //! Everything that depends only on the output types is decided once, when the
 //! projector is built ([`KernelOutputs::new`]), so that a call allocates at most
@@ -17,13 +18,14 @@ use std::sync::Arc;
 
 use arrow::array::{
     downcast_primitive, make_array, ArrayData, ArrayRef, ArrowPrimitiveType, BinaryArray,
-    BinaryBuilder, BooleanArray, Decimal128Array, Int64Array, PrimitiveArray, StringArray,
+    BooleanArray, Decimal128Array, Int64Array, PrimitiveArray, StringArray,
 };
-use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::DataType;
 use broadhead_codegen::{OutSlot, PType};
 
 use crate::error::{Error, EvalError, Result};
+use crate::functions::row::Arena;
 use crate::kernel::with_scratch;
 use crate::lower::physical;
 
@@ -66,8 +68,8 @@ impl Values {
 }
 
 /// Makes an output's array of type `.0` from its values (exactly the bytes of its
-/// `.2` rows) and nulls.
-type Make = fn(&DataType, Buffer, usize, Option<NullBuffer>) -> Result<ArrayRef>;
+/// `.2` rows) and nulls; strings may take memory of the call's arena.
+type Make = fn(&DataType, Buffer, usize, Option<NullBuffer>, &mut Arena) -> Result<ArrayRef>;
 
 /// The bytes of validity words (or of bits) for `rows` rows.
 fn validity_bytes(rows: usize) -> usize {
@@ -115,7 +117,8 @@ impl KernelOutputs {
     pub(crate) fn evaluate(
         &self,
         rows: usize,
-        run: impl FnOnce(&[OutSlot]) -> Result<Option<usize>>,
+        arena: &mut Arena,
+        run: impl FnOnce(&[OutSlot], &mut Arena) -> Result<Option<usize>>,
     ) -> Result<Option<Vec<ArrayRef>>> {
         let mut memory = self.allocate(rows);
         let empty = OutSlot {
@@ -133,7 +136,7 @@ impl KernelOutputs {
                 };
                 at += values + words(validity_bytes(rows));
             }
-            run(slots)
+            run(slots, arena)
         });
         // The outputs whose validity the kernel did not write (no row of them is
         // NULL), bit k for output k.
@@ -180,6 +183,7 @@ impl KernelOutputs {
                 all.slice_with_length(at, bytes),
                 rows,
                 nulls,
+                arena,
             )?);
             at = validity_at + words(validity) * 16;
             Ok::<_, Error>(())
@@ -436,6 +440,7 @@ fn primitive<T: ArrowPrimitiveType, const RETYPED: bool>(
     values: Buffer,
     _: usize,
     nulls: Option<NullBuffer>,
+    _: &mut Arena,
 ) -> Result<ArrayRef> {
     let values = ScalarBuffer::<T::Native>::from(values);
     if nulls.as_ref().is_some_and(|n| n.len() != values.len()) {
@@ -455,7 +460,13 @@ fn primitive<T: ArrowPrimitiveType, const RETYPED: bool>(
 }
 
 /// Any other fixed-width type, through `ArrayData`.
-fn other(t: &DataType, values: Buffer, rows: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+fn other(
+    t: &DataType,
+    values: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+    _: &mut Arena,
+) -> Result<ArrayRef> {
     let data = ArrayData::builder(t.clone())
         .len(rows)
         .add_buffer(values)
@@ -469,6 +480,7 @@ fn booleans(
     bits: Buffer,
     rows: usize,
     nulls: Option<NullBuffer>,
+    _: &mut Arena,
 ) -> Result<ArrayRef> {
     Ok(Arc::new(BooleanArray::new(
         BooleanBuffer::new(bits, 0, rows),
@@ -482,6 +494,7 @@ fn narrow_decimals(
     values: Buffer,
     _: usize,
     nulls: Option<NullBuffer>,
+    _: &mut Arena,
 ) -> Result<ArrayRef> {
     let narrow = Int64Array::new(ScalarBuffer::from(values), nulls);
     let wide: Decimal128Array = narrow.unary(i128::from);
@@ -490,38 +503,89 @@ fn narrow_decimals(
 
 /// Wider decimals, computed as `i128`, in place. Not through `ArrayData`'s
 /// validation: rows that are NULL may hold any value.
-fn decimals(t: &DataType, values: Buffer, _: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+fn decimals(
+    t: &DataType,
+    values: Buffer,
+    _: usize,
+    nulls: Option<NullBuffer>,
+    _: &mut Arena,
+) -> Result<ArrayRef> {
     let wide = Decimal128Array::new(ScalarBuffer::from(values), nulls);
     Ok(Arc::new(wide.with_data_type(t.clone())))
 }
 
 /// The byte strings a kernel wrote as views (`rows` addresses, then `rows`
-/// lengths), copied into a BLOB array while the arena and the input columns they
-/// point into are alive.
-fn blobs_from_views(views: &Buffer, rows: usize, nulls: Option<NullBuffer>) -> BinaryArray {
+/// lengths) as a BLOB array, made while the arena and the input columns they point
+/// into are alive. When the bytes of the valid rows follow each other in one chunk
+/// of the arena (a function's results, written in row order), the array takes that
+/// chunk's memory; otherwise they are copied.
+fn blobs_from_views(
+    views: &Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+    arena: &mut Arena,
+) -> Result<BinaryArray> {
     let views = views.typed_data::<u64>();
+    let (addresses, lengths) = views.split_at(rows);
     let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
-    let bytes: usize = (0..rows)
-        .filter(|&i| valid(i))
-        .map(|i| views[rows + i] as usize)
-        .sum();
-    let mut b = BinaryBuilder::with_capacity(rows, bytes);
+    let too_long = || {
+        Error::from(EvalError::Other(format!(
+            "the strings of a result column of {rows} rows exceed 2 GiB, the most a column holds"
+        )))
+    };
+    let mut offsets = Vec::with_capacity(rows + 1);
+    offsets.push(0i32);
+    let mut bytes = 0usize;
+    // Where the bytes start, and where the next row's must start for them to be one
+    // run.
+    let (mut start, mut next, mut one_run) = (None, 0u64, true);
     for i in 0..rows {
-        if valid(i) {
-            let (ptr, len) = (views[i] as *const u8, views[rows + i] as usize);
-            // SAFETY: the kernel wrote, for every valid row, a view of bytes (from a
-            // column of the call, a literal of the kernel, or the call's arena), all
-            // alive until the caller's arena drops, after this copy.
-            b.append_value(unsafe { std::slice::from_raw_parts(ptr, len) });
-        } else {
-            b.append_null();
+        if valid(i) && lengths[i] > 0 {
+            let (at, len) = (addresses[i], lengths[i]);
+            if start.is_none() {
+                start = Some(at);
+            } else {
+                one_run &= at == next;
+            }
+            next = at.wrapping_add(len);
+            bytes += len as usize;
         }
+        offsets.push(i32::try_from(bytes).map_err(|_| too_long())?);
     }
-    b.finish()
+    let adopted = match start {
+        Some(at) if one_run => arena.adopt(at as *const u8, bytes),
+        _ => None,
+    };
+    let values = match adopted {
+        Some(values) => values,
+        None => {
+            let mut values = MutableBuffer::with_capacity(bytes);
+            for i in (0..rows).filter(|&i| valid(i) && lengths[i] > 0) {
+                // SAFETY: the kernel wrote, for every valid row, a view of bytes (from
+                // a column of the call, a literal of the kernel, or the call's
+                // arena), all alive until the caller's arena drops, after this copy.
+                values.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts(addresses[i] as *const u8, lengths[i] as usize)
+                });
+            }
+            values.into()
+        }
+    };
+    // SAFETY: the offsets start at 0 and never decrease (lengths are added), and
+    // the last is `bytes`, the length of `values`.
+    let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
+    // SAFETY: as above for the offsets; `nulls` has `rows` bits.
+    Ok(unsafe { BinaryArray::new_unchecked(offsets, values, nulls) })
 }
 
-fn blobs(_: &DataType, views: Buffer, rows: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-    Ok(Arc::new(blobs_from_views(&views, rows, nulls)))
+fn blobs(
+    _: &DataType,
+    views: Buffer,
+    rows: usize,
+    nulls: Option<NullBuffer>,
+    arena: &mut Arena,
+) -> Result<ArrayRef> {
+    Ok(Arc::new(blobs_from_views(&views, rows, nulls, arena)?))
 }
 
 /// The strings a kernel wrote as views: [`blobs_from_views`], as the VARCHAR they
@@ -531,10 +595,12 @@ fn strings(
     views: Buffer,
     rows: usize,
     nulls: Option<NullBuffer>,
+    arena: &mut Arena,
 ) -> Result<ArrayRef> {
-    let (offsets, values, nulls) = blobs_from_views(&views, rows, nulls).into_parts();
+    let (offsets, values, nulls) = blobs_from_views(&views, rows, nulls, arena)?.into_parts();
     // SAFETY: every view of a VARCHAR output is of a UTF-8 string (a column of the
-    // call, a literal, or a row function's `String`), so the copied bytes are UTF-8.
+    // call, a literal, or a row function's `String`), so the bytes are UTF-8, and
+    // each row's bytes are one view's.
     Ok(Arc::new(unsafe {
         StringArray::new_unchecked(offsets, values, nulls)
     }))
@@ -627,7 +693,7 @@ mod tests {
         let outputs = KernelOutputs::new(types.clone());
         for rows in [0, 1, 15, 16, 17, 63, 64, 65, 1000] {
             let arrays = outputs
-                .evaluate(rows, |outs| {
+                .evaluate(rows, &mut Arena::default(), |outs, _| {
                     write(&types, rows, outs);
                     // Every output's validity written.
                     Ok(Some(0))
@@ -686,7 +752,7 @@ mod tests {
         let outputs = KernelOutputs::new(types.clone());
         for rows in [1, 64, 65, 1000] {
             let arrays = outputs
-                .evaluate(rows, |outs| {
+                .evaluate(rows, &mut Arena::default(), |outs, _| {
                     for out in outs {
                         // SAFETY (test): the validity words of `rows` rows.
                         let valid = unsafe {
@@ -715,13 +781,97 @@ mod tests {
         }
     }
 
+    /// Row `i` of the strings test below: NULL every fifth row, empty every
+    /// seventh, else a word with the row number.
+    fn string_row(i: usize) -> Option<String> {
+        match (i % 5, i % 7) {
+            (0, _) => None,
+            (_, 0) => Some(String::new()),
+            _ => Some(format!("{}{i}", WORDS[i % 3])),
+        }
+    }
+
+    #[test]
+    fn strings_that_are_a_run_of_the_arena_take_its_memory_others_are_copied() {
+        let types = [DataType::Utf8, DataType::Utf8, DataType::Binary];
+        let outputs = KernelOutputs::new(types.clone());
+        for rows in [0, 1, 64, 65, 1000] {
+            let values: Vec<Option<String>> = (0..rows).map(string_row).collect();
+            let mut arena = Arena::default();
+            // Where output 0's bytes start in the arena.
+            let mut first = None;
+            let arrays = outputs
+                .evaluate(rows, &mut arena, |outs, arena| {
+                    for (k, out) in outs.iter().enumerate() {
+                        // SAFETY (test): the validity words and the views (addresses,
+                        // then lengths) of `rows` rows.
+                        let (valid, views) = unsafe {
+                            (
+                                std::slice::from_raw_parts_mut(out.validity, rows.div_ceil(64)),
+                                std::slice::from_raw_parts_mut(out.values as *mut u64, 2 * rows),
+                            )
+                        };
+                        for (i, v) in values.iter().enumerate() {
+                            let Some(v) = v else { continue };
+                            valid[i / 64] |= 1 << (i % 64);
+                            // Output 0: the arena's bytes in row order (one run);
+                            // output 1: the test's own strings; output 2: the arena's
+                            // bytes with a gap after each.
+                            let at = match k {
+                                0 => arena.push(v.as_bytes()),
+                                1 => v.as_ptr(),
+                                _ => {
+                                    let at = arena.push(v.as_bytes());
+                                    arena.push(b"-");
+                                    at
+                                }
+                            };
+                            if k == 0 && !v.is_empty() {
+                                first.get_or_insert(at as usize);
+                            }
+                            (views[i], views[rows + i]) = (at as u64, v.len() as u64);
+                        }
+                    }
+                    Ok(Some(0))
+                })
+                .expect("no error")
+                .expect("ran");
+            for (k, a) in arrays.iter().enumerate() {
+                let got: Vec<Option<Vec<u8>>> = match k {
+                    2 => a
+                        .as_binary::<i32>()
+                        .iter()
+                        .map(|v| v.map(<[u8]>::to_vec))
+                        .collect(),
+                    _ => a
+                        .as_string::<i32>()
+                        .iter()
+                        .map(|v| v.map(|v| v.as_bytes().to_vec()))
+                        .collect(),
+                };
+                let want: Vec<Option<Vec<u8>>> = values
+                    .iter()
+                    .map(|v| v.as_ref().map(|v| v.as_bytes().to_vec()))
+                    .collect();
+                assert_eq!(got, want, "output {k}, {rows} rows");
+            }
+            let data = |k: usize| arrays[k].to_data().buffers()[1].as_ptr() as usize;
+            if let Some(first) = first {
+                assert_eq!(data(0), first, "output 0 takes the arena's memory");
+            }
+            let mut in_arena = |p: usize| arena.adopt(p as *const u8, 1).is_some();
+            assert!(rows < 2 || !in_arena(data(1)), "output 1 is copied");
+            assert!(rows < 2 || !in_arena(data(2)), "output 2 is copied");
+        }
+    }
+
     #[test]
     fn outputs_whose_validity_the_kernel_left_unwritten_have_no_nulls() {
         let types = [DataType::Int64, DataType::Int64, DataType::Float64];
         let outputs = KernelOutputs::new(types.clone());
         for rows in [1, 64, 65, 1000] {
             let arrays = outputs
-                .evaluate(rows, |outs| {
+                .evaluate(rows, &mut Arena::default(), |outs, _| {
                     for out in outs {
                         // SAFETY (test): the values of `rows` BIGINTs or DOUBLEs.
                         let values =
@@ -755,7 +905,7 @@ mod tests {
     /// Evaluates `rows` rows of one BIGINT output whose row `i` is `i + base`.
     fn bigints(outputs: &KernelOutputs, rows: usize, base: i64) -> ArrayRef {
         let arrays = outputs
-            .evaluate(rows, |outs| {
+            .evaluate(rows, &mut Arena::default(), |outs, _| {
                 // SAFETY (test): the values and validity words of `rows` rows.
                 unsafe {
                     let ints = std::slice::from_raw_parts_mut(outs[0].values as *mut i64, rows);
@@ -842,10 +992,25 @@ mod tests {
         drop(sixth);
         // A call needing under a quarter of the spare block does not take it (a
         // small result kept would hold on to all of it); its own block is kept.
+        // (Its address may be the old block's: that is freed before the new one is
+        // allocated. Its size tells them apart.)
+        let spare_bytes = || {
+            SPARE.with(|s| {
+                let spare = s.take();
+                let bytes = spare.as_ref().map_or(0, |b| b.len());
+                s.set(spare);
+                bytes
+            })
+        };
+        let before = spare_bytes();
         let small = bigints(&outputs, 200, 0);
         let d = values_address(&small);
-        assert_ne!(d, c);
         assert_eq!(spare_address(), d);
+        assert!(
+            spare_bytes() * SPARE_SLACK < before,
+            "{} of {before}",
+            spare_bytes()
+        );
         drop(small);
         assert_eq!(values_address(&bigints(&outputs, 200, 0)), d);
     }
@@ -868,10 +1033,12 @@ mod tests {
         drop(bigints(&outputs, 1000, 0));
         let kept = spare_address();
         assert_ne!(kept, 0);
-        let failed = outputs.evaluate(1000, |_| Err(EvalError::Other("overflow".into()).into()));
+        let failed = outputs.evaluate(1000, &mut Arena::default(), |_, _| {
+            Err(EvalError::Other("overflow".into()).into())
+        });
         assert!(failed.is_err());
         assert_eq!(spare_address(), kept);
-        let not_run = outputs.evaluate(1000, |_| Ok(None));
+        let not_run = outputs.evaluate(1000, &mut Arena::default(), |_, _| Ok(None));
         assert!(not_run.expect("no error").is_none());
         assert_eq!(spare_address(), kept);
         assert_eq!(values_address(&bigints(&outputs, 1000, 3)), kept);
@@ -881,7 +1048,7 @@ mod tests {
     fn a_kernel_that_does_not_run_makes_no_arrays() {
         let outputs = KernelOutputs::new([DataType::Int64]);
         assert!(outputs
-            .evaluate(10, |_| Ok(None))
+            .evaluate(10, &mut Arena::default(), |_, _| Ok(None))
             .expect("no error")
             .is_none());
     }

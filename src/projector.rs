@@ -1,5 +1,6 @@
 //! [`Projector`]: compiled expressions that compute new columns from record batches.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch};
@@ -75,6 +76,10 @@ struct Inner {
     policy: CompilePolicy,
     /// Batches evaluated by each tier.
     counters: Counters,
+    /// The bytes of computed strings the last kernel call made per 1,024 rows: the
+    /// room the next call's arena starts with, so that its strings are one run the
+    /// output can take without a copy.
+    arena_per_1024_rows: AtomicUsize,
 }
 
 impl std::fmt::Debug for Projector {
@@ -213,6 +218,7 @@ impl Projector {
                 interpreted_reason: backend.reason,
                 policy,
                 counters: Counters::default(),
+                arena_per_1024_rows: AtomicUsize::new(0),
             }),
         })
     }
@@ -426,11 +432,23 @@ impl Projector {
         rows: usize,
         describe: impl Fn(usize) -> crate::Error,
     ) -> Result<Option<Vec<ArrayRef>>> {
-        // Computed strings live here until the outputs are copied out of it.
-        let mut arena = Arena::default();
-        self.inner.kernel_outputs.evaluate(rows, |outs| {
-            jit.run(columns, rows, outs, 0, &mut arena, describe)
-        })
+        // Computed strings live here until the outputs are made: room for as many
+        // bytes per row as the last call made, and an eighth more.
+        let per_1024 = self.inner.arena_per_1024_rows.load(Ordering::Relaxed);
+        let room = per_1024.saturating_mul(rows) / 1024;
+        let mut arena = Arena::with_room(room.saturating_add(room / 8));
+        let arrays = self
+            .inner
+            .kernel_outputs
+            .evaluate(rows, &mut arena, |outs, arena| {
+                jit.run(columns, rows, outs, 0, arena, describe)
+            });
+        if let Some(per_1024) = arena.used().saturating_mul(1024).checked_div(rows) {
+            self.inner
+                .arena_per_1024_rows
+                .store(per_1024, Ordering::Relaxed);
+        }
+        arrays
     }
 
     /// Every stage's view of the expressions, and the compiled kernel.

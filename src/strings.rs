@@ -537,6 +537,12 @@ pub(crate) mod computed {
         map2::<Blob, Blob, Bool, _>(move |a: &[u8], b: &[u8]| Ok(Some(compare(op, a, b))))
     }
 
+    /// `a <op> literal`, byte by byte (VARCHAR and BLOB alike): the literal held by
+    /// the function rather than passed per row.
+    pub(crate) fn compare_to_literal(op: CmpOp, literal: Vec<u8>) -> RowImpl {
+        map1::<Blob, Bool, _>(move |a: &[u8]| Ok(Some(compare(op, a, &literal))))
+    }
+
     /// `a IS [NOT] DISTINCT FROM b` (VARCHAR and BLOB alike).
     pub(crate) fn distinct_strings(not: bool) -> RowImpl {
         variadic::<Blob, Bool, _>(false, move |v: &[Option<&[u8]>]| {

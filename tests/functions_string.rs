@@ -1019,3 +1019,116 @@ fn every_string_function_of_the_issue_is_registered() {
         .sum();
     assert!(string_names >= 45, "{string_names} string function names");
 }
+
+/// Computed strings over several blocks and calls: values collected per block in
+/// one buffer, outputs that take the arena's memory (two outputs sharing a chunk),
+/// an output whose strings are interleaved with another function's (copied), and
+/// rows that are NULL or fail between rows that are not.
+#[test]
+fn computed_strings_over_many_blocks_and_calls() {
+    let words = [
+        "",
+        "ab",
+        "héllo",
+        "STRAßE",
+        "ΣΊΣΥΦΟΣ",
+        "x",
+        "日本語",
+        "mixed Case 1",
+    ];
+    let rows_of = |len: usize| -> Vec<(Option<String>, Option<String>, Option<i64>)> {
+        (0..len)
+            .map(|i| {
+                let s = (i % 7 != 3).then(|| format!("{}{i}", words[i % words.len()]));
+                let t = (i % 11 != 5).then(|| words[(i * 5 + 1) % words.len()].to_string());
+                (s, t, Some(i as i64 - 40))
+            })
+            .collect()
+    };
+    let exprs = [
+        "upper(s)",
+        "lower(s)",
+        "s || '-' || t",
+        "concat_ws('/', s, t, 'z')",
+        "replace(s, 'l', 'LL')",
+        "reverse(t)",
+        "CAST(n AS VARCHAR)",
+        "upper(s) || lower(t)",
+        "repeat(t, CAST(n AS INTEGER))",
+    ];
+    let expected =
+        |(s, t, n): &(Option<String>, Option<String>, Option<i64>)| -> Vec<Option<String>> {
+            let (s, t, n) = (s.as_deref(), t.as_deref(), n.unwrap());
+            vec![
+                s.map(str::to_uppercase),
+                s.map(str::to_lowercase),
+                s.zip(t).map(|(s, t)| format!("{s}-{t}")),
+                Some(
+                    [s, t, Some("z")]
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                ),
+                s.map(|s| s.replace('l', "LL")),
+                t.map(|t| t.chars().rev().collect()),
+                Some(n.to_string()),
+                s.zip(t).map(|(s, t)| s.to_uppercase() + &t.to_lowercase()),
+                t.map(|t| t.repeat(usize::try_from(n).unwrap_or(0))),
+            ]
+        };
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("s", DataType::Utf8, true),
+        Field::new("t", DataType::Utf8, true),
+        Field::new("n", DataType::Int64, true),
+    ]));
+    let projector = Projector::new(&schema, &exprs).unwrap();
+    assert!((0..exprs.len()).all(|k| projector.is_jit(k)));
+    // Batch sizes that grow, shrink and grow again: the arena's room follows the
+    // last call's.
+    for len in [1000, 10, 0, 5000, 64, 65] {
+        let rows = rows_of(len);
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(StringArray::from_iter(rows.iter().map(|r| r.0.as_deref()))) as ArrayRef,
+                Arc::new(StringArray::from_iter(rows.iter().map(|r| r.1.as_deref()))),
+                Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.2))),
+            ],
+        )
+        .unwrap();
+        let out = projector.evaluate(&batch).unwrap();
+        for (k, expr) in exprs.iter().enumerate() {
+            let got = shown(out[k].as_ref());
+            let want: Vec<Option<String>> = rows.iter().map(|r| expected(r)[k].clone()).collect();
+            assert_eq!(got, want, "{expr} over {len} rows");
+            let typed = optimize(bind(&parse_expr(expr).unwrap(), &schema).unwrap());
+            let reference = interpret(&typed, &batch).unwrap();
+            assert_eq!(
+                shown(reference.as_ref()),
+                want,
+                "{expr} interpreted, {len} rows"
+            );
+        }
+    }
+}
+
+/// A function that fails on one row among computed strings: the JIT and the
+/// interpreter report that row; without it, every row has its value.
+#[test]
+fn a_failing_row_among_computed_strings() {
+    let expr = "upper(s) || substr(t, 1, n)";
+    let rows: Vec<Row> = (0..200)
+        .map(|i| r(["ab", "cé"][i % 2], "xyz", if i == 150 { -1 } else { 2 }))
+        .collect();
+    match eval(expr, &rows) {
+        Err(e) => assert_eq!(e, "negative substring length not allowed at row 150"),
+        Ok(v) => panic!("{expr}: {v:?}, expected an error at row 150"),
+    }
+    let fine: Vec<Row> = rows.iter().map(|&(s, t, _)| (s, t, Some(2))).collect();
+    let want: Vec<Option<String>> = (0..200)
+        .map(|i| Some(format!("{}xy", ["AB", "CÉ"][i % 2])))
+        .collect();
+    assert_eq!(eval(expr, &fine).unwrap(), want);
+}

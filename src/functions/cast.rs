@@ -30,7 +30,7 @@ use arrow::datatypes::{
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{Offset, TimeZone};
 
-use super::row::{map1, Blob, Bool, Utf8};
+use super::row::{map1, map1_with, Blob, Bool, Utf8, Written};
 use super::{Lowering, Registry, RowImpl};
 use crate::scalar::{format_blob, LiteralError, ScalarValue};
 use crate::types::{sql_type_name, units_per_second};
@@ -337,7 +337,12 @@ fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
 fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
     macro_rules! display {
         ($T:ty) => {
-            map1::<$T, Utf8, _>(|v| Ok(Some(v.to_string())))
+            map1_with::<$T, Written, _>(|v, out: &mut String| {
+                use std::fmt::Write;
+                // Writing to a `String` cannot fail.
+                let _ = write!(out, "{v}");
+                Ok(Some(()))
+            })
         };
     }
     macro_rules! timestamp {

@@ -16,7 +16,11 @@
 //!
 //! Argument and result types are the markers of [`Arg`] and [`Ret`]: Arrow's
 //! primitive types (`Int64Type`, `Float64Type`, `Date32Type`, …), [`Utf8`],
-//! [`Slice`], [`Bool`] and [`Blob`] (bytes). A closure returns `Ok(Some(v))`, `Ok(None)` for a NULL result, or
+//! [`Slice`], [`Written`], [`Bool`] and [`Blob`] (bytes). A [`Written`] result is
+//! appended by the closure to a `String` the adapter lends it (the `_with`
+//! adapters, [`map1_with`] …): the JIT's face collects a block's values in that
+//! one buffer and copies it into the arena once per block, so that no `String`
+//! is allocated and no copy made per row. A closure returns `Ok(Some(v))`, `Ok(None)` for a NULL result, or
 //! `Err(message)` for a row that fails (`"cannot take the square root of a
 //! negative number"`); the message is reported with the row, and only for rows
 //! whose value is used.
@@ -29,36 +33,102 @@ use arrow::array::{
     Array, ArrayRef, ArrowPrimitiveType, AsArray, BinaryBuilder, BooleanBuilder, PrimitiveArray,
     PrimitiveBuilder, StringBuilder,
 };
+use arrow::buffer::Buffer;
 use arrow_schema::DataType;
 use broadhead_codegen::{CallArg, CallFn, CallOut, Helper, LANES};
 
 /// Where a kernel call's computed strings live: chunks that never move, so the
 /// views handed out stay valid until the arena is dropped (after the call's
-/// outputs are copied out).
+/// outputs are made). A projection's output whose strings are a run of one chunk
+/// takes that chunk as its data ([`Arena::adopt`]) instead of copying it.
 #[derive(Debug, Default)]
 pub struct Arena {
-    chunks: Vec<Vec<u8>>,
+    chunks: Vec<Chunk>,
+    /// The room the first chunk is made with.
+    first: usize,
+    /// The buffer [`Written`] results of a block are collected in, kept between
+    /// blocks for its capacity.
+    text: String,
+}
+
+#[derive(Debug)]
+enum Chunk {
+    /// Still written to (within its capacity, so that it never moves).
+    Open(Vec<u8>),
+    /// Given to arrays: read only.
+    Adopted(Buffer),
+}
+
+impl Chunk {
+    /// Where the chunk's bytes are, and how many there are.
+    fn span(&self) -> (usize, usize) {
+        match self {
+            Chunk::Open(v) => (v.as_ptr() as usize, v.len()),
+            Chunk::Adopted(b) => (b.as_ptr() as usize, b.len()),
+        }
+    }
 }
 
 impl Arena {
+    /// An arena whose first chunk has room for `bytes` bytes (at least 64 KiB), so
+    /// that a call that needs no more keeps its strings in one chunk.
+    pub fn with_room(bytes: usize) -> Arena {
+        Arena {
+            first: bytes,
+            ..Arena::default()
+        }
+    }
+
+    /// The bytes the arena holds.
+    pub fn used(&self) -> usize {
+        self.chunks.iter().map(|c| c.span().1).sum()
+    }
+
     /// Copies `bytes` into the arena and returns their address.
     pub fn push(&mut self, bytes: &[u8]) -> *const u8 {
-        let fits = self
-            .chunks
-            .last()
-            .is_some_and(|c| c.capacity() - c.len() >= bytes.len());
-        if !fits {
-            let last = self.chunks.last().map_or(0, |c| c.capacity());
-            let size = (last * 2)
-                .clamp(64 * 1024, 16 * 1024 * 1024)
-                .max(bytes.len());
-            self.chunks.push(Vec::with_capacity(size));
-        }
-        let chunk = self.chunks.last_mut().expect("a chunk with room");
-        let start = chunk.len();
-        // Within capacity: the chunk's buffer does not move.
+        let last = match self.chunks.last_mut() {
+            Some(Chunk::Open(c)) if c.capacity() - c.len() >= bytes.len() => {
+                let start = c.len();
+                // Within capacity: the chunk's buffer does not move.
+                c.extend_from_slice(bytes);
+                return c[start..].as_ptr();
+            }
+            Some(Chunk::Open(c)) => c.capacity(),
+            Some(Chunk::Adopted(b)) => b.len(),
+            None => 0,
+        };
+        // The first chunk as asked (up to 1 GiB), then doubling up to 16 MiB.
+        let size = match last {
+            0 => self.first.clamp(64 * 1024, 1 << 30),
+            _ => last.saturating_mul(2).clamp(64 * 1024, 16 * 1024 * 1024),
+        };
+        let size = size.max(bytes.len());
+        let mut chunk = Vec::with_capacity(size);
         chunk.extend_from_slice(bytes);
-        chunk[start..].as_ptr()
+        let at = chunk.as_ptr();
+        // Moving the vector does not move its buffer.
+        self.chunks.push(Chunk::Open(chunk));
+        at
+    }
+
+    /// The `len` bytes at `start`, if they are in one chunk of the arena, as a
+    /// slice of a buffer that owns that chunk (without copying). The chunk is
+    /// written no more.
+    pub fn adopt(&mut self, start: *const u8, len: usize) -> Option<Buffer> {
+        let start = start as usize;
+        let chunk = self.chunks.iter_mut().find(|c| {
+            let (base, used) = c.span();
+            start >= base && start.checked_add(len).is_some_and(|end| end <= base + used)
+        })?;
+        if let Chunk::Open(v) = chunk {
+            // The vector's memory becomes the buffer's: same address, no copy.
+            *chunk = Chunk::Adopted(Buffer::from_vec(std::mem::take(v)));
+        }
+        let (base, _) = chunk.span();
+        match chunk {
+            Chunk::Adopted(b) => Some(b.slice_with_length(start - base, len)),
+            Chunk::Open(_) => None,
+        }
     }
 }
 
@@ -220,13 +290,43 @@ pub trait Ret: 'static {
     type Item;
     /// What the interpreter collects into.
     type Builder;
+    /// What the closure is lent for each row (the `_with` adapters): for
+    /// [`Written`], the `String` it appends the row's value to; `()` otherwise.
+    type Scratch: Default;
+    /// Where the next row's value starts in the scratch.
+    fn mark(_scratch: &Self::Scratch) -> usize {
+        0
+    }
+    /// Drops what a row that has no value (NULL or failed) left after `mark`.
+    fn discard(_scratch: &mut Self::Scratch, _mark: usize) {}
+    /// Empties the scratch (the interpreter's face, after each row).
+    fn clear(_scratch: &mut Self::Scratch) {}
+    /// The scratch for a block, from the arena (where it keeps its capacity).
+    fn take_scratch(_arena: &mut Arena) -> Self::Scratch {
+        Self::Scratch::default()
+    }
+    /// Finishes a block whose lanes `valid` were written: their values are moved
+    /// into the arena and their views completed; the scratch goes back.
+    ///
+    /// # Safety
+    /// `out` has room for a block of this type, and the lanes `valid` were written
+    /// by [`Ret::write`] with this scratch.
+    unsafe fn end_block(_out: &mut CallOut, _valid: u64, _arena: &mut Arena, _s: Self::Scratch) {}
     /// A builder for `rows` values.
     fn builder(rows: usize) -> Self::Builder;
-    /// Appends a value or a NULL; `first` is the first argument when it is a string.
-    fn append(b: &mut Self::Builder, v: Option<Self::Item>, first: Option<&str>);
+    /// Appends a value or a NULL; `first` is the first argument when it is a string,
+    /// `scratch` what the closure was lent for the row (its value from `mark` on).
+    fn append(
+        b: &mut Self::Builder,
+        v: Option<Self::Item>,
+        first: Option<&str>,
+        scratch: &Self::Scratch,
+        mark: usize,
+    );
     /// The array, of type `ty`.
     fn finish(b: Self::Builder, ty: &DataType) -> ArrayRef;
-    /// Writes lane `i` of a block; `first` is the first argument when it is a string.
+    /// Writes lane `i` of a block; `first` is the first argument when it is a string,
+    /// `scratch` what the closure was lent for the lane (its value from `mark` on).
     ///
     /// # Safety
     /// `out` has room for a block of this type; `first` is a string that lives for
@@ -237,6 +337,8 @@ pub trait Ret: 'static {
         v: Self::Item,
         first: Option<&str>,
         arena: &mut Arena,
+        scratch: &mut Self::Scratch,
+        mark: usize,
     );
 }
 
@@ -246,6 +348,11 @@ pub struct Utf8;
 /// A VARCHAR result that is part of the first argument (a string): the closure
 /// returns the byte range, and the JIT passes it on as a view without copying.
 pub struct Slice;
+/// A VARCHAR result the closure appends to the `String` it is lent and reports
+/// with `Ok(Some(()))`. The `String` may hold earlier rows' values: the closure
+/// only appends. One buffer serves every row, where a [`Utf8`] result allocates a
+/// `String` per row.
+pub struct Written;
 /// The BOOLEAN marker.
 pub struct Bool;
 /// The BLOB marker: arguments are `&[u8]` (of a BLOB, or the UTF-8 bytes of a
@@ -312,17 +419,32 @@ impl Arg for Bool {
 impl<T: ArrowPrimitiveType> Ret for T {
     type Item = T::Native;
     type Builder = PrimitiveBuilder<T>;
+    type Scratch = ();
     fn builder(rows: usize) -> PrimitiveBuilder<T> {
         PrimitiveBuilder::with_capacity(rows)
     }
-    fn append(b: &mut PrimitiveBuilder<T>, v: Option<T::Native>, _: Option<&str>) {
+    fn append(
+        b: &mut PrimitiveBuilder<T>,
+        v: Option<T::Native>,
+        _: Option<&str>,
+        _: &(),
+        _: usize,
+    ) {
         b.append_option(v)
     }
     fn finish(mut b: PrimitiveBuilder<T>, ty: &DataType) -> ArrayRef {
         let a: PrimitiveArray<T> = b.finish();
         Arc::new(a.with_data_type(ty.clone()))
     }
-    unsafe fn write(out: &mut CallOut, i: usize, v: T::Native, _: Option<&str>, _: &mut Arena) {
+    unsafe fn write(
+        out: &mut CallOut,
+        i: usize,
+        v: T::Native,
+        _: Option<&str>,
+        _: &mut Arena,
+        _: &mut (),
+        _: usize,
+    ) {
         // SAFETY: room for LANES values; i < LANES.
         unsafe { *(out.values as *mut T::Native).add(i) = v }
     }
@@ -343,35 +465,110 @@ unsafe fn write_view(out: &mut CallOut, i: usize, ptr: *const u8, len: usize) {
 impl Ret for Utf8 {
     type Item = String;
     type Builder = StringBuilder;
+    type Scratch = ();
     fn builder(rows: usize) -> StringBuilder {
         StringBuilder::with_capacity(rows, rows * 8)
     }
-    fn append(b: &mut StringBuilder, v: Option<String>, _: Option<&str>) {
+    fn append(b: &mut StringBuilder, v: Option<String>, _: Option<&str>, _: &(), _: usize) {
         b.append_option(v)
     }
     fn finish(mut b: StringBuilder, _: &DataType) -> ArrayRef {
         Arc::new(b.finish())
     }
-    unsafe fn write(out: &mut CallOut, i: usize, v: String, _: Option<&str>, arena: &mut Arena) {
+    unsafe fn write(
+        out: &mut CallOut,
+        i: usize,
+        v: String,
+        _: Option<&str>,
+        arena: &mut Arena,
+        _: &mut (),
+        _: usize,
+    ) {
         let ptr = arena.push(v.as_bytes());
         // SAFETY: as the caller promises.
         unsafe { write_view(out, i, ptr, v.len()) }
     }
 }
 
+impl Ret for Written {
+    type Item = ();
+    type Builder = StringBuilder;
+    type Scratch = String;
+    fn mark(scratch: &String) -> usize {
+        scratch.len()
+    }
+    fn discard(scratch: &mut String, mark: usize) {
+        scratch.truncate(mark)
+    }
+    fn clear(scratch: &mut String) {
+        scratch.clear()
+    }
+    fn take_scratch(arena: &mut Arena) -> String {
+        std::mem::take(&mut arena.text)
+    }
+    unsafe fn end_block(out: &mut CallOut, valid: u64, arena: &mut Arena, mut text: String) {
+        if valid != 0 {
+            let base = arena.push(text.as_bytes()) as u64;
+            for i in lanes(valid) {
+                // SAFETY: room for a block of views (as the caller promises); `write`
+                // left lane `i`'s offset in the block's text, which now starts at
+                // `base`.
+                unsafe { *(out.values as *mut u64).add(i) += base }
+            }
+        }
+        text.clear();
+        arena.text = text;
+    }
+    fn builder(rows: usize) -> StringBuilder {
+        StringBuilder::with_capacity(rows, rows * 8)
+    }
+    fn append(b: &mut StringBuilder, v: Option<()>, _: Option<&str>, text: &String, mark: usize) {
+        match v {
+            Some(()) => b.append_value(text.get(mark..).unwrap_or("")),
+            None => b.append_null(),
+        }
+    }
+    fn finish(mut b: StringBuilder, _: &DataType) -> ArrayRef {
+        Arc::new(b.finish())
+    }
+    unsafe fn write(
+        out: &mut CallOut,
+        i: usize,
+        _: (),
+        _: Option<&str>,
+        _: &mut Arena,
+        text: &mut String,
+        mark: usize,
+    ) {
+        // The offset in the block's text for now: `end_block` adds where the text
+        // ends up in the arena.
+        // SAFETY: as the caller promises.
+        unsafe { write_view(out, i, mark as *const u8, text.len() - mark) }
+    }
+}
+
 impl Ret for Blob {
     type Item = Vec<u8>;
     type Builder = BinaryBuilder;
+    type Scratch = ();
     fn builder(rows: usize) -> BinaryBuilder {
         BinaryBuilder::with_capacity(rows, rows * 8)
     }
-    fn append(b: &mut BinaryBuilder, v: Option<Vec<u8>>, _: Option<&str>) {
+    fn append(b: &mut BinaryBuilder, v: Option<Vec<u8>>, _: Option<&str>, _: &(), _: usize) {
         b.append_option(v)
     }
     fn finish(mut b: BinaryBuilder, _: &DataType) -> ArrayRef {
         Arc::new(b.finish())
     }
-    unsafe fn write(out: &mut CallOut, i: usize, v: Vec<u8>, _: Option<&str>, arena: &mut Arena) {
+    unsafe fn write(
+        out: &mut CallOut,
+        i: usize,
+        v: Vec<u8>,
+        _: Option<&str>,
+        arena: &mut Arena,
+        _: &mut (),
+        _: usize,
+    ) {
         let ptr = arena.push(&v);
         // SAFETY: as the caller promises.
         unsafe { write_view(out, i, ptr, v.len()) }
@@ -388,10 +585,17 @@ fn slice_of(first: Option<&str>, range: Range<usize>) -> &str {
 impl Ret for Slice {
     type Item = Range<usize>;
     type Builder = StringBuilder;
+    type Scratch = ();
     fn builder(rows: usize) -> StringBuilder {
         StringBuilder::with_capacity(rows, rows * 8)
     }
-    fn append(b: &mut StringBuilder, v: Option<Range<usize>>, first: Option<&str>) {
+    fn append(
+        b: &mut StringBuilder,
+        v: Option<Range<usize>>,
+        first: Option<&str>,
+        _: &(),
+        _: usize,
+    ) {
         b.append_option(v.map(|r| slice_of(first, r)))
     }
     fn finish(mut b: StringBuilder, _: &DataType) -> ArrayRef {
@@ -403,6 +607,8 @@ impl Ret for Slice {
         v: Range<usize>,
         first: Option<&str>,
         _: &mut Arena,
+        _: &mut (),
+        _: usize,
     ) {
         let s = slice_of(first, v);
         // SAFETY: as the caller promises; `s` is part of the first argument, which
@@ -414,22 +620,35 @@ impl Ret for Slice {
 impl Ret for Bool {
     type Item = bool;
     type Builder = BooleanBuilder;
+    /// The block's bits, stored once at its end.
+    type Scratch = u64;
+    unsafe fn end_block(out: &mut CallOut, valid: u64, _: &mut Arena, bits: u64) {
+        // SAFETY: a boolean block is one u64 mask, whose lanes `valid` are this
+        // block's (the others may be another run's, when lanes are retried alone).
+        unsafe {
+            let m = out.values as *mut u64;
+            *m = (*m & !valid) | (bits & valid);
+        }
+    }
     fn builder(rows: usize) -> BooleanBuilder {
         BooleanBuilder::with_capacity(rows)
     }
-    fn append(b: &mut BooleanBuilder, v: Option<bool>, _: Option<&str>) {
+    fn append(b: &mut BooleanBuilder, v: Option<bool>, _: Option<&str>, _: &u64, _: usize) {
         b.append_option(v)
     }
     fn finish(mut b: BooleanBuilder, _: &DataType) -> ArrayRef {
         Arc::new(b.finish())
     }
-    unsafe fn write(out: &mut CallOut, i: usize, v: bool, _: Option<&str>, _: &mut Arena) {
-        // SAFETY: a boolean block is one u64 mask (bits of lanes not written are
-        // ignored: they are not valid).
-        unsafe {
-            let m = out.values as *mut u64;
-            *m = (*m & !(1 << i)) | ((v as u64) << i);
-        }
+    unsafe fn write(
+        _: &mut CallOut,
+        i: usize,
+        v: bool,
+        _: Option<&str>,
+        _: &mut Arena,
+        bits: &mut u64,
+        _: usize,
+    ) {
+        *bits |= (v as u64) << i;
     }
 }
 
@@ -454,14 +673,17 @@ fn collect<R: Ret>(
     row: usize,
     o: Outcome<R::Item>,
     first: Option<&str>,
+    scratch: &mut R::Scratch,
+    mark: usize,
 ) {
     match o {
-        Ok(v) => R::append(b, v, first),
+        Ok(v) => R::append(b, v, first, scratch, mark),
         Err(m) => {
             errors.push((row, m));
-            R::append(b, None, None)
+            R::append(b, None, None, scratch, mark)
         }
     }
+    R::clear(scratch);
 }
 
 /// Writes one lane's outcome into a block; returns (valid, failed) bits.
@@ -471,16 +693,24 @@ fn emit<R: Ret>(
     i: usize,
     o: Outcome<R::Item>,
     first: Option<&str>,
+    scratch: &mut R::Scratch,
+    mark: usize,
 ) -> (u64, u64) {
     match o {
         Ok(Some(v)) => {
             // SAFETY: the kernel gives room for a block of the result type, and a
             // string argument lives for the call.
-            unsafe { R::write(out, i, v, first, arena) };
+            unsafe { R::write(out, i, v, first, arena, scratch, mark) };
             (1 << i, 0)
         }
-        Ok(None) => (0, 0),
-        Err(_) => (0, 1 << i),
+        Ok(None) => {
+            R::discard(scratch, mark);
+            (0, 0)
+        }
+        Err(_) => {
+            R::discard(scratch, mark);
+            (0, 1 << i)
+        }
     }
 }
 
@@ -492,11 +722,22 @@ macro_rules! first_str {
 }
 
 macro_rules! map_n {
-    ($(#[$doc:meta])* $name:ident, $($a:ident $x:ident $k:tt),+) => {
+    ($(#[$doc:meta])* $name:ident, $(#[$doc_with:meta])* $with:ident, $($a:ident $x:ident $k:tt),+) => {
         $(#[$doc])*
         pub fn $name<$($a: Arg,)+ R: Ret, F>(f: F) -> RowImpl
         where
             F: for<'a> Fn($($a::Item<'a>),+) -> Outcome<R::Item> + Send + Sync + 'static,
+        {
+            $with::<$($a,)+ R, _>(move |$($x,)+ _: &mut R::Scratch| f($($x),+))
+        }
+
+        $(#[$doc_with])*
+        pub fn $with<$($a: Arg,)+ R: Ret, F>(f: F) -> RowImpl
+        where
+            F: for<'a> Fn($($a::Item<'a>,)+ &mut R::Scratch) -> Outcome<R::Item>
+                + Send
+                + Sync
+                + 'static,
         {
             let f = Arc::new(f);
             let g = f.clone();
@@ -504,28 +745,35 @@ macro_rules! map_n {
                 eval: Arc::new(move |args: &[ArrayRef], rows: usize, ty: &DataType| {
                     let mut b = R::builder(rows);
                     let mut errors = Vec::new();
+                    let mut scratch = R::Scratch::default();
                     for row in 0..rows {
                         if $(args[$k].is_null(row))||+ {
-                                R::append(&mut b, None, None);
+                            R::append(&mut b, None, None, &scratch, 0);
                             continue;
                         }
                         $(let $x = $a::get(args[$k].as_ref(), row);)+
                         let first = first_str!($($a $x),+);
-                        collect::<R>(&mut b, &mut errors, row, f($($x),+), first);
+                        let o = f($($x,)+ &mut scratch);
+                        collect::<R>(&mut b, &mut errors, row, o, first, &mut scratch, 0);
                     }
                     (R::finish(b, ty), errors)
                 }),
                 block: Arc::new(move |arena: &mut Arena, args: &[CallArg], out: &mut CallOut| {
                     let (mut valid, mut failed) = (0u64, 0u64);
+                    let mut scratch = R::take_scratch(arena);
                     for i in lanes(out.valid & lane_mask()) {
                         // SAFETY: the kernel computes only lanes where every argument
                         // is valid (a strict call), and those hold values.
                         $(let $x = unsafe { $a::lane(&args[$k], i) };)+
                         let first = first_str!($($a $x),+);
-                        let (v, e) = emit::<R>(out, arena, i, g($($x),+), first);
+                        let mark = R::mark(&scratch);
+                        let o = g($($x,)+ &mut scratch);
+                        let (v, e) = emit::<R>(out, arena, i, o, first, &mut scratch, mark);
                         valid |= v;
                         failed |= e;
                     }
+                    // SAFETY: the lanes `valid` were written above.
+                    unsafe { R::end_block(out, valid, arena, scratch) };
                     out.valid = valid;
                     failed
                 }),
@@ -547,15 +795,25 @@ fn lane_mask() -> u64 {
 
 map_n!(
     /// A function of one argument, NULL when it is NULL.
-    map1, A a 0
+    map1,
+    /// [`map1`] with the result type's scratch lent to the closure (the `String` a
+    /// [`Written`] result is appended to).
+    map1_with,
+    A a 0
 );
 map_n!(
     /// A function of two arguments, NULL when either is NULL.
-    map2, A a 0, B b 1
+    map2,
+    /// [`map2`] with the result type's scratch lent to the closure.
+    map2_with,
+    A a 0, B b 1
 );
 map_n!(
     /// A function of three arguments, NULL when any is NULL.
-    map3, A a 0, B b 1, C c 2
+    map3,
+    /// [`map3`] with the result type's scratch lent to the closure.
+    map3_with,
+    A a 0, B b 1, C c 2
 );
 
 /// A function of any number of arguments of one type, which sees NULLs (as
@@ -565,6 +823,18 @@ pub fn variadic<A: Arg, R: Ret, F>(strict: bool, f: F) -> RowImpl
 where
     F: for<'a> Fn(&[Option<A::Item<'a>>]) -> Outcome<R::Item> + Send + Sync + 'static,
 {
+    variadic_with::<A, R, _>(strict, move |values, _: &mut R::Scratch| f(values))
+}
+
+/// [`variadic`] with the result type's scratch lent to the closure (the `String` a
+/// [`Written`] result is appended to).
+pub fn variadic_with<A: Arg, R: Ret, F>(strict: bool, f: F) -> RowImpl
+where
+    F: for<'a> Fn(&[Option<A::Item<'a>>], &mut R::Scratch) -> Outcome<R::Item>
+        + Send
+        + Sync
+        + 'static,
+{
     let f = Arc::new(f);
     let g = f.clone();
     RowImpl {
@@ -572,6 +842,7 @@ where
             let mut b = R::builder(rows);
             let mut errors = Vec::new();
             let mut values = Vec::with_capacity(args.len());
+            let mut scratch = R::Scratch::default();
             for row in 0..rows {
                 values.clear();
                 values.extend(
@@ -579,32 +850,45 @@ where
                         .map(|a| (!a.is_null(row)).then(|| A::get(a.as_ref(), row))),
                 );
                 if strict && values.iter().any(Option::is_none) {
-                    R::append(&mut b, None, None);
+                    R::append(&mut b, None, None, &scratch, 0);
                     continue;
                 }
                 let first = values.first().copied().flatten();
                 let first = first.and_then(A::as_str);
-                collect::<R>(&mut b, &mut errors, row, f(&values), first);
+                let o = f(&values, &mut scratch);
+                collect::<R>(&mut b, &mut errors, row, o, first, &mut scratch, 0);
             }
             (R::finish(b, ty), errors)
         }),
         block: Arc::new(
             move |arena: &mut Arena, args: &[CallArg], out: &mut CallOut| {
                 let (mut valid, mut failed) = (0u64, 0u64);
-                let mut values = Vec::with_capacity(args.len());
+                // The row's values: on the stack for up to 8 arguments.
+                let (mut inline, mut spilled) = ([None; 8], Vec::new());
+                let values = match args.len() {
+                    n @ 0..=8 => &mut inline[..n],
+                    n => {
+                        spilled.resize(n, None);
+                        &mut spilled[..]
+                    }
+                };
+                let mut scratch = R::take_scratch(arena);
                 for i in lanes(out.valid & lane_mask()) {
-                    values.clear();
-                    // SAFETY: valid lanes hold values.
-                    values.extend(
-                        args.iter()
-                            .map(|a| (a.valid >> i & 1 == 1).then(|| unsafe { A::lane(a, i) })),
-                    );
+                    for (v, a) in values.iter_mut().zip(args) {
+                        // SAFETY: valid lanes hold values; a strict call computes only
+                        // lanes where every argument is valid.
+                        *v = (strict || a.valid >> i & 1 == 1).then(|| unsafe { A::lane(a, i) });
+                    }
                     let first = values.first().copied().flatten();
                     let first = first.and_then(A::as_str);
-                    let (v, e) = emit::<R>(out, arena, i, g(&values), first);
+                    let mark = R::mark(&scratch);
+                    let o = g(values, &mut scratch);
+                    let (v, e) = emit::<R>(out, arena, i, o, first, &mut scratch, mark);
                     valid |= v;
                     failed |= e;
                 }
+                // SAFETY: the lanes `valid` were written above.
+                unsafe { R::end_block(out, valid, arena, scratch) };
                 out.valid = valid;
                 failed
             },
@@ -676,5 +960,151 @@ mod tests {
         arena.push(&big);
         // SAFETY: three bytes were pushed at `first` and the arena is alive.
         assert_eq!(unsafe { std::slice::from_raw_parts(first, 3) }, b"abc");
+    }
+
+    /// Lanes per block.
+    const N: usize = LANES as usize;
+
+    /// The JIT's face of `f` over one block of string arguments (`None`: NULL),
+    /// computing the lanes `compute`: each lane's value (read from its view) and
+    /// the failed lanes.
+    fn run_block(
+        f: &RowImpl,
+        args: &[Vec<Option<&str>>],
+        compute: u64,
+        arena: &mut Arena,
+    ) -> (Vec<Option<String>>, u64, Vec<(u64, u64)>) {
+        let views: Vec<(Vec<u64>, Vec<u64>, u64)> = args
+            .iter()
+            .map(|a| {
+                let mut v = (vec![0u64; N], vec![0u64; N], 0u64);
+                for (i, s) in a.iter().enumerate() {
+                    if let Some(s) = s {
+                        (v.0[i], v.1[i], v.2) = (s.as_ptr() as u64, s.len() as u64, v.2 | 1 << i);
+                    }
+                }
+                v
+            })
+            .collect();
+        let call_args: Vec<CallArg> = views
+            .iter()
+            .map(|(values, lens, valid)| CallArg {
+                values: values.as_ptr() as *const u8,
+                lens: lens.as_ptr(),
+                valid: *valid,
+            })
+            .collect();
+        let (mut values, mut lens) = (vec![0u64; N], vec![0u64; N]);
+        let mut out = CallOut {
+            values: values.as_mut_ptr() as *mut u8,
+            lens: lens.as_mut_ptr(),
+            valid: compute,
+        };
+        let failed = (f.block)(arena, &call_args, &mut out);
+        let shown = (0..N)
+            .map(|i| {
+                (out.valid >> i & 1 == 1).then(|| {
+                    // SAFETY (test): a valid lane's view is of the arena's bytes.
+                    let bytes = unsafe {
+                        std::slice::from_raw_parts(values[i] as *const u8, lens[i] as usize)
+                    };
+                    String::from_utf8(bytes.to_vec()).unwrap()
+                })
+            })
+            .collect();
+        let spans = (0..N)
+            .filter(|i| out.valid >> i & 1 == 1)
+            .map(|i| (values[i], lens[i]))
+            .collect();
+        (shown, failed, spans)
+    }
+
+    #[test]
+    fn written_results_are_one_run_without_the_rows_that_have_none() {
+        // Writes before deciding: "null" rows are NULL, "bad" rows fail.
+        let f = map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+            out.push_str(&s.to_uppercase());
+            match s {
+                "null" => Ok(None),
+                "bad" => Err("bad".into()),
+                _ => Ok(Some(())),
+            }
+        })
+        .fallible();
+        let words = ["ab", "null", "", "bad", "héllo"];
+        let arg: Vec<Option<&str>> = (0..N).map(|i| Some(words[i % words.len()])).collect();
+        let mut arena = Arena::default();
+        for _ in 0..2 {
+            let (shown, failed, spans) =
+                run_block(&f, std::slice::from_ref(&arg), lane_mask(), &mut arena);
+            for (i, word) in arg.iter().enumerate() {
+                let want = match word.unwrap() {
+                    "null" | "bad" => None,
+                    w => Some(w.to_uppercase()),
+                };
+                assert_eq!(shown[i], want, "lane {i}");
+                assert_eq!(failed >> i & 1 == 1, *word == Some("bad"), "lane {i}");
+            }
+            // The values follow each other: what the rows without one wrote is gone.
+            for w in spans.windows(2) {
+                assert_eq!(w[0].0 + w[0].1, w[1].0);
+            }
+            let (start, end) = (
+                spans[0].0,
+                spans[spans.len() - 1].0 + spans[spans.len() - 1].1,
+            );
+            let run = arena
+                .adopt(start as *const u8, (end - start) as usize)
+                .unwrap();
+            assert_eq!(run.as_ptr() as u64, start);
+        }
+    }
+
+    #[test]
+    fn boolean_results_keep_the_bits_of_lanes_not_computed() {
+        let f = map1::<Utf8, Bool, _>(|s: &str| Ok(Some(s == "y")));
+        let arg: Vec<Option<&str>> = (0..N).map(|i| Some(["y", "n"][i % 2])).collect();
+        let views: Vec<u64> = arg.iter().map(|s| s.unwrap().as_ptr() as u64).collect();
+        let lens: Vec<u64> = vec![1; N];
+        let call = [CallArg {
+            values: views.as_ptr() as *const u8,
+            lens: lens.as_ptr(),
+            valid: lane_mask(),
+        }];
+        // Lanes 0 and 1 computed by an earlier run: their bits must stay.
+        let mut mask: u64 = 0b10;
+        let mut out = CallOut {
+            values: &mut mask as *mut u64 as *mut u8,
+            lens: std::ptr::null_mut(),
+            valid: lane_mask() & !0b11,
+        };
+        let mut arena = Arena::default();
+        assert_eq!((f.block)(&mut arena, &call, &mut out), 0);
+        let even = 0x5555_5555_5555_5555 & lane_mask();
+        assert_eq!(mask, (even & !0b11) | 0b10);
+        assert_eq!(out.valid, lane_mask() & !0b11);
+    }
+
+    #[test]
+    fn the_arena_gives_a_run_of_one_chunk_to_a_buffer_without_copying() {
+        let mut arena = Arena::with_room(100);
+        let a = arena.push(b"abc");
+        let b = arena.push(b"de");
+        let run = arena.adopt(a, 5).unwrap();
+        assert_eq!(run.as_ptr(), a);
+        assert_eq!(run.as_slice(), b"abcde");
+        // Part of the same chunk again: the same memory.
+        assert_eq!(arena.adopt(b, 2).unwrap().as_ptr(), b);
+        // Not the arena's bytes, or past what was written.
+        assert!(arena.adopt(b"abcde".as_ptr(), 5).is_none());
+        assert!(arena.adopt(a, 6).is_none());
+        // An adopted chunk is not written again: new bytes go to a new chunk.
+        let c = arena.push(b"fgh");
+        assert_eq!(run.as_slice(), b"abcde");
+        assert!(
+            arena.adopt(a, 8).is_none(),
+            "{c:?} is in a chunk of its own"
+        );
+        assert_eq!(arena.used(), 8);
     }
 }

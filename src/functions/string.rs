@@ -13,7 +13,10 @@ use arrow_schema::DataType;
 use lru::LruCache;
 use regex::{Regex, RegexBuilder};
 
-use super::row::{map1, map2, map3, variadic, Blob, Bool, Outcome, RowImpl, Slice, Utf8};
+use super::row::{
+    map1, map1_with, map2, map3, map3_with, variadic, variadic_with, Blob, Bool, Outcome, RowImpl,
+    Slice, Utf8, Written,
+};
 use super::Registry;
 
 const S: DataType = DataType::Utf8;
@@ -40,13 +43,17 @@ fn substr(s: &str, start: i64, count: Option<i64>) -> Result<Range<usize>, Strin
 }
 
 /// The byte offset of the character after the first `chars` characters of `s` (the
-/// end of `s` if it has fewer). In ASCII text characters are bytes, so no walk.
+/// end of `s` if it has fewer). Where the first `chars` bytes are ASCII they are
+/// those characters, so no walk (and nothing past them is read).
 fn byte_at(s: &str, chars: i64) -> usize {
     let Ok(n) = usize::try_from(chars) else {
         return s.len();
     };
-    if s.is_ascii() {
-        return n.min(s.len());
+    let head = n.min(s.len());
+    // A plain loop: `<[u8]>::is_ascii` is built for long slices, and heads are
+    // mostly a few bytes.
+    if s.as_bytes()[..head].iter().all(u8::is_ascii) {
+        return head;
     }
     s.char_indices().nth(n).map_or(s.len(), |(b, _)| b)
 }
@@ -178,6 +185,46 @@ fn chr(n: i64) -> Outcome<String> {
 
 /// `initcap`: the first letter of each word (a run of letters and digits) in upper
 /// case, the others in lower case.
+/// `upper(s)` appended to `out`: ASCII text mapped in place, other text by
+/// Unicode's full mapping (`ß` → `SS`).
+fn upper_into(s: &str, out: &mut String) {
+    if s.is_ascii() {
+        let start = out.len();
+        out.push_str(s);
+        out[start..].make_ascii_uppercase();
+    } else {
+        out.extend(s.chars().flat_map(char::to_uppercase));
+    }
+}
+
+/// `lower(s)` appended to `out`: ASCII text mapped in place, other text by
+/// `str::to_lowercase` (which maps a final `Σ` to `ς`, as a per-character mapping
+/// cannot).
+fn lower_into(s: &str, out: &mut String) {
+    if s.is_ascii() {
+        let start = out.len();
+        out.push_str(s);
+        out[start..].make_ascii_lowercase();
+    } else {
+        out.push_str(&s.to_lowercase());
+    }
+}
+
+/// `replace(s, from, to)` appended to `out`; `s` as it is when `from` is empty.
+fn replace_into(s: &str, from: &str, to: &str, out: &mut String) {
+    if from.is_empty() {
+        out.push_str(s);
+        return;
+    }
+    let mut rest = 0;
+    for (at, _) in s.match_indices(from) {
+        out.push_str(&s[rest..at]);
+        out.push_str(to);
+        rest = at + from.len();
+    }
+    out.push_str(&s[rest..]);
+}
+
 fn initcap(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut in_word = false;
@@ -592,7 +639,10 @@ fn case(r: &mut Registry) {
             &[S],
             S,
             "s in upper case (Unicode)",
-            map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(s.to_uppercase()))),
+            map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+                upper_into(s, out);
+                Ok(Some(()))
+            }),
         );
     r.function("lower")
         .alias("lcase")
@@ -601,7 +651,10 @@ fn case(r: &mut Registry) {
             &[S],
             S,
             "s in lower case (Unicode)",
-            map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(s.to_lowercase()))),
+            map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+                lower_into(s, out);
+                Ok(Some(()))
+            }),
         );
     r.function("initcap")
         .example("initcap('hello wORLD-héllo')", "Hello World-Héllo")
@@ -742,12 +795,9 @@ fn cut(r: &mut Registry) {
 /// of `||` to one call of it with every operand, so a row builds one string, not one
 /// per `||`.
 pub(crate) fn joined() -> RowImpl {
-    variadic::<Utf8, Utf8, _>(true, |parts: &[Option<&str>]| {
-        let mut out = String::with_capacity(parts.iter().flatten().map(|p| p.len()).sum());
-        for p in parts.iter().flatten() {
-            out.push_str(p);
-        }
-        Ok(Some(out))
+    variadic_with::<Utf8, Written, _>(true, |parts: &[Option<&str>], out: &mut String| {
+        out.extend(parts.iter().flatten().copied());
+        Ok(Some(()))
     })
 }
 
@@ -765,8 +815,9 @@ fn build(r: &mut Registry) {
             &[S],
             S,
             "the strings joined, NULLs skipped (never NULL)",
-            variadic::<Utf8, Utf8, _>(false, |parts: &[Option<&str>]| {
-                Ok(Some(parts.iter().flatten().copied().collect()))
+            variadic_with::<Utf8, Written, _>(false, |parts: &[Option<&str>], out: &mut String| {
+                out.extend(parts.iter().flatten().copied());
+                Ok(Some(()))
             }),
         );
     r.function("concat_ws")
@@ -775,12 +826,17 @@ fn build(r: &mut Registry) {
             &[S],
             S,
             "the strings after the first joined with the first between them, NULLs skipped; NULL if the separator is NULL",
-            variadic::<Utf8, Utf8, _>(false, |parts: &[Option<&str>]| {
+            variadic_with::<Utf8, Written, _>(false, |parts: &[Option<&str>], out: &mut String| {
                 let Some((Some(sep), rest)) = parts.split_first() else {
                     return Ok(None);
                 };
-                let rest: Vec<&str> = rest.iter().flatten().copied().collect();
-                Ok(Some(rest.join(sep)))
+                for (k, part) in rest.iter().flatten().enumerate() {
+                    if k > 0 {
+                        out.push_str(sep);
+                    }
+                    out.push_str(part);
+                }
+                Ok(Some(()))
             }),
         );
     for (name, on_left, sql, result) in [
@@ -827,13 +883,12 @@ fn build(r: &mut Registry) {
             &[S, S, S],
             S,
             "s with every from replaced by to (s as it is when from is '')",
-            map3::<Utf8, Utf8, Utf8, Utf8, _>(|s: &str, from: &str, to: &str| {
-                Ok(Some(if from.is_empty() {
-                    s.to_string()
-                } else {
-                    s.replace(from, to)
-                }))
-            }),
+            map3_with::<Utf8, Utf8, Utf8, Written, _>(
+                |s: &str, from: &str, to: &str, out: &mut String| {
+                    replace_into(s, from, to, out);
+                    Ok(Some(()))
+                },
+            ),
         );
     r.function("translate")
         .example("translate('straße', 'ßa', 'sA')", "strAse")
@@ -851,7 +906,10 @@ fn build(r: &mut Registry) {
             &[S],
             S,
             "the characters of s in reverse order",
-            map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(s.chars().rev().collect()))),
+            map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+                out.extend(s.chars().rev());
+                Ok(Some(()))
+            }),
         );
     r.function("quote_literal")
         .example("quote_literal('O''Reilly')", "'O''Reilly'")
