@@ -1119,10 +1119,68 @@ impl Lowerer {
         x: &TypedExpr,
         literal: &[u8],
     ) -> Result<NodeId, Unsupported> {
+        if let Some(node) = self.leading_characters_compare(op, x, literal) {
+            return Ok(node);
+        }
         let x = self.expr(x)?;
         let imp = computed::compare_to_literal(op, literal.to_vec());
         let key = format!("cmp:{op:?}:{literal:?}");
         Ok(self.row_helper(key, imp, vec![x], PType::Bool))
+    }
+
+    /// `substr(column, 1, k) = 'lit'` or `left(column, k) = 'lit'` (or `<>`), with
+    /// `k ≥ 0`, decided on the column's bytes without computing the substring: the
+    /// first `k` characters are `lit` exactly when the column starts with `lit` if
+    /// `lit` has `k` characters, and when the column is `lit` if it has fewer (a
+    /// shorter string is its own first `k` characters). `None` otherwise (`lit`
+    /// longer than `k` characters, other functions or arguments).
+    fn leading_characters_compare(
+        &mut self,
+        op: CmpOp,
+        x: &TypedExpr,
+        literal: &[u8],
+    ) -> Option<NodeId> {
+        let TypedKind::Call { sig, args } = &x.kind else {
+            return None;
+        };
+        let k = match (sig.name, args.as_slice()) {
+            ("substr", [_, start, count]) => {
+                let (Some(ScalarValue::Int64(1)), Some(ScalarValue::Int64(k))) =
+                    (start.as_literal(), count.as_literal())
+                else {
+                    return None;
+                };
+                *k
+            }
+            ("left", [_, count]) => match count.as_literal() {
+                Some(ScalarValue::Int64(k)) => *k,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let negated = match op {
+            CmpOp::Eq => false,
+            CmpOp::Ne => true,
+            _ => return None,
+        };
+        let slot = self.column_of_strings(&args[0])?;
+        let chars = std::str::from_utf8(literal).ok()?.chars().count();
+        let k = usize::try_from(k).ok()?;
+        if chars < k {
+            return Some(self.compare_literal(op, slot, literal));
+        }
+        if chars > k {
+            return None;
+        }
+        let pattern = strings::Pattern::Prefix(literal.to_vec());
+        let helper = helpers::for_pattern(&pattern, self.inputs[slot].layout);
+        let key = format!("prefix:{literal:?}");
+        let state = strings::LikeColumn::new(pattern);
+        let starts = self.deciding_helper(helper, key, state, slot, QuickTest::Prefix, literal);
+        Some(match negated {
+            false => starts,
+            true => self.add(Node::Not(starts)),
+        })
     }
 
     /// `column <op> literal` for a string or BLOB column (slot `x`).

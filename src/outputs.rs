@@ -514,6 +514,33 @@ fn decimals(
     Ok(Arc::new(wide.with_data_type(t.clone())))
 }
 
+/// The offsets of the strings whose views are `addresses` and `lengths` (the rows
+/// where `valid` is false are empty), the bytes they take, where the first
+/// non-empty one starts, and whether the non-empty ones follow each other in
+/// memory. Offsets past 2 GiB wrap: the caller checks the bytes.
+fn offsets_of(
+    addresses: &[u64],
+    lengths: &[u64],
+    valid: impl Fn(usize) -> bool,
+) -> (Vec<i32>, u64, Option<u64>, bool) {
+    let mut offsets = Vec::with_capacity(lengths.len() + 1);
+    offsets.push(0i32);
+    let (mut bytes, mut start, mut next, mut one_run) = (0u64, None, 0u64, true);
+    for (i, (&at, &len)) in addresses.iter().zip(lengths).enumerate() {
+        let len = if valid(i) { len } else { 0 };
+        if len > 0 {
+            match start {
+                None => start = Some(at),
+                Some(_) => one_run &= at == next,
+            }
+            next = at.wrapping_add(len);
+        }
+        bytes = bytes.wrapping_add(len);
+        offsets.push(bytes as i32);
+    }
+    (offsets, bytes, start, one_run)
+}
+
 /// The byte strings a kernel wrote as views (`rows` addresses, then `rows`
 /// lengths) as a BLOB array, made while the arena and the input columns they point
 /// into are alive. When the bytes of the valid rows follow each other in one chunk
@@ -528,30 +555,18 @@ fn blobs_from_views(
     let views = views.typed_data::<u64>();
     let (addresses, lengths) = views.split_at(rows);
     let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
-    let too_long = || {
-        Error::from(EvalError::Other(format!(
-            "the strings of a result column of {rows} rows exceed 2 GiB, the most a column holds"
-        )))
+    let (offsets, bytes, start, one_run) = match &nulls {
+        None => offsets_of(addresses, lengths, |_| true),
+        Some(n) => offsets_of(addresses, lengths, |i| n.is_valid(i)),
     };
-    let mut offsets = Vec::with_capacity(rows + 1);
-    offsets.push(0i32);
-    let mut bytes = 0usize;
-    // Where the bytes start, and where the next row's must start for them to be one
-    // run.
-    let (mut start, mut next, mut one_run) = (None, 0u64, true);
-    for i in 0..rows {
-        if valid(i) && lengths[i] > 0 {
-            let (at, len) = (addresses[i], lengths[i]);
-            if start.is_none() {
-                start = Some(at);
-            } else {
-                one_run &= at == next;
-            }
-            next = at.wrapping_add(len);
-            bytes += len as usize;
-        }
-        offsets.push(i32::try_from(bytes).map_err(|_| too_long())?);
-    }
+    let bytes = usize::try_from(bytes)
+        .ok()
+        .filter(|&b| i32::try_from(b).is_ok())
+        .ok_or_else(|| {
+            Error::from(EvalError::Other(format!(
+                "the strings of a result column of {rows} rows exceed 2 GiB, the most a column holds"
+            )))
+        })?;
     let adopted = match start {
         Some(at) if one_run => arena.adopt(at as *const u8, bytes),
         _ => None,
@@ -571,8 +586,9 @@ fn blobs_from_views(
             values.into()
         }
     };
-    // SAFETY: the offsets start at 0 and never decrease (lengths are added), and
-    // the last is `bytes`, the length of `values`.
+    // SAFETY: the offsets start at 0 and never decrease (lengths are added, and
+    // their sum, checked above, fits an `i32`), and the last is `bytes`, the length
+    // of `values`.
     let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
     // SAFETY: as above for the offsets; `nulls` has `rows` bits.
     Ok(unsafe { BinaryArray::new_unchecked(offsets, values, nulls) })

@@ -1132,3 +1132,37 @@ fn a_failing_row_among_computed_strings() {
         .collect();
     assert_eq!(eval(expr, &fine).unwrap(), want);
 }
+
+/// `substr(s, 1, k)` and `left(s, k)` compared with a literal, which the JIT
+/// decides on the column's bytes (a prefix test, or an equality when the literal
+/// is shorter than `k` characters): the same answers as computing the substring.
+#[test]
+fn leading_characters_compared_with_a_literal() {
+    let rows = s_rows(&[
+        Some("ab"),
+        Some("abc"),
+        Some("a"),
+        Some(""),
+        None,
+        Some("héllo"),
+        Some("hé"),
+        Some("xab"),
+    ]);
+    let (t, f) = (Some("true"), Some("false"));
+    let cases: [(&str, [Option<&str>; 8]); 9] = [
+        ("substr(s, 1, 2) = 'ab'", [t, t, f, f, None, f, f, f]),
+        ("left(s, 2) = 'hé'", [f, f, f, f, None, t, t, f]),
+        ("'hé' = left(s, 2)", [f, f, f, f, None, t, t, f]),
+        // Fewer characters than asked for: the whole string is compared.
+        ("substr(s, 1, 3) = 'ab'", [t, f, f, f, None, f, f, f]),
+        ("left(s, 9) = 'hé'", [f, f, f, f, None, f, t, f]),
+        ("substr(s, 1, 2) <> 'ab'", [f, f, t, t, None, t, t, t]),
+        ("left(s, 3) <> 'ab'", [f, t, t, t, None, t, t, t]),
+        // More characters than asked for: never equal.
+        ("substr(s, 1, 1) = 'ab'", [f, f, f, f, None, f, f, f]),
+        ("substr(s, 1, 0) = ''", [t, t, t, t, None, t, t, t]),
+    ];
+    for (expr, expected) in cases {
+        check(expr, &rows, &expected);
+    }
+}

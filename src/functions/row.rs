@@ -490,6 +490,43 @@ impl Ret for Utf8 {
     }
 }
 
+/// Appends `s` to `out`, as `push_str` does, but copies up to 16 bytes with two
+/// overlapping loads and stores rather than a call to `memcpy`, which costs more
+/// than the copy itself for the few bytes most strings have.
+pub fn push_short(out: &mut String, s: &str) {
+    let n = s.len();
+    if !(2..=16).contains(&n) {
+        out.push_str(s);
+        return;
+    }
+    out.reserve(n);
+    // SAFETY: `out` has room for `n` more bytes (reserved above); the loads read
+    // `s` within its `n` bytes (two overlapping words of a width at most `n`), the
+    // stores write within the room; the bytes written are all of `s`'s (the two
+    // words cover every byte), so `out` stays UTF-8 when its length grows by `n`.
+    unsafe {
+        let v = out.as_mut_vec();
+        let (src, dst) = (s.as_ptr(), v.as_mut_ptr().add(v.len()));
+        macro_rules! copy_as {
+            ($t:ty) => {{
+                let w = std::mem::size_of::<$t>();
+                let (head, tail) = (
+                    (src as *const $t).read_unaligned(),
+                    (src.add(n - w) as *const $t).read_unaligned(),
+                );
+                (dst as *mut $t).write_unaligned(head);
+                (dst.add(n - w) as *mut $t).write_unaligned(tail);
+            }};
+        }
+        match n {
+            8.. => copy_as!(u64),
+            4..=7 => copy_as!(u32),
+            _ => copy_as!(u16),
+        }
+        v.set_len(v.len() + n);
+    }
+}
+
 impl Ret for Written {
     type Item = ();
     type Builder = StringBuilder;
@@ -1106,5 +1143,22 @@ mod tests {
             "{c:?} is in a chunk of its own"
         );
         assert_eq!(arena.used(), 8);
+    }
+
+    #[test]
+    fn short_strings_are_appended_whole() {
+        let text = "aé日b🦀cdefghijklmnopqrstuvwxyz";
+        for (start, _) in text.char_indices() {
+            for (end, _) in text[start..]
+                .char_indices()
+                .chain([(text.len() - start, ' ')])
+            {
+                let part = &text[start..start + end];
+                let mut out = String::from("x");
+                push_short(&mut out, part);
+                push_short(&mut out, part);
+                assert_eq!(out, format!("x{part}{part}"), "{part:?}");
+            }
+        }
     }
 }

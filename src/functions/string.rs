@@ -14,8 +14,8 @@ use lru::LruCache;
 use regex::{Regex, RegexBuilder};
 
 use super::row::{
-    map1, map1_with, map2, map3, map3_with, variadic, variadic_with, Blob, Bool, Outcome, RowImpl,
-    Slice, Utf8, Written,
+    map1, map1_with, map2, map3, map3_with, push_short, variadic, variadic_with, Blob, Bool,
+    Outcome, RowImpl, Slice, Utf8, Written,
 };
 use super::Registry;
 
@@ -796,7 +796,9 @@ fn cut(r: &mut Registry) {
 /// per `||`.
 pub(crate) fn joined() -> RowImpl {
     variadic_with::<Utf8, Written, _>(true, |parts: &[Option<&str>], out: &mut String| {
-        out.extend(parts.iter().flatten().copied());
+        for part in parts.iter().flatten() {
+            push_short(out, part);
+        }
         Ok(Some(()))
     })
 }
