@@ -1122,6 +1122,15 @@ impl Lowerer {
         if let Some(node) = self.leading_characters_compare(op, x, literal) {
             return Ok(node);
         }
+        if let (TypedKind::Call { sig, args }, CmpOp::Eq | CmpOp::Ne) = (&x.kind, op) {
+            if let (name @ ("upper" | "lower"), [s]) = (sig.name, args.as_slice()) {
+                let s = self.expr(s)?;
+                let negated = op == CmpOp::Ne;
+                let imp = computed::case_mapped_equals(name == "upper", literal.to_vec(), negated);
+                let key = format!("{name}:{op:?}:{literal:?}");
+                return Ok(self.row_helper(key, imp, vec![s], PType::Bool));
+            }
+        }
         let x = self.expr(x)?;
         let imp = computed::compare_to_literal(op, literal.to_vec());
         let key = format!("cmp:{op:?}:{literal:?}");

@@ -543,6 +543,28 @@ pub(crate) mod computed {
         map1::<Blob, Bool, _>(move |a: &[u8]| Ok(Some(compare(op, a, &literal))))
     }
 
+    /// `upper(s) = literal` (with `upper`, else `lower(s) = literal`), or `<>` with
+    /// `negated`: an ASCII `s` is compared byte by byte as mapped, without building
+    /// the mapped string; other strings are mapped in full (Unicode's mapping can
+    /// change their length: `upper('ß')` is `SS`).
+    pub(crate) fn case_mapped_equals(upper: bool, literal: Vec<u8>, negated: bool) -> RowImpl {
+        let map = if upper {
+            u8::to_ascii_uppercase
+        } else {
+            u8::to_ascii_lowercase
+        };
+        map1::<Utf8, Bool, _>(move |s: &str| {
+            let equal = if s.is_ascii() {
+                s.len() == literal.len() && s.bytes().zip(&literal).all(|(c, &l)| map(&c) == l)
+            } else if upper {
+                s.to_uppercase().as_bytes() == literal
+            } else {
+                s.to_lowercase().as_bytes() == literal
+            };
+            Ok(Some(equal != negated))
+        })
+    }
+
     /// `a IS [NOT] DISTINCT FROM b` (VARCHAR and BLOB alike).
     pub(crate) fn distinct_strings(not: bool) -> RowImpl {
         variadic::<Blob, Bool, _>(false, move |v: &[Option<&[u8]>]| {

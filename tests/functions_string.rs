@@ -1166,3 +1166,34 @@ fn leading_characters_compared_with_a_literal() {
         check(expr, &rows, &expected);
     }
 }
+
+/// `upper(s)` and `lower(s)` compared with a literal, which the JIT decides
+/// without building the mapped string for ASCII rows: the same answers as mapping.
+#[test]
+fn case_mapped_strings_compared_with_a_literal() {
+    let rows = s_rows(&[
+        Some("ab"),
+        Some("aB"),
+        Some("abc"),
+        Some(""),
+        None,
+        Some("straße"),
+        Some("STRASSE"),
+        Some("ΣΑΣ"),
+    ]);
+    let (t, f) = (Some("true"), Some("false"));
+    let cases: [(&str, [Option<&str>; 8]); 7] = [
+        ("upper(s) = 'AB'", [t, t, f, f, None, f, f, f]),
+        ("'AB' = ucase(s)", [t, t, f, f, None, f, f, f]),
+        // A literal that no upper-cased string equals.
+        ("upper(s) = 'ab'", [f, f, f, f, None, f, f, f]),
+        ("upper(s) = 'STRASSE'", [f, f, f, f, None, t, t, f]),
+        ("upper(s) <> ''", [t, t, t, f, None, t, t, t]),
+        // A final Σ lower-cases to ς.
+        ("lower(s) = 'σας'", [f, f, f, f, None, f, f, t]),
+        ("lower(s) <> 'ab'", [f, f, t, t, None, t, t, t]),
+    ];
+    for (expr, expected) in cases {
+        check(expr, &rows, &expected);
+    }
+}
