@@ -312,10 +312,13 @@ fn string_section(root: &Path) -> Option<String> {
          searches without building the case-mapped string). Data: the synthetic set's `s` and `t`, 8 random lowercase letters \
          each. `s || '-' || t` is measured as `concat_op(concat_op(s, '-'), t)`, the \
          calls `||` binds to. jit vs arrow-rs = arrow-rs / jit (above 1: the JIT is \
-         faster); vs hand = jit / hand. Measured alone with \
-         `cargo bench --bench expressions -- '/S[0-9]/'`, then \
-         `cargo run --release --example bench_report`; why the ratios are what they \
-         are: [performance-notes.md](performance-notes.md#string-functions).\n"
+         faster); vs hand = jit / hand. Measured with the whole suite \
+         (`scripts/bench.sh`). Measured alone (`cargo bench --bench expressions -- \
+         '/S[0-9]/'`, then `cargo run --release --example bench_report`), the arrow-rs \
+         column of S1 and S4, which allocates a `String` per row, has taken 3–6× \
+         longer (63–99 ns/row in cache, against 16–17 here and in a scratch program; \
+         not explained yet). Why the ratios are what they are: \
+         [performance-notes.md](performance-notes.md#string-functions).\n"
     );
     let _ = writeln!(
         md,
