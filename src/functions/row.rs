@@ -79,6 +79,16 @@ impl Arena {
         }
     }
 
+    /// Whether `at` is one of the bytes the arena holds.
+    #[cfg(test)]
+    pub(crate) fn holds(&self, at: *const u8) -> bool {
+        let at = at as usize;
+        self.chunks.iter().any(|c| {
+            let (base, used) = c.span();
+            (base..base + used).contains(&at)
+        })
+    }
+
     /// The bytes the arena holds.
     pub fn used(&self) -> usize {
         self.chunks.iter().map(|c| c.span().1).sum()
@@ -111,9 +121,11 @@ impl Arena {
         at
     }
 
-    /// The `len` bytes at `start`, if they are in one chunk of the arena, as a
-    /// slice of a buffer that owns that chunk (without copying). The chunk is
-    /// written no more.
+    /// The `len` bytes at `start`, if they are in one chunk of the arena that is at
+    /// least half full, as a slice of a buffer that owns that chunk (without
+    /// copying). The chunk is written no more. A chunk mostly empty is not given
+    /// away: the array would hold all of its memory (64 KiB at least) for a few
+    /// bytes, which are cheaper to copy.
     pub fn adopt(&mut self, start: *const u8, len: usize) -> Option<Buffer> {
         let start = start as usize;
         let chunk = self.chunks.iter_mut().find(|c| {
@@ -121,6 +133,9 @@ impl Arena {
             start >= base && start.checked_add(len).is_some_and(|end| end <= base + used)
         })?;
         if let Chunk::Open(v) = chunk {
+            if v.len() < v.capacity() / 2 {
+                return None;
+            }
             // The vector's memory becomes the buffer's: same address, no copy.
             *chunk = Chunk::Adopted(Buffer::from_vec(std::mem::take(v)));
         }
@@ -1086,14 +1101,17 @@ mod tests {
             for w in spans.windows(2) {
                 assert_eq!(w[0].0 + w[0].1, w[1].0);
             }
+            // In the arena: the block's values are its last bytes.
             let (start, end) = (
                 spans[0].0,
                 spans[spans.len() - 1].0 + spans[spans.len() - 1].1,
             );
-            let run = arena
-                .adopt(start as *const u8, (end - start) as usize)
-                .unwrap();
-            assert_eq!(run.as_ptr() as u64, start);
+            let Some(Chunk::Open(chunk)) = arena.chunks.last() else {
+                panic!("an open chunk");
+            };
+            let chunk_end = chunk.as_ptr() as u64 + chunk.len() as u64;
+            assert_eq!(end, chunk_end);
+            assert!(start >= chunk.as_ptr() as u64);
         }
     }
 
@@ -1126,23 +1144,25 @@ mod tests {
     fn the_arena_gives_a_run_of_one_chunk_to_a_buffer_without_copying() {
         let mut arena = Arena::with_room(100);
         let a = arena.push(b"abc");
-        let b = arena.push(b"de");
-        let run = arena.adopt(a, 5).unwrap();
+        // A chunk (of 64 KiB) mostly empty is not given away.
+        assert!(arena.adopt(a, 3).is_none());
+        let b = arena.push(&vec![b'x'; 40_000]);
+        let run = arena.adopt(a, 40_003).unwrap();
         assert_eq!(run.as_ptr(), a);
-        assert_eq!(run.as_slice(), b"abcde");
+        assert_eq!(&run.as_slice()[..5], b"abcxx");
         // Part of the same chunk again: the same memory.
         assert_eq!(arena.adopt(b, 2).unwrap().as_ptr(), b);
         // Not the arena's bytes, or past what was written.
         assert!(arena.adopt(b"abcde".as_ptr(), 5).is_none());
-        assert!(arena.adopt(a, 6).is_none());
+        assert!(arena.adopt(a, 40_004).is_none());
         // An adopted chunk is not written again: new bytes go to a new chunk.
         let c = arena.push(b"fgh");
-        assert_eq!(run.as_slice(), b"abcde");
+        assert_eq!(&run.as_slice()[..5], b"abcxx");
         assert!(
-            arena.adopt(a, 8).is_none(),
+            arena.adopt(a, 40_006).is_none(),
             "{c:?} is in a chunk of its own"
         );
-        assert_eq!(arena.used(), 8);
+        assert_eq!(arena.used(), 40_006);
     }
 
     #[test]
