@@ -14,8 +14,8 @@ use lru::LruCache;
 use regex::{Regex, RegexBuilder};
 
 use super::row::{
-    map1, map1_with, map2, map3, map3_with, push_short, variadic, variadic_with, Blob, Bool,
-    Outcome, RowImpl, Slice, Utf8, Written,
+    join_block, map1, map1_with, map2, map3, map3_with, push_short, variadic, variadic_with, Blob,
+    Bool, Outcome, RowImpl, Slice, Utf8, Written,
 };
 use super::Registry;
 
@@ -801,6 +801,7 @@ pub(crate) fn joined() -> RowImpl {
         }
         Ok(Some(()))
     })
+    .with_block(join_block(true))
 }
 
 /// Strings built from others.
@@ -820,7 +821,8 @@ fn build(r: &mut Registry) {
             variadic_with::<Utf8, Written, _>(false, |parts: &[Option<&str>], out: &mut String| {
                 out.extend(parts.iter().flatten().copied());
                 Ok(Some(()))
-            }),
+            })
+            .with_block(join_block(false)),
         );
     r.function("concat_ws")
         .example("concat_ws(', ', 'a', NULL, 'b')", "a, b")
