@@ -882,6 +882,123 @@ fn wide_decimal_arithmetic_matches_duckdb() {
     );
 }
 
+/// The wide table's rows repeated in blocks of 16, most of them small enough for
+/// 64 bits: `price`, `disc`, `tax`, `w` and `x` as in [`wide_table`] for the rows
+/// listed in `wide_rows` (in order, cycling), small values elsewhere.
+fn mixed_wide_table(rows: usize, wide_rows: &[usize]) -> RecordBatch {
+    let t = wide_table();
+    let column = |name: &str, small: &dyn Fn(usize) -> Option<i128>| -> Vec<Option<i128>> {
+        let c = t
+            .column_by_name(name)
+            .unwrap()
+            .as_primitive::<arrow::datatypes::Decimal128Type>();
+        let mut from_wide = (0..c.len()).cycle();
+        (0..rows)
+            .map(|i| match wide_rows.contains(&i) {
+                true => {
+                    let k = from_wide.next().unwrap();
+                    c.is_valid(k).then(|| c.value(k))
+                }
+                false => small(i),
+            })
+            .collect()
+    };
+    let small = |m: i128| move |i: usize| (i % 13 != 0).then_some((i as i128 * 7_919) % m - m / 3);
+    batch(vec![
+        (
+            "price",
+            decimals(&column("price", &small(10_000_000)), 20, 2),
+        ),
+        ("disc", decimals(&column("disc", &small(11)), 15, 2)),
+        ("tax", decimals(&column("tax", &small(9)), 15, 2)),
+        ("w", decimals(&column("w", &small(1 << 40)), 30, 4)),
+        ("x", decimals(&column("x", &small(1 << 62)), 38, 10)),
+    ])
+}
+
+/// A wide decimal computation is emitted twice: in 64 bits, which a block takes
+/// when all of its values fit, and in 128 bits, which a block takes otherwise
+/// (a value beyond 64 bits, a result that overflows them, any error). Both give
+/// the interpreter's values and errors, wherever the wide values fall among the
+/// blocks (the first, a middle one, the tail), sliced or not.
+#[test]
+fn wide_arithmetic_takes_64_bits_where_the_values_fit() {
+    let exprs = [
+        "price * (1 - disc) * (1 + tax)",
+        "price * disc",
+        "w + x",
+        "w - price",
+        "-x",
+        "abs(w)",
+        "x * 3",
+        "w * w",
+        "price * 1000000000000000000000",
+        "CAST(price AS DECIMAL(38,4))",
+        "CAST(disc AS DECIMAL(30,10)) + w",
+        "w % 0.7",
+        "CASE WHEN disc > 0.03 THEN w * 2 ELSE w - 1 END",
+    ];
+    let mut compared = 0;
+    for wide_rows in [&[][..], &[0], &[17, 18, 19, 20, 21, 22], &[60], &[3, 40]] {
+        let t = mixed_wide_table(70, wide_rows);
+        for sql in exprs {
+            for (offset, len) in [(0, 70), (5, 60), (33, 2)] {
+                // `project` asserts that both back ends agree, values or error.
+                let _ = project(sql, &t.slice(offset, len));
+                compared += 1;
+            }
+        }
+        for sql in ["price * (1 - disc) > w", "w * w > x", "-x < price * 2"] {
+            let _ = select(sql, &t);
+        }
+    }
+    assert_eq!(compared, 5 * 13 * 3);
+    // Hand-computed: a product that overflows 64 bits but not 128 (row 20), among
+    // rows whose products fit.
+    let mut prices: Vec<Option<i128>> = (0..40).map(|i| Some(i * 100)).collect();
+    prices[20] = Some(9_000_000_000_000_000_000);
+    let t = batch(vec![
+        ("price", decimals(&prices, 20, 2)),
+        ("disc", decimals(&vec![Some(250); 40], 15, 2)),
+    ]);
+    let (ty, values) = project("price * disc", &t).unwrap();
+    assert_eq!(ty, "DECIMAL(35,4)");
+    assert_eq!(values[3], "7.5000");
+    assert_eq!(values[20], "225000000000000000.0000");
+    assert_eq!(values[39], "97.5000");
+    // A value beyond the declared precision (which the interpreter does not check,
+    // see `values_beyond_the_declared_precision`) fails on the 128-bit path, at its
+    // row, after blocks that took the 64-bit one.
+    let mut prices: Vec<i128> = (0..40).map(|i| i * 100).collect();
+    prices[37] = 10i128.pow(20);
+    let price = Decimal128Array::from(prices)
+        .with_precision_and_scale(20, 2)
+        .unwrap();
+    let t = batch(vec![("price", Arc::new(price) as ArrayRef)]);
+    let err = Projector::new(&t.schema(), &["price * 2"])
+        .unwrap()
+        .evaluate(&t)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("DECIMAL(20,2)") && err.ends_with(" at row 37"),
+        "{err}"
+    );
+}
+
+/// The 64-bit form is in the kernel: a block of Q1's charge on DECIMAL(20,2)
+/// values that fit 64 bits does not run the 128-bit code.
+#[test]
+fn wide_arithmetic_has_a_64_bit_path() {
+    let t = wide_table();
+    let projector = Projector::new(&t.schema(), &["price * (1 - disc) * (1 + tax)"]).unwrap();
+    let broadhead::explain::Backend::Jit(compiled) = projector.explain().unwrap().backend else {
+        panic!("not compiled");
+    };
+    assert!(compiled.ir.contains("narrow:"), "{}", compiled.ir);
+    assert!(compiled.ir.contains("wide:"), "{}", compiled.ir);
+}
+
 /// Comparisons between wide decimals of different scales, and with narrow ones and
 /// literals, are exact (as DuckDB's).
 #[test]

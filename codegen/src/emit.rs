@@ -205,6 +205,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// ([`V::Vals`] and [`V::Str`] without validity) is not given any: the kernel
     /// returns those outputs as a mask ([`Emitter::body`]).
     stores_validity: Vec<Option<bool>>,
+    /// Emitting the 128-bit path of a block whose 64-bit form failed
+    /// ([`Emitter::speculate`]): its nodes are not speculated again.
+    wide_fallback: bool,
 }
 
 /// Outputs from this one on always get their validity stored: the mask a
@@ -381,6 +384,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             care: Cell::new(None),
             prefetch: !prog.inputs.iter().any(|i| i.ty == PType::Str),
             stores_validity: vec![None; prog.outputs.len()],
+            wide_fallback: false,
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -1051,6 +1055,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             return Ok(*v);
         }
         let node = self.prog.nodes[id].clone();
+        let computed = matches!(
+            node,
+            Node::Arith(..) | Node::Neg(_) | Node::Abs(_) | Node::RangeCheck(..) | Node::Cast(..)
+        );
+        if computed && !self.wide_fallback && self.prog.type_of(id) == PType::I128 {
+            if let Some(v) = self.speculate(id, block, memo)? {
+                memo.insert(id, v);
+                return Ok(v);
+            }
+        }
         let v = match node {
             Node::Input(slot) => self.input(slot, block)?,
             Node::Param(slot) => {
@@ -1383,12 +1397,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn input(&mut self, slot: usize, block: &Block<'ctx>) -> R<V<'ctx>> {
         let spec = self.prog.inputs[slot];
-        let valid = if spec.nullable {
-            let words = self.slot_field(slot, 1)?.into_pointer_value();
-            Some(self.word(words, block)?)
-        } else {
-            None
-        };
+        let valid = self.input_validity(slot, block)?;
         match spec.ty {
             PType::Str => self.string_views(slot, valid, block),
             PType::Bool => {
@@ -1404,20 +1413,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let f = self.and(self.not(bits)?, valid)?;
                 Ok(V::Bool { t, f, err: None })
             }
-            t if spec.stored_as_i128 => {
-                // The low halves of little-endian i128s; a valid value whose high half
-                // is not its low half's sign does not fit 64 bits: an error.
-                let (low, high) = self.halves_16(slot, block)?;
-                let sign = self
-                    .b
-                    .build_right_shift(low, self.int_vec_const(t, 63)?, true, "")?;
-                let wide = self.b.build_int_compare(IntPredicate::NE, high, sign, "")?;
-                Ok(V::Vals {
-                    v: low,
-                    valid,
-                    err: Some(self.new_errors(wide, valid)?),
-                })
-            }
+            PType::I64 if spec.stored_as_i128 => self.low_halves(slot, valid, block),
             t => {
                 let base = self.slot_field(slot, 0)?.into_pointer_value();
                 let p = self.elem_ptr(base, t, block)?;
@@ -1432,6 +1428,206 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 })
             }
         }
+    }
+
+    /// The block's validity word of input `slot` (`None`: it has no NULLs).
+    fn input_validity(&self, slot: usize, block: &Block<'ctx>) -> R<Option<IntValue<'ctx>>> {
+        if !self.prog.inputs[slot].nullable {
+            return Ok(None);
+        }
+        let words = self.slot_field(slot, 1)?.into_pointer_value();
+        Ok(Some(self.word(words, block)?))
+    }
+
+    /// The `i64`s of the 16-byte integers of input `slot` (little-endian `i128`s):
+    /// their low halves; a valid value whose high half is not its low half's sign
+    /// does not fit 64 bits: an error.
+    fn low_halves(
+        &self,
+        slot: usize,
+        valid: Option<IntValue<'ctx>>,
+        block: &Block<'ctx>,
+    ) -> R<V<'ctx>> {
+        let (low, high) = self.halves_16(slot, block)?;
+        let sign = self
+            .b
+            .build_right_shift(low, self.int_vec_const(PType::I64, 63)?, true, "")?;
+        let wide = self.b.build_int_compare(IntPredicate::NE, high, sign, "")?;
+        Ok(V::Vals {
+            v: low,
+            valid,
+            err: Some(self.new_errors(wide, valid)?),
+        })
+    }
+
+    /// The value of `id`, a computed `I128` node, from its 64-bit form when that
+    /// serves the block. 128-bit lanes have no vector instructions: LLVM splits a
+    /// block of them into 32 scalar registers' worth, and a checked multiply or add
+    /// into a chain of scalar code per lane (docs/performance-notes.md, "Decimals").
+    /// But the values of a DECIMAL(38) computation mostly fit 64 bits. So the node
+    /// and the `I128` nodes below it are emitted first on `i64` lanes
+    /// ([`Emitter::narrow_node`]), where a value that does not fit, an overflow, or
+    /// any other error is an error lane; a block without one takes those values,
+    /// sign-extended (integer arithmetic that does not overflow gives the same
+    /// values in 64 bits as in 128), and any other block computes the node in 128
+    /// bits as before, with its own errors. `None`: the node has no 64-bit form
+    /// (it reads a node that is not integer arithmetic, an interval's parts say).
+    fn speculate(
+        &mut self,
+        id: NodeId,
+        block: &Block<'ctx>,
+        memo: &mut HashMap<NodeId, V<'ctx>>,
+    ) -> R<Option<V<'ctx>>> {
+        let mut narrow = HashMap::new();
+        let Some(n) = self.narrow_node(id, block, memo, &mut narrow)? else {
+            return Ok(None);
+        };
+        let (nv, valid, nerr) = Self::vals(n)?;
+        let wide_ty = self.vec_ty(PType::I128).into_vector_type_int()?;
+        let Some(nerr) = nerr else {
+            // No lane can fail: the 64-bit form is the value.
+            let v = self.b.build_int_s_extend(nv, wide_ty, "")?;
+            return Ok(Some(V::Vals {
+                v,
+                valid,
+                err: None,
+            }));
+        };
+        let nerr = self.and(nerr, block.active)?;
+        let any = self
+            .b
+            .build_int_compare(IntPredicate::NE, nerr, self.mzero(), "")?;
+        let (v, err) = self.rarely(
+            any,
+            ["narrow", "wide"],
+            |e| Ok((e.b.build_int_s_extend(nv, wide_ty, "")?, e.mzero())),
+            |e| {
+                // The 128-bit path: what it emits does not dominate the code after
+                // the join, so it gets a copy of the memo (every other node it reads
+                // was emitted by the 64-bit form, before the branch).
+                e.wide_fallback = true;
+                let wide = e.node(id, block, &mut memo.clone());
+                e.wide_fallback = false;
+                let (v, _, err) = Self::vals(wide?)?;
+                Ok((v, err.unwrap_or(e.mzero())))
+            },
+        )?;
+        Ok(Some(V::Vals {
+            v,
+            valid,
+            err: Some(err),
+        }))
+    }
+
+    /// The 64-bit form of `id`, an `I128` node ([`Emitter::speculate`]): its value
+    /// on `i64` lanes, error lanes where it does not fit or fails; `None` if it has
+    /// none. Nodes of other types below it are emitted as usual (into `memo`).
+    fn narrow_node(
+        &mut self,
+        id: NodeId,
+        block: &Block<'ctx>,
+        memo: &mut HashMap<NodeId, V<'ctx>>,
+        narrow: &mut HashMap<NodeId, V<'ctx>>,
+    ) -> R<Option<V<'ctx>>> {
+        if let Some(v) = narrow.get(&id) {
+            return Ok(Some(*v));
+        }
+        if self.prog.type_of(id) != PType::I128 {
+            return Ok(None);
+        }
+        let t = PType::I64;
+        let no_valid = |v: VectorValue<'ctx>| V::Vals {
+            v,
+            valid: None,
+            err: None,
+        };
+        let v = match self.prog.nodes[id].clone() {
+            Node::Input(slot) => {
+                let valid = self.input_validity(slot, block)?;
+                self.low_halves(slot, valid, block)?
+            }
+            Node::Param(slot) => {
+                let x = self.params[slot]
+                    .ok_or_else(|| EmitError(format!("parameter {slot} not loaded")))?
+                    .into_int_value();
+                let low = self.b.build_int_truncate(x, self.i64t, "")?;
+                let back = self.b.build_int_s_extend(low, x.get_type(), "")?;
+                let fits = self.b.build_int_compare(IntPredicate::EQ, back, x, "")?;
+                let err = self
+                    .b
+                    .build_select(fits, self.mzero(), self.ones(), "")?
+                    .into_int_value();
+                V::Vals {
+                    v: self.splat(low.into())?,
+                    valid: None,
+                    err: Some(err),
+                }
+            }
+            Node::Const128(x) => match i64::try_from(x) {
+                Ok(x) => no_valid(self.int_vec_const(t, x.into())?),
+                Err(_) => return Ok(None),
+            },
+            Node::Null(_) => V::Vals {
+                v: self.vec_ty(t).const_zero(),
+                valid: Some(self.mzero()),
+                err: None,
+            },
+            Node::Arith(op, l, r) => {
+                let Some(lv) = self.narrow_node(l, block, memo, narrow)? else {
+                    return Ok(None);
+                };
+                let Some(rv) = self.narrow_node(r, block, memo, narrow)? else {
+                    return Ok(None);
+                };
+                // A product that fits 128 bits by construction may not fit 64.
+                let op = match op {
+                    ArithOp::WideMul => ArithOp::Mul,
+                    op => op,
+                };
+                self.arith(op, t, lv, rv)?
+            }
+            Node::Neg(x) | Node::Abs(x) => {
+                let Some(xv) = self.narrow_node(x, block, memo, narrow)? else {
+                    return Ok(None);
+                };
+                self.neg_abs(matches!(self.prog.nodes[id], Node::Abs(_)), t, xv)?
+            }
+            Node::RangeCheck(x, lo, hi) => {
+                let Some(xv) = self.narrow_node(x, block, memo, narrow)? else {
+                    return Ok(None);
+                };
+                let (v, valid, mut err) = Self::vals(xv)?;
+                // The bounds within 64 bits: past them, every `i64` passes.
+                let b = &self.b;
+                if lo > i128::from(i64::MIN) {
+                    let below =
+                        b.build_int_compare(IntPredicate::SLT, v, self.int_vec_const(t, lo)?, "")?;
+                    err = self.or_opt(err, Some(self.new_errors(below, valid)?))?;
+                }
+                if hi < i128::from(i64::MAX) {
+                    let above =
+                        b.build_int_compare(IntPredicate::SGT, v, self.int_vec_const(t, hi)?, "")?;
+                    err = self.or_opt(err, Some(self.new_errors(above, valid)?))?;
+                }
+                V::Vals { v, valid, err }
+            }
+            // A widening of an integer: the value itself, as an `i64` (a `u64`
+            // beyond `i64::MAX` is an error lane, left to the 128-bit path).
+            Node::Cast(x, _) => {
+                let from = self.prog.type_of(x);
+                if from.is_float() || int_range(from).is_none() || from == PType::I128 {
+                    return Ok(None);
+                }
+                let xv = self.node(x, block, memo)?;
+                match from {
+                    PType::I64 => xv,
+                    _ => self.cast(from, t, xv)?,
+                }
+            }
+            _ => return Ok(None),
+        };
+        narrow.insert(id, v);
+        Ok(Some(v))
     }
 
     fn vals(
@@ -1625,44 +1821,69 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Some(v) => self.or(fits, self.not(v)?)?,
             None => fits,
         };
-        let all_fit = self
+        let wider = self
             .b
-            .build_int_compare(IntPredicate::EQ, fits, self.ones(), "all_fit")?;
-        let fast_bb = self.ctx.append_basic_block(self.func, "mul_narrow");
-        let slow_bb = self.ctx.append_basic_block(self.func, "mul_checked");
-        let join = self.ctx.append_basic_block(self.func, "mul_done");
-        self.branch_weighted(all_fit, fast_bb, slow_bb, true)?;
+            .build_int_compare(IntPredicate::NE, fits, self.ones(), "wider")?;
+        self.rarely(
+            wider,
+            ["mul_narrow", "mul_checked"],
+            |e| Ok((e.b.build_int_mul(ln, rn, "")?, e.mzero())),
+            |e| {
+                let name = if signed {
+                    "llvm.smul.with.overflow"
+                } else {
+                    "llvm.umul.with.overflow"
+                };
+                let f = e.intrinsic(name, &[vt.into()])?;
+                let pair = e.call(f, &[lv.into(), rv.into()])?.into_struct_value();
+                let v = e.b.build_extract_value(pair, 0, "")?.into_vector_value();
+                let lanes = e.b.build_extract_value(pair, 1, "")?.into_vector_value();
+                Ok((v, e.new_errors(lanes, valid)?))
+            },
+        )
+    }
 
-        self.b.position_at_end(fast_bb);
-        let fast = self.b.build_int_mul(ln, rn, "")?;
-        self.b.build_unconditional_branch(join)?;
-
-        self.b.position_at_end(slow_bb);
-        let name = if signed {
-            "llvm.smul.with.overflow"
-        } else {
-            "llvm.umul.with.overflow"
-        };
-        let f = self.intrinsic(name, &[vt.into()])?;
-        let pair = self.call(f, &[lv.into(), rv.into()])?.into_struct_value();
-        let slow = self.b.build_extract_value(pair, 0, "")?.into_vector_value();
-        let lanes = self.b.build_extract_value(pair, 1, "")?.into_vector_value();
-        let slow_err = self.new_errors(lanes, valid)?;
-        let slow_end = self
-            .b
-            .get_insert_block()
-            .ok_or_else(|| EmitError("no insertion block".into()))?;
-        self.b.build_unconditional_branch(join)?;
-
+    /// A value and its error lanes computed one of two ways: by `usual`, or, when
+    /// `rare` holds (a branch marked cold), by `other`; the code after the join
+    /// sees whichever ran. `names` names the two blocks.
+    fn rarely(
+        &mut self,
+        rare: IntValue<'ctx>,
+        names: [&str; 2],
+        usual: impl FnOnce(&mut Self) -> R<(VectorValue<'ctx>, IntValue<'ctx>)>,
+        other: impl FnOnce(&mut Self) -> R<(VectorValue<'ctx>, IntValue<'ctx>)>,
+    ) -> R<(VectorValue<'ctx>, IntValue<'ctx>)> {
+        let usual_bb = self.ctx.append_basic_block(self.func, names[0]);
+        let other_bb = self.ctx.append_basic_block(self.func, names[1]);
+        let join = self
+            .ctx
+            .append_basic_block(self.func, &format!("{}_done", names[0]));
+        self.branch_weighted(rare, other_bb, usual_bb, false)?;
+        self.b.position_at_end(usual_bb);
+        let (usual_v, usual_err) = usual(self)?;
+        let usual_end = self.end_with_branch(join)?;
+        self.b.position_at_end(other_bb);
+        let (other_v, other_err) = other(self)?;
+        let other_end = self.end_with_branch(join)?;
         self.b.position_at_end(join);
-        let v = self.b.build_phi(vt, "product")?;
-        v.add_incoming(&[(&fast, fast_bb), (&slow, slow_end)]);
-        let e = self.b.build_phi(self.mt, "product_overflow")?;
-        e.add_incoming(&[(&self.mzero(), fast_bb), (&slow_err, slow_end)]);
+        let v = self.b.build_phi(usual_v.get_type(), "")?;
+        v.add_incoming(&[(&usual_v, usual_end), (&other_v, other_end)]);
+        let e = self.b.build_phi(self.mt, "")?;
+        e.add_incoming(&[(&usual_err, usual_end), (&other_err, other_end)]);
         Ok((
             v.as_basic_value().into_vector_value(),
             e.as_basic_value().into_int_value(),
         ))
+    }
+
+    /// Ends the block being emitted with a branch to `to`; returns that block.
+    fn end_with_branch(&self, to: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+        let end = self
+            .b
+            .get_insert_block()
+            .ok_or_else(|| EmitError("no insertion block".into()))?;
+        self.b.build_unconditional_branch(to)?;
+        Ok(end)
     }
 
     fn neg_abs(&mut self, abs: bool, t: PType, x: V<'ctx>) -> R<V<'ctx>> {
@@ -2287,11 +2508,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.b.build_conditional_branch(any, call_bb, join)?;
             self.b.position_at_end(call_bb);
             let called = self.call_string_helper(helper, state, args, block, undecided)?;
-            let from_call = self
-                .b
-                .get_insert_block()
-                .ok_or_else(|| EmitError("no insertion block".into()))?;
-            self.b.build_unconditional_branch(join)?;
+            let from_call = self.end_with_branch(join)?;
             self.b.position_at_end(join);
             let phi = self.b.build_phi(self.mt, "helper_mask")?;
             phi.add_incoming(&[(&self.mzero(), here), (&called, from_call)]);
