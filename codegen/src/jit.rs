@@ -896,8 +896,8 @@ mod tests {
                 .unwrap_or_else(|| panic!("no {id} in\n{ir}"))
                 .to_string()
         };
-        let narrow = weights_of("label %mul_narrow, label %mul_checked");
-        assert!(narrow.contains("i32 2000, i32 1"), "{narrow}");
+        let checked = weights_of("label %mul_checked, label %mul_narrow");
+        assert!(checked.contains("i32 1, i32 2000"), "{checked}");
         let fail = weights_of("label %fail, label %ok");
         assert!(fail.contains("i32 1, i32 2000"), "{fail}");
     }
