@@ -358,7 +358,7 @@ fn views_over_many_buffers_and_slices() {
     }
 }
 
-/// The kernel reads the first four bytes at a row's offset only where they are
+/// The kernel reads the first eight bytes at a row's offset only where they are
 /// inside the data buffer: short values at the end of the buffer (and of a slice)
 /// are decided by the helper, and every layout agrees with the interpreter.
 #[test]
@@ -384,16 +384,21 @@ fn short_values_at_the_end_of_the_data() {
     }
 }
 
-/// Columns whose values hold fewer than four bytes in all: no row's first four
-/// bytes can be read, so the helper decides every row the quick check cannot.
+/// Columns whose values hold fewer than eight bytes in all: no row's first eight
+/// bytes can be read, so the helper decides every row the quick check cannot; and
+/// columns of a few bytes more, where only the first rows' can.
 #[test]
-fn columns_of_under_four_bytes() {
-    let columns: [&[Option<&str>]; 5] = [
+fn columns_of_under_eight_bytes() {
+    let columns: [&[Option<&str>]; 9] = [
         &[Some("a"), Some(""), Some("b")],
         &[Some("ab"), None, Some("")],
         &[Some("abc")],
         &[Some(""), Some("")],
         &[None],
+        &[Some("abcd")],
+        &[Some("ab"), Some("abc"), Some("b")],
+        &[Some("abc"), Some("ab"), Some("ab"), Some("a")],
+        &[Some("ab"), Some("abc"), Some("abcd"), Some("ab")],
     ];
     for values in columns {
         let utf8: ArrayRef = Arc::new(StringArray::from(values.to_vec()));

@@ -137,6 +137,9 @@ struct Heads<'ctx> {
     /// For views, their second halves (`<LANES x i64>`): bytes 4..12 of a value of
     /// up to 12 bytes.
     rest: Option<VectorValue<'ctx>>,
+    /// For columns with offsets, each row's bytes 4..8 (`<LANES x i32>`, anything
+    /// past the row's length).
+    next: Option<VectorValue<'ctx>>,
     /// The rows whose length and bytes were read (`None`: every row); the other
     /// lanes hold anything.
     read: Option<IntValue<'ctx>>,
@@ -208,6 +211,18 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// Emitting the 128-bit path of a block whose 64-bit form failed
     /// ([`Emitter::speculate`]): its nodes are not speculated again.
     wide_fallback: bool,
+    /// Read the bytes at a block's string offsets with one vector gather rather
+    /// than a load per row ([`fast_gathers`]).
+    gathers: bool,
+}
+
+/// Whether the CPU's vector gathers beat a scalar load per lane: yes on Intel's
+/// AVX2 and AVX-512 cores (the string heads of F7 and U1 took 0.55 and 0.3 of the
+/// scalar loads' time on the Intel Xeon VM), no on AMD's Zen 1 to 3, whose gathers
+/// are microcoded (on the AMD EPYC VM a gather left F7 at 0.83× arrow-rs streaming,
+/// the scalar loads at 1.51×: docs/performance-notes.md, "F7").
+fn fast_gathers(cpu: &str, features: &str) -> bool {
+    features.contains("+avx2") && !matches!(cpu, "znver1" | "znver2" | "znver3")
 }
 
 /// Outputs from this one on always get their validity stored: the mask a
@@ -385,6 +400,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             prefetch: !prog.inputs.iter().any(|i| i.ty == PType::Str),
             stores_validity: vec![None; prog.outputs.len()],
             wide_fallback: false,
+            gathers: fast_gathers(cpu, features),
         };
         e.load_params(param(1).into_pointer_value())?;
         e.body(param(2).into_int_value())
@@ -2582,6 +2598,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     head,
                     padded: true,
                     rest: Some(hi),
+                    next: None,
                     read: None,
                 });
             }
@@ -2591,11 +2608,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.offset_heads(slot, off, block)
     }
 
-    /// [`Heads`] of a column with `off` (`I32` or `I64`) offsets. A row's first four
+    /// [`Heads`] of a column with `off` (`I32` or `I64`) offsets. A row's first eight
     /// bytes are read where they lie before the end of the column's last value (so
     /// inside the data buffer), and rows of 2^32 bytes or more are left out; the
     /// other rows read bytes that are not used, at an address clamped into the
-    /// buffer (or, for a column of under four bytes, in the helper buffer).
+    /// buffer (or, for a column of under eight bytes, in the helper buffer).
     fn offset_heads(&self, slot: usize, off: PType, block: &Block<'ctx>) -> R<Heads<'ctx>> {
         let (starts, ends) = self.offset_pairs(slot, off, block)?;
         let len = self.b.build_int_sub(ends, starts, "len")?;
@@ -2609,23 +2626,23 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let last = unsafe { self.b.build_in_bounds_gep(offsets, &[rows], "")? };
         let last = self.b.build_load(last, "last_offset")?.into_int_value();
         let last = self.b.build_int_z_extend_or_bit_cast(last, self.i64t, "")?;
-        // Four bytes at offset o lie inside when o < last - 3; reads are clamped to
-        // offset last - 4, or made in the helper buffer when last < 4.
-        let has_four = self
+        // Eight bytes at offset o lie inside when o < last - 7; reads are clamped to
+        // offset last - 8, or made in the helper buffer when last < 8.
+        let has_eight = self
             .b
-            .build_int_compare(IntPredicate::UGE, last, self.c64(4), "")?;
+            .build_int_compare(IntPredicate::UGE, last, self.c64(8), "")?;
         let pick = |a: IntValue<'ctx>, b: IntValue<'ctx>| -> R<IntValue<'ctx>> {
-            Ok(self.b.build_select(has_four, a, b, "")?.into_int_value())
+            Ok(self.b.build_select(has_eight, a, b, "")?.into_int_value())
         };
-        let bound = pick(self.b.build_int_sub(last, self.c64(3), "")?, self.c64(0))?;
-        let clamp = pick(self.b.build_int_sub(last, self.c64(4), "")?, self.c64(0))?;
+        let bound = pick(self.b.build_int_sub(last, self.c64(7), "")?, self.c64(0))?;
+        let clamp = pick(self.b.build_int_sub(last, self.c64(8), "")?, self.c64(0))?;
         let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
         let data = self.slot_field(slot, 2)?.into_pointer_value();
         let data = self.b.build_pointer_cast(data, i8p, "")?;
         let spare = self.b.build_pointer_cast(self.helper_buf, i8p, "")?;
         let base = self
             .b
-            .build_select(has_four, data, spare, "heads_base")?
+            .build_select(has_eight, data, spare, "heads_base")?
             .into_pointer_value();
         let width = self.scalar_ty(off).into_int_type();
         let splat = |x: IntValue<'ctx>| -> R<VectorValue<'ctx>> {
@@ -2653,38 +2670,64 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .b
             .build_select(below, starts, clamp, "")?
             .into_vector_value();
-        // Four bytes a row, read by 16 scalar loads rather than a vector gather: on
-        // the AMD EPYC the benchmarks run on, a gather over data outside L1 took
-        // F7 (`s LIKE 'ab%'`) to 1.4x the hand-written loop while the loads the
-        // loop makes are prefetched.
-        let i32t = self.ctx.i32_type();
-        let i32p = i32t.ptr_type(AddressSpace::default());
-        let mut head = i32t.vec_type(LANES).get_undef();
-        for lane in 0..LANES {
-            let lane = self.c64(lane as u64);
-            let o = self.b.build_extract_element(at, lane, "")?.into_int_value();
-            let o = self.b.build_int_z_extend_or_bit_cast(o, self.i64t, "")?;
-            // SAFETY (of the generated code): `at` is at most `clamp`, so four bytes
-            // from it lie inside the data buffer (or the helper buffer).
-            let p = unsafe { self.b.build_gep(base, &[o], "")? };
-            let p = self.b.build_pointer_cast(p, i32p, "")?;
-            let word = self.b.build_load(p, "")?;
-            if let Some(load) = word.as_instruction_value() {
-                load.set_alignment(1)
-                    .map_err(|e| EmitError(format!("load alignment: {e}")))?;
-            }
-            head = self.b.build_insert_element(head, word, lane, "")?;
-        }
-        let len = self
+        // Eight bytes a row: they decide an equality with a literal of up to 8
+        // bytes without the helper. `at` is at most `clamp`, so the eight bytes
+        // from it lie inside the data buffer (or the helper buffer).
+        let words = self.words_at(base, at)?;
+        let i32v = self.ctx.i32_type().vec_type(LANES);
+        let head = self.b.build_int_truncate(words, i32v, "head")?;
+        let next = self
             .b
-            .build_int_truncate_or_bit_cast(len, i32t.vec_type(LANES), "")?;
+            .build_right_shift(words, self.splat(self.c64(32).into())?, false, "")?;
+        let next = self.b.build_int_truncate(next, i32v, "next")?;
+        let len = self.b.build_int_truncate_or_bit_cast(len, i32v, "")?;
         Ok(Heads {
             len,
             head,
             padded: false,
             rest: None,
+            next: Some(next),
             read: Some(read),
         })
+    }
+
+    /// The eight bytes at `base + at[i]` for each lane `i` (every address valid),
+    /// little-endian: one gather, or where gathers are slow ([`fast_gathers`]) a
+    /// load per lane, as the hand-written loop and arrow's `starts_with` do.
+    fn words_at(&self, base: PointerValue<'ctx>, at: VectorValue<'ctx>) -> R<VectorValue<'ctx>> {
+        let i64p = self.i64t.ptr_type(AddressSpace::default());
+        let vt = self.i64t.vec_type(LANES);
+        if self.gathers {
+            let at = self.b.build_int_z_extend_or_bit_cast(at, vt, "")?;
+            let base = self.b.build_ptr_to_int(base, self.i64t, "")?;
+            let addrs = self.b.build_int_add(self.splat(base.into())?, at, "")?;
+            let ptrs = self.b.build_int_to_ptr(addrs, i64p.vec_type(LANES), "")?;
+            let gather =
+                self.intrinsic("llvm.masked.gather", &[vt.into(), ptrs.get_type().into()])?;
+            let all = self.to_lanes(self.ones())?;
+            let align = self.ctx.i32_type().const_int(1, false);
+            let words = self.call(
+                gather,
+                &[ptrs.into(), align.into(), all.into(), vt.get_undef().into()],
+            )?;
+            return Ok(words.into_vector_value());
+        }
+        let mut words = vt.get_undef();
+        for lane in 0..LANES {
+            let lane = self.c64(lane as u64);
+            let o = self.b.build_extract_element(at, lane, "")?.into_int_value();
+            let o = self.b.build_int_z_extend_or_bit_cast(o, self.i64t, "")?;
+            // SAFETY (of the generated code): the caller's addresses are valid.
+            let p = unsafe { self.b.build_gep(base, &[o], "")? };
+            let p = self.b.build_pointer_cast(p, i64p, "")?;
+            let word = self.b.build_load(p, "")?;
+            if let Some(load) = word.as_instruction_value() {
+                load.set_alignment(1)
+                    .map_err(|e| EmitError(format!("load alignment: {e}")))?;
+            }
+            words = self.b.build_insert_element(words, word, lane, "")?;
+        }
+        Ok(words)
     }
 
     /// The TRUE and FALSE decisions of `q` from what it reads of a block's rows.
@@ -2739,13 +2782,30 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     cmp(IntPredicate::EQ, shown, word(lit_head)?)?,
                 )?;
                 // A literal decided by what is compared: 12 bytes with a view's
-                // second half, else the 4 bytes of the first.
-                let (hi_eq, whole) = match h.rest {
-                    Some(hi) => {
+                // second half, 8 with the bytes read at a row's offset, else 4.
+                let (hi_eq, whole) = match (h.rest, h.next) {
+                    (Some(hi), _) => {
                         let p_hi = self.splat(p_hi.into())?;
                         (cmp(IntPredicate::EQ, hi, p_hi)?, 12)
                     }
-                    None => (self.ones(), 4),
+                    (None, Some(next)) => {
+                        // The literal's bytes 4..8 (zero past its length) and the
+                        // row's, as many as the literal has.
+                        let long = self.b.build_int_compare(
+                            IntPredicate::UGT,
+                            lit_len,
+                            self.c64(4),
+                            "",
+                        )?;
+                        let beyond = self.b.build_int_sub(lit_len, self.c64(4), "")?;
+                        let beyond = self
+                            .b
+                            .build_select(long, beyond, self.c64(0), "")?
+                            .into_int_value();
+                        let shown = self.b.build_and(next, first_bytes(beyond)?, "")?;
+                        (cmp(IntPredicate::EQ, shown, word(p_hi)?)?, 8)
+                    }
+                    (None, None) => (self.ones(), 4),
                 };
                 let inline =
                     self.b

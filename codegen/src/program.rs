@@ -308,19 +308,19 @@ pub enum Node {
     },
 }
 
-/// A predicate on a string column that a row's length and first four bytes
-/// (zero-padded), or for views the whole 16-byte view, often decide, vectorized in
-/// the kernel ([`Node::Helper`]'s `quick`). For a column with offsets the kernel
-/// reads the four bytes at each row's start (where they are inside the data
-/// buffer), so an equality decides TRUE only for literals of up to 4 bytes.
+/// A predicate on a string column that a row's length and first bytes, or for
+/// views the whole 16-byte view, often decide, vectorized in the kernel
+/// ([`Node::Helper`]'s `quick`). For a column with offsets the kernel reads the
+/// eight bytes at each row's start (where they are inside the data buffer), so an
+/// equality decides TRUE only for literals of up to 8 bytes there.
 /// Literals are parameters (`I64`), so the program does not depend on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum QuickTest {
     /// `= literal` (`negated`: `<>`). Parameters: the literal's view as it would be
     /// stored, low half (length | first four bytes << 32) and high half (bytes 4..12
     /// when the literal is at most 12 bytes, else anything). Decided for every row
-    /// when the literal is at most 12 bytes (the whole view is compared), else for
-    /// rows of another length or prefix.
+    /// when the literal is at most 12 bytes on views (the whole view is compared)
+    /// or 8 on offsets, else for rows of another length or prefix.
     Equal {
         /// `<>` rather than `=`.
         negated: bool,
