@@ -1004,6 +1004,17 @@ impl Lowerer {
                 };
                 let p = p.clone();
                 let Some(slot) = self.column_of_strings(&args[0]) else {
+                    // `lower(x) LIKE p`, `upper(x) LIKE p`: one row function that maps
+                    // and matches, no mapped string in the arena.
+                    if let (Like, TypedKind::Call { sig, args: inner }) = (func, &args[0].kind) {
+                        if let (name @ ("upper" | "lower"), [s]) = (sig.name, inner.as_slice()) {
+                            let s = self.expr(s)?;
+                            let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
+                            let imp = computed::case_mapped_like(name == "upper", pattern);
+                            let key = format!("{name}:Like:{p}");
+                            return Ok(self.row_helper(key, imp, vec![s], PType::Bool));
+                        }
+                    }
                     let x = self.expr(&args[0])?;
                     let imp = if func == Like {
                         computed::like(strings::like_pattern(&p).map_err(Unsupported)?)

@@ -548,21 +548,91 @@ pub(crate) mod computed {
     /// the mapped string; other strings are mapped in full (Unicode's mapping can
     /// change their length: `upper('ß')` is `SS`).
     pub(crate) fn case_mapped_equals(upper: bool, literal: Vec<u8>, negated: bool) -> RowImpl {
-        let map = if upper {
-            u8::to_ascii_uppercase
-        } else {
-            u8::to_ascii_lowercase
-        };
+        // Small enough to be inlined into the block loop; other strings take the
+        // slow path out of line.
         map1::<Utf8, Bool, _>(move |s: &str| {
-            let equal = if s.is_ascii() {
-                s.len() == literal.len() && s.bytes().zip(&literal).all(|(c, &l)| map(&c) == l)
+            let equal = if !s.is_ascii() {
+                unicode_mapped_equals(upper, s, &literal)
+            } else if s.len() != literal.len() {
+                false
             } else if upper {
-                s.to_uppercase().as_bytes() == literal
+                s.bytes()
+                    .zip(&literal)
+                    .all(|(c, &l)| c.to_ascii_uppercase() == l)
             } else {
-                s.to_lowercase().as_bytes() == literal
+                s.bytes()
+                    .zip(&literal)
+                    .all(|(c, &l)| c.to_ascii_lowercase() == l)
             };
             Ok(Some(equal != negated))
         })
+    }
+
+    /// `upper(s) LIKE pattern` (with `upper`, else `lower(s) LIKE pattern`): an
+    /// ASCII `s` of up to [`MAPPED_ON_STACK`] bytes is mapped into a buffer on the
+    /// stack and matched there, without writing the mapped string to the arena and
+    /// reading it back in a second call; other strings are mapped in full.
+    pub(crate) fn case_mapped_like(upper: bool, pattern: Pattern) -> RowImpl {
+        map1::<Utf8, Bool, _>(move |s: &str| {
+            let v = s.as_bytes();
+            let mut buf = [0u8; MAPPED_ON_STACK];
+            let matched = match buf.get_mut(..v.len()) {
+                Some(mapped) if v.is_ascii() => {
+                    mapped.copy_from_slice(v);
+                    map_ascii_words(&mut buf, v.len(), upper);
+                    matches(&pattern, &buf[..v.len()])
+                }
+                _ => unicode_mapped_like(upper, s, &pattern),
+            };
+            Ok(Some(matched))
+        })
+    }
+
+    /// The longest ASCII string [`case_mapped_like`] maps on the stack.
+    const MAPPED_ON_STACK: usize = 64;
+
+    /// Upper- (or lower-) cases the ASCII bytes of `buf` eight at a time, up to the
+    /// word holding byte `len - 1` (what follows `len` is left mapped too: the
+    /// caller reads only `..len`). Per byte `b < 0x80`, `b + 0x3f` sets the high bit
+    /// iff `b >= 'A'` and `b + 0x25` iff `b > 'Z'`, with no carry into the next
+    /// byte; the difference is the letters, whose `0x20` bit is the case.
+    fn map_ascii_words(buf: &mut [u8; MAPPED_ON_STACK], len: usize, upper: bool) {
+        const ONES: u64 = u64::MAX / 255;
+        let (first, last) = match upper {
+            true => (b'a', b'z'),
+            false => (b'A', b'Z'),
+        };
+        let (at_least, beyond) = (
+            u64::from(0x80 - first) * ONES,
+            u64::from(0x7f - last) * ONES,
+        );
+        for chunk in buf.chunks_exact_mut(8).take(len.div_ceil(8)) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            let letters = (w + at_least) & !(w + beyond) & (0x80 * ONES);
+            chunk.copy_from_slice(&(w ^ (letters >> 2)).to_le_bytes());
+        }
+    }
+
+    /// Whether `s` (long, or not ASCII) upper- (or lower-) cased matches `pattern`.
+    #[cold]
+    #[inline(never)]
+    fn unicode_mapped_like(upper: bool, s: &str, pattern: &Pattern) -> bool {
+        match upper {
+            true => matches(pattern, s.to_uppercase().as_bytes()),
+            false => matches(pattern, s.to_lowercase().as_bytes()),
+        }
+    }
+
+    /// Whether `s` (not ASCII) upper- (or lower-) cased is `literal`.
+    #[cold]
+    #[inline(never)]
+    fn unicode_mapped_equals(upper: bool, s: &str, literal: &[u8]) -> bool {
+        match upper {
+            true => s.to_uppercase().as_bytes() == literal,
+            false => s.to_lowercase().as_bytes() == literal,
+        }
     }
 
     /// `a IS [NOT] DISTINCT FROM b` (VARCHAR and BLOB alike).

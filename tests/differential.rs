@@ -293,6 +293,9 @@ fn text_predicate(r: &mut Rng, depth: u32) -> Expr {
             let list = (0..1 + r.below(3)).map(|_| lit(*pick(r, WORDS))).collect();
             x.in_list(list)
         }
+        // Half of them on `upper(…)`, `lower(…)` and the like (one fused row function
+        // for the case mappings).
+        5 if r.chance(0.5) => computed_text(r, d).like(lit(*pick(r, PATTERNS))),
         5 => x.like(lit(*pick(r, PATTERNS))),
         6 => call("length", vec![x]).gt(num_literal(r)),
         7 => x.is_distinct_from(text(r, d)),

@@ -1197,3 +1197,41 @@ fn case_mapped_strings_compared_with_a_literal() {
         check(expr, &rows, &expected);
     }
 }
+
+/// `lower(s) LIKE p` and `upper(s) LIKE p` are one row function in the JIT (an
+/// ASCII row of up to 64 bytes mapped on the stack, others in full): every kind of
+/// pattern, rows on both sides of 64 bytes, and strings whose mapping is not ASCII's
+/// (`ß` to `SS`, the Kelvin sign to `k`, a final `Σ` to `ς`).
+#[test]
+fn case_mapped_strings_matched_with_like() {
+    let at_64 = format!("{}b", "A".repeat(63));
+    let at_65 = format!("{}B", "a".repeat(64));
+    let rows = s_rows(&[
+        Some("ab"),
+        Some("xAbY"),
+        Some("AB"),
+        Some(""),
+        None,
+        Some("straße"),
+        Some("\u{212A}"),
+        Some("ΣΑΣ"),
+        Some(&at_64),
+        Some(&at_65),
+        Some("Zz"),
+    ]);
+    let (t, f) = (Some("true"), Some("false"));
+    let cases: [(&str, [Option<&str>; 11]); 9] = [
+        ("lower(s) LIKE '%ab%'", [t, t, t, f, None, f, f, f, t, t, f]),
+        ("lower(s) LIKE 'ab%'", [t, f, t, f, None, f, f, f, f, f, f]),
+        ("lower(s) LIKE '%b'", [t, f, t, f, None, f, f, f, t, t, f]),
+        ("lower(s) LIKE 'k'", [f, f, f, f, None, f, t, f, f, f, f]),
+        ("lower(s) LIKE '%ß%'", [f, f, f, f, None, t, f, f, f, f, f]),
+        ("lower(s) LIKE '%ς'", [f, f, f, f, None, f, f, t, f, f, f]),
+        ("upper(s) LIKE '%SS%'", [f, f, f, f, None, t, f, f, f, f, f]),
+        ("upper(s) LIKE 'X_B%'", [f, t, f, f, None, f, f, f, f, f, f]),
+        ("upper(s) LIKE 'ZZ'", [f, f, f, f, None, f, f, f, f, f, t]),
+    ];
+    for (expr, expected) in cases {
+        check(expr, &rows, &expected);
+    }
+}
