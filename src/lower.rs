@@ -124,6 +124,17 @@ pub(crate) fn physical(t: &DataType) -> Option<PType> {
     })
 }
 
+/// The physical type a projection's kernel writes a value of type `t` as: its own,
+/// but a decimal computed as an `i64` is written as the `i128` its `Decimal128`
+/// array holds (sign-extended as the kernel stores it, rather than in a pass over
+/// the output after it).
+pub(crate) fn output_physical(t: &DataType) -> Option<PType> {
+    match physical(t) {
+        Some(PType::I64) if crate::types::is_decimal(t) => Some(PType::I128),
+        p => p,
+    }
+}
+
 /// The largest precision of a decimal the kernel computes as an `i64`.
 pub(crate) const DECIMAL_I64_DIGITS: u8 = 18;
 
@@ -177,7 +188,14 @@ pub(crate) fn lower(
             )));
         }
         let before = l.nodes.len();
-        outputs.push(l.expr(e)?);
+        let node = l.expr(e)?;
+        let written = output_physical(&e.data_type);
+        outputs.push(match written {
+            Some(t) if mode == Mode::Project && written != physical(&e.data_type) => {
+                l.add(Node::Cast(node, t))
+            }
+            _ => node,
+        });
         // Counted per expression (what it adds), so expressions that lower alone
         // also lower together.
         let added = l.nodes.len() - before;

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use arrow::array::{
     downcast_primitive, make_array, ArrayData, ArrayRef, ArrowPrimitiveType, BinaryArray,
-    BooleanArray, Decimal128Array, Int64Array, PrimitiveArray, StringArray,
+    BooleanArray, Decimal128Array, PrimitiveArray, StringArray,
 };
 use arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::DataType;
@@ -27,7 +27,7 @@ use broadhead_codegen::{OutSlot, PType};
 use crate::error::{Error, EvalError, Result};
 use crate::functions::row::Arena;
 use crate::kernel::with_scratch;
-use crate::lower::physical;
+use crate::lower::output_physical;
 
 /// The outputs of one kernel, in its order.
 pub(crate) struct KernelOutputs {
@@ -94,7 +94,7 @@ impl KernelOutputs {
         let outputs = types
             .into_iter()
             .map(|ty| {
-                let values = match physical(&ty) {
+                let values = match output_physical(&ty) {
                     Some(PType::Str) => Values::Views,
                     Some(p) if p.width() > 0 => Values::Fixed(p.width() as usize),
                     _ => Values::Bits,
@@ -423,8 +423,6 @@ fn maker(t: &DataType) -> Make {
         DataType::Utf8 => strings,
         DataType::Binary => blobs,
         DataType::Boolean => booleans,
-        // The kernel computes decimals of up to 18 digits as i64.
-        _ if physical(t) == Some(PType::I64) && crate::types::is_decimal(t) => narrow_decimals,
         DataType::Decimal128(..) => decimals,
         _ => downcast_primitive! {
             t => (typed),
@@ -488,20 +486,7 @@ fn booleans(
     )))
 }
 
-/// Decimals of up to 18 digits, computed as `i64`, widened to `Decimal128`.
-fn narrow_decimals(
-    t: &DataType,
-    values: Buffer,
-    _: usize,
-    nulls: Option<NullBuffer>,
-    _: &mut Arena,
-) -> Result<ArrayRef> {
-    let narrow = Int64Array::new(ScalarBuffer::from(values), nulls);
-    let wide: Decimal128Array = narrow.unary(i128::from);
-    Ok(Arc::new(wide.with_data_type(t.clone())))
-}
-
-/// Wider decimals, computed as `i128`, in place. Not through `ArrayData`'s
+/// Decimals, written as `i128`s ([`output_physical`]), in place. Not through `ArrayData`'s
 /// validation: rows that are NULL may hold any value.
 fn decimals(
     t: &DataType,

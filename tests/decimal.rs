@@ -1190,3 +1190,70 @@ fn narrow_decimal_values_beyond_the_declared_precision() {
         assert!(err.contains("row 1"), "{err}");
     }
 }
+
+/// Unsigned and narrow integers widened to 128-bit decimals, and 64-bit decimal
+/// results (written as the `i128`s of their `Decimal128` array by the kernel):
+/// the largest `u64`, negative values, NULLs.
+#[test]
+fn integers_and_narrow_decimals_widened_to_128_bits() {
+    use arrow::array::{Int32Array, UInt64Array};
+    let t = batch(vec![
+        (
+            "u",
+            Arc::new(UInt64Array::from(vec![
+                Some(u64::MAX),
+                Some(0),
+                None,
+                Some(5),
+            ])) as ArrayRef,
+        ),
+        (
+            "i",
+            Arc::new(Int32Array::from(vec![
+                Some(i32::MIN),
+                Some(-1),
+                Some(7),
+                None,
+            ])) as ArrayRef,
+        ),
+        (
+            "d",
+            decimals(&[Some(-150), Some(99_999), None, Some(1)], 5, 2),
+        ),
+    ]);
+    let text = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for (sql, ty, values) in [
+        (
+            "CAST(u AS DECIMAL(20,0))",
+            "DECIMAL(20,0)",
+            text(&["18446744073709551615", "0", "NULL", "5"]),
+        ),
+        (
+            "CAST(u AS DECIMAL(38,2))",
+            "DECIMAL(38,2)",
+            text(&["18446744073709551615.00", "0.00", "NULL", "5.00"]),
+        ),
+        (
+            "CAST(i AS DECIMAL(30,1))",
+            "DECIMAL(30,1)",
+            text(&["-2147483648.0", "-1.0", "7.0", "NULL"]),
+        ),
+        (
+            "d * 2",
+            "DECIMAL(15,2)",
+            text(&["-3.00", "1999.98", "NULL", "0.02"]),
+        ),
+        (
+            "-d",
+            "DECIMAL(5,2)",
+            text(&["1.50", "-999.99", "NULL", "-0.01"]),
+        ),
+        (
+            "d",
+            "DECIMAL(5,2)",
+            text(&["-1.50", "999.99", "NULL", "0.01"]),
+        ),
+    ] {
+        assert_eq!(project(sql, &t).unwrap(), (ty.to_string(), values), "{sql}");
+    }
+}

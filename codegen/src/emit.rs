@@ -1071,9 +1071,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             return Ok(*v);
         }
         let node = self.prog.nodes[id].clone();
+        // (A cast to `I128` of a narrower integer is its own 64-bit form.)
         let computed = matches!(
             node,
-            Node::Arith(..) | Node::Neg(_) | Node::Abs(_) | Node::RangeCheck(..) | Node::Cast(..)
+            Node::Arith(..) | Node::Neg(_) | Node::Abs(_) | Node::RangeCheck(..)
         );
         if computed && !self.wide_fallback && self.prog.type_of(id) == PType::I128 {
             if let Some(v) = self.speculate(id, block, memo)? {
@@ -1476,6 +1477,40 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         })
     }
 
+    /// Integer lanes of at most 64 bits extended to `i128`s (signed or not), built
+    /// as their 64-bit halves interleaved: LLVM extends a `<16 x i64>` to
+    /// `<16 x i128>` lane by lane through general registers, but interleaves two
+    /// vectors with a few shuffles, and stores the result as the vector it is.
+    fn widen_to_i128(&self, v: VectorValue<'ctx>, signed: bool) -> R<VectorValue<'ctx>> {
+        let v64 = self.i64t.vec_type(LANES);
+        let low = match v
+            .get_type()
+            .get_element_type()
+            .into_int_type()
+            .get_bit_width()
+        {
+            64 => v,
+            _ if signed => self.b.build_int_s_extend(v, v64, "")?,
+            _ => self.b.build_int_z_extend(v, v64, "")?,
+        };
+        let high = match signed {
+            true => self
+                .b
+                .build_right_shift(low, self.int_vec_const(PType::I64, 63)?, true, "")?,
+            false => v64.const_zero(),
+        };
+        let i32t = self.ctx.i32_type();
+        let order: Vec<_> = (0..LANES)
+            .flat_map(|i| [i, i + LANES])
+            .map(|i| i32t.const_int(u64::from(i), false))
+            .collect();
+        let both = self
+            .b
+            .build_shuffle_vector(low, high, VectorType::const_vector(&order), "")?;
+        let wide = self.vec_ty(PType::I128);
+        Ok(self.b.build_bit_cast(both, wide, "")?.into_vector_value())
+    }
+
     /// The value of `id`, a computed `I128` node, from its 64-bit form when that
     /// serves the block. 128-bit lanes have no vector instructions: LLVM splits a
     /// block of them into 32 scalar registers' worth, and a checked multiply or add
@@ -1499,10 +1534,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             return Ok(None);
         };
         let (nv, valid, nerr) = Self::vals(n)?;
-        let wide_ty = self.vec_ty(PType::I128).into_vector_type_int()?;
         let Some(nerr) = nerr else {
             // No lane can fail: the 64-bit form is the value.
-            let v = self.b.build_int_s_extend(nv, wide_ty, "")?;
+            let v = self.widen_to_i128(nv, true)?;
             return Ok(Some(V::Vals {
                 v,
                 valid,
@@ -1516,7 +1550,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let (v, err) = self.rarely(
             any,
             ["narrow", "wide"],
-            |e| Ok((e.b.build_int_s_extend(nv, wide_ty, "")?, e.mzero())),
+            |e| Ok((e.widen_to_i128(nv, true)?, e.mzero())),
             |e| {
                 // The 128-bit path: what it emits does not dominate the code after
                 // the join, so it gets a copy of the memo (every other node it reads
@@ -2459,7 +2493,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 err = self.or_opt(err, Some(self.new_errors(bad, valid)?))?;
             }
             let tt = target;
-            if to.width() > from.width() {
+            if to == PType::I128 {
+                self.widen_to_i128(xv, from.is_signed())?
+            } else if to.width() > from.width() {
                 if from.is_signed() {
                     self.b.build_int_s_extend(xv, tt, "")?
                 } else {
