@@ -953,6 +953,33 @@ fn wide_arithmetic_takes_64_bits_where_the_values_fit() {
         }
     }
     assert_eq!(compared, 5 * 13 * 3);
+    // The same kernels compiled with O3 (the upgrade a hot expression gets; the
+    // tests above run the first pipeline's): the same arrays.
+    let o3 = Arc::new(
+        broadhead::KernelCache::new(64, 64 << 20)
+            .with_pipeline(broadhead::Pipeline::O3)
+            .with_upgrade(None)
+            .with_disk_cache(None),
+    );
+    for wide_rows in [&[][..], &[17, 18, 19, 20, 21, 22]] {
+        let t = mixed_wide_table(70, wide_rows);
+        for sql in [exprs[0], exprs[2], exprs[4], exprs[12]] {
+            let expr = parse_expr(sql).unwrap();
+            let fast = Projector::with_cache(&t.schema(), &[expr], &o3).unwrap();
+            assert_eq!(fast.tier_stats().pipeline, Some(broadhead::Pipeline::O3));
+            let usual = Projector::new(&t.schema(), &[sql]).unwrap();
+            assert_eq!(
+                fast.evaluate(&t)
+                    .map(|a| a[0].to_data())
+                    .map_err(|e| e.to_string()),
+                usual
+                    .evaluate(&t)
+                    .map(|a| a[0].to_data())
+                    .map_err(|e| e.to_string()),
+                "{sql} with O3"
+            );
+        }
+    }
     // Hand-computed: a product that overflows 64 bits but not 128 (row 20), among
     // rows whose products fit.
     let mut prices: Vec<Option<i128>> = (0..40).map(|i| Some(i * 100)).collect();
