@@ -157,6 +157,18 @@ pub(crate) fn quick_params(test: QuickTest, literal: &[u8]) -> [u64; 2] {
         }
         QuickTest::Order(_) => [u64::from((prefix as u32).swap_bytes()), 0],
         QuickTest::Prefix => [literal.len() as u64, prefix],
+        QuickTest::CaseMappedEqual { .. } => {
+            let len = u32::try_from(literal.len()).unwrap_or(u32::MAX);
+            let most = len.saturating_mul(3);
+            let mut first = [0u8; 8];
+            if literal.len() <= 8 {
+                first[..literal.len()].copy_from_slice(literal);
+            }
+            [
+                u64::from(len) | u64::from(most) << 32,
+                u64::from_le_bytes(first),
+            ]
+        }
     }
 }
 
@@ -397,5 +409,15 @@ mod tests {
             [0x6d00_0000, 0]
         );
         assert_eq!(quick_params(QuickTest::Prefix, b"ab"), [2, 0x6261]);
+        let mapped = QuickTest::CaseMappedEqual {
+            upper: true,
+            negated: false,
+        };
+        assert_eq!(quick_params(mapped, b"AB"), [2 | 6 << 32, 0x4241]);
+        assert_eq!(
+            quick_params(mapped, b"ABCDEFGH"),
+            [8 | 24 << 32, u64::from_le_bytes(*b"ABCDEFGH")]
+        );
+        assert_eq!(quick_params(mapped, b"ABCDEFGHI"), [9 | 27 << 32, 0]);
     }
 }

@@ -1153,9 +1153,22 @@ impl Lowerer {
         }
         if let (TypedKind::Call { sig, args }, CmpOp::Eq | CmpOp::Ne) = (&x.kind, op) {
             if let (name @ ("upper" | "lower"), [s]) = (sig.name, args.as_slice()) {
-                let s = self.expr(s)?;
                 let negated = op == CmpOp::Ne;
-                let imp = computed::case_mapped_equals(name == "upper", literal.to_vec(), negated);
+                let upper = name == "upper";
+                if let (Some(slot), true) = (self.column_of_strings(s), literal.is_ascii()) {
+                    // On a column, the kernel decides the short ASCII rows.
+                    let key = format!("{name}:{op:?}:{literal:?}");
+                    let state = strings::CaseMappedEquals {
+                        upper,
+                        literal: literal.to_vec(),
+                        negated,
+                    };
+                    let helper = helpers::case_mapped_eq(self.inputs[slot].layout);
+                    let test = QuickTest::CaseMappedEqual { upper, negated };
+                    return Ok(self.deciding_helper(helper, key, state, slot, test, literal));
+                }
+                let s = self.expr(s)?;
+                let imp = computed::case_mapped_equals(upper, literal.to_vec(), negated);
                 let key = format!("{name}:{op:?}:{literal:?}");
                 return Ok(self.row_helper(key, imp, vec![s], PType::Bool));
             }

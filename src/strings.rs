@@ -378,6 +378,70 @@ unsafe extern "C" fn ilike_ascii<L: SlotLayout>(
     }
 }
 
+/// Whether the UTF-8 `s` upper-cased (with `upper`, else lower-cased) is `literal`:
+/// an ASCII `s` is compared byte by byte as mapped, without building the mapped
+/// string (small enough to be inlined into a block loop); other strings are mapped
+/// in full, out of line (Unicode's mapping can change their length: `upper('ß')` is
+/// `SS`).
+#[inline]
+fn mapped_equals(upper: bool, s: &[u8], literal: &[u8]) -> bool {
+    if !s.is_ascii() {
+        unicode_mapped_equals(upper, s, literal)
+    } else if s.len() != literal.len() {
+        false
+    } else if upper {
+        s.iter()
+            .zip(literal)
+            .all(|(c, l)| c.to_ascii_uppercase() == *l)
+    } else {
+        s.iter()
+            .zip(literal)
+            .all(|(c, l)| c.to_ascii_lowercase() == *l)
+    }
+}
+
+/// Whether `s` (not ASCII) upper- (or lower-) cased is `literal` (never, for bytes
+/// that are not UTF-8, which string columns do not hold).
+#[cold]
+#[inline(never)]
+fn unicode_mapped_equals(upper: bool, s: &[u8], literal: &[u8]) -> bool {
+    match std::str::from_utf8(s) {
+        Ok(s) if upper => s.to_uppercase().as_bytes() == literal,
+        Ok(s) => s.to_lowercase().as_bytes() == literal,
+        Err(_) => false,
+    }
+}
+
+/// State of `upper(column) = literal` or `lower(column) = literal` (or `<>`), whose
+/// ASCII rows of up to eight bytes the kernel decides ([`QuickTest::CaseMappedEqual`]).
+///
+/// [`QuickTest::CaseMappedEqual`]: broadhead_codegen::QuickTest::CaseMappedEqual
+pub(crate) struct CaseMappedEquals {
+    pub upper: bool,
+    pub literal: Vec<u8>,
+    pub negated: bool,
+}
+
+unsafe extern "C" fn case_mapped_eq<L: SlotLayout>(
+    state: *const u8,
+    a: *const Slot,
+    _b: *const Slot,
+    row0: u64,
+    rows: u64,
+    _out: *mut u8,
+) -> u64 {
+    // SAFETY: the kernel passes the CaseMappedEquals it was built with and a string
+    // slot of layout L.
+    unsafe {
+        let s = &*(state as *const CaseMappedEquals);
+        let m = mask::<L>(a, row0, rows, &Quick::None, is, |v| {
+            mapped_equals(s.upper, v, &s.literal)
+        });
+        let negate = if s.negated { u64::MAX } else { 0 };
+        (m ^ negate) & rows
+    }
+}
+
 /// State of `column IN ('a', 'b', …)`: a short list is scanned (length first), a
 /// long one hashed.
 pub(crate) enum InSet {
@@ -479,6 +543,7 @@ pub(crate) mod helpers {
     helper!(like_contains, like_contains);
     helper!(like_regex, like_regex_helper);
     helper!(ilike_ascii, ilike_ascii);
+    helper!(case_mapped_eq, case_mapped_eq);
     helper!(in_set, str_in);
     helper!(length, str_length);
 
@@ -528,7 +593,7 @@ pub(crate) mod computed {
     use broadhead_codegen::CmpOp;
     use regex::bytes::Regex;
 
-    use super::{compare, matches, ILikeAscii, InSet, Pattern};
+    use super::{compare, mapped_equals, matches, ILikeAscii, InSet, Pattern};
     use crate::functions::row::{map1, map2, variadic, Blob, Bool, Utf8};
     use crate::functions::RowImpl;
 
@@ -548,23 +613,10 @@ pub(crate) mod computed {
     /// the mapped string; other strings are mapped in full (Unicode's mapping can
     /// change their length: `upper('ß')` is `SS`).
     pub(crate) fn case_mapped_equals(upper: bool, literal: Vec<u8>, negated: bool) -> RowImpl {
-        // Small enough to be inlined into the block loop; other strings take the
-        // slow path out of line.
         map1::<Utf8, Bool, _>(move |s: &str| {
-            let equal = if !s.is_ascii() {
-                unicode_mapped_equals(upper, s, &literal)
-            } else if s.len() != literal.len() {
-                false
-            } else if upper {
-                s.bytes()
-                    .zip(&literal)
-                    .all(|(c, &l)| c.to_ascii_uppercase() == l)
-            } else {
-                s.bytes()
-                    .zip(&literal)
-                    .all(|(c, &l)| c.to_ascii_lowercase() == l)
-            };
-            Ok(Some(equal != negated))
+            Ok(Some(
+                mapped_equals(upper, s.as_bytes(), &literal) != negated,
+            ))
         })
     }
 
@@ -625,16 +677,6 @@ pub(crate) mod computed {
         }
     }
 
-    /// Whether `s` (not ASCII) upper- (or lower-) cased is `literal`.
-    #[cold]
-    #[inline(never)]
-    fn unicode_mapped_equals(upper: bool, s: &str, literal: &[u8]) -> bool {
-        match upper {
-            true => s.to_uppercase().as_bytes() == literal,
-            false => s.to_lowercase().as_bytes() == literal,
-        }
-    }
-
     /// `a IS [NOT] DISTINCT FROM b` (VARCHAR and BLOB alike).
     pub(crate) fn distinct_strings(not: bool) -> RowImpl {
         variadic::<Blob, Bool, _>(false, move |v: &[Option<&[u8]>]| {
@@ -676,6 +718,30 @@ pub(crate) mod computed {
 mod tests {
     use super::*;
     use arrow::array::StringArray;
+
+    /// The bound the kernel's `upper(s) = 'LIT'` check relies on
+    /// (`QuickTest::CaseMappedEqual`): every character whose upper- or lower-case
+    /// mapping is ASCII has at most three times as many bytes as that mapping, so a
+    /// string longer than three times an ASCII literal never maps to it.
+    #[test]
+    fn characters_mapped_to_ascii_shrink_at_most_threefold() {
+        let mut widest = 0;
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            for mapped in [
+                c.to_uppercase().collect::<String>(),
+                c.to_lowercase().collect::<String>(),
+            ] {
+                assert!(!mapped.is_empty(), "{c:?}");
+                if mapped.is_ascii() {
+                    assert!(c.len_utf8() <= 3 * mapped.len(), "{c:?} maps to {mapped:?}");
+                    widest = widest.max(c.len_utf8());
+                }
+            }
+        }
+        // The Kelvin sign, three bytes, lower-cases to `k`.
+        assert_eq!(widest, 3);
+        assert!(mapped_equals(false, "\u{212A}".as_bytes(), b"k"));
+    }
 
     /// Helpers read and answer only the rows their `rows` mask asks for: the bits of
     /// the others are clear, `<>` (a negated `=`) included.

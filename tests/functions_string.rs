@@ -1198,6 +1198,40 @@ fn case_mapped_strings_compared_with_a_literal() {
     }
 }
 
+/// `upper(s) = 'LIT'` on a column: the kernel decides rows of up to eight ASCII
+/// bytes, and rows longer than three times the literal (FALSE); the others are
+/// mapped in full, including those whose mapping is shorter than they are (the
+/// Kelvin sign, three bytes, lower-cases to `k`; `ı` upper-cases to `I`; `ﬃ` to
+/// `FFI`), at exactly three times the literal's length too.
+#[test]
+fn case_mapped_equalities_on_rows_that_shrink() {
+    let rows = s_rows(&[
+        Some("\u{212A}"),
+        Some("\u{212A}\u{212A}\u{212A}"),
+        Some("ı"),
+        Some("ﬃ"),
+        Some("aBcDeFgH"),
+        Some("abcdefghi"),
+        None,
+        Some("kkk"),
+    ]);
+    let (t, f) = (Some("true"), Some("false"));
+    let cases: [(&str, [Option<&str>; 8]); 9] = [
+        ("lower(s) = 'k'", [t, f, f, f, f, f, None, f]),
+        ("lower(s) = 'kkk'", [f, t, f, f, f, f, None, t]),
+        ("lower(s) <> 'kkk'", [t, f, t, t, t, t, None, f]),
+        ("upper(s) = 'KKK'", [f, f, f, f, f, f, None, t]),
+        ("upper(s) = 'I'", [f, f, t, f, f, f, None, f]),
+        ("upper(s) = 'FFI'", [f, f, f, t, f, f, None, f]),
+        ("upper(s) = 'ABCDEFGH'", [f, f, f, f, t, f, None, f]),
+        ("lower(s) = 'abcdefgh'", [f, f, f, f, t, f, None, f]),
+        ("upper(s) = 'ABCDEFGHI'", [f, f, f, f, f, t, None, f]),
+    ];
+    for (expr, expected) in cases {
+        check(expr, &rows, &expected);
+    }
+}
+
 /// `lower(s) LIKE p` and `upper(s) LIKE p` are one row function in the JIT (an
 /// ASCII row of up to 64 bytes mapped on the stack, others in full): every kind of
 /// pattern, rows on both sides of 64 bytes, and strings whose mapping is not ASCII's

@@ -128,6 +128,15 @@ fn predicates_agree_in_every_layout() {
             }),
         ),
         ("s NOT LIKE 'ab%'", of_s(|s| !s.starts_with("ab"))),
+        ("upper(s) = 'ABCD'", of_s(|s| s.to_uppercase() == "ABCD")),
+        ("upper(s) = 'ABC'", of_s(|s| s.to_uppercase() == "ABC")),
+        ("lower(s) <> 'xyzab'", of_s(|s| s.to_lowercase() != "xyzab")),
+        (
+            "lower(s) = 'abcdefghijklmnopqrstuvwxyz'",
+            of_s(|s| s.to_lowercase() == "abcdefghijklmnopqrstuvwxyz"),
+        ),
+        ("upper(s) = 'HÉLLO'", of_s(|s| s.to_uppercase() == "HÉLLO")),
+        ("upper(s) = 'AB€'", of_s(|s| s.to_uppercase() == "AB€")),
         (
             "s ILIKE 'AB%'",
             of_s(|s| s.to_lowercase().starts_with("ab")),
@@ -411,8 +420,8 @@ fn columns_of_under_eight_bytes() {
     }
 }
 
-/// Prefix, equality and ordering predicates on `s` select the rows the interpreter
-/// finds TRUE in `batch`.
+/// Prefix, equality, ordering and case-mapped equality predicates on `s` select the
+/// rows the interpreter finds TRUE in `batch`.
 fn short_predicates_agree_with_the_interpreter(batch: &RecordBatch, what: &str) {
     let schema = batch.schema();
     for text in [
@@ -424,6 +433,8 @@ fn short_predicates_agree_with_the_interpreter(batch: &RecordBatch, what: &str) 
         "s <> 'abc'",
         "s < 'ab'",
         "s >= 'b'",
+        "upper(s) = 'AB'",
+        "lower(s) <> 'abc'",
     ] {
         let filter = Filter::new(&schema, text).unwrap();
         let typed = bind_predicate(&parse_expr(text).unwrap(), &schema).unwrap();

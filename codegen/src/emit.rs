@@ -2912,7 +2912,103 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     .build_int_compare(IntPredicate::ULE, k, self.c64(4), "")?;
                 (self.and(ok, flag(short)?)?, self.not(ok)?)
             }
+            QuickTest::CaseMappedEqual { upper, negated } => {
+                let (t, f) = self.case_mapped_decisions(upper, param(0)?, param(1)?, h)?;
+                if negated {
+                    (f, t)
+                } else {
+                    (t, f)
+                }
+            }
         })
+    }
+
+    /// The TRUE and FALSE decisions of [`QuickTest::CaseMappedEqual`] (`=`) with
+    /// its parameters `lens` (the literal's length, and three times it, in the low
+    /// and high 32 bits) and `want` (its first eight bytes).
+    fn case_mapped_decisions(
+        &self,
+        upper: bool,
+        lens: IntValue<'ctx>,
+        want: IntValue<'ctx>,
+        h: &Heads<'ctx>,
+    ) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let i32t = self.ctx.i32_type();
+        let i64v = self.i64t.vec_type(LANES);
+        // Bytes 4..8: read at the row's offset, or a view's second half.
+        let high = match (h.next, h.rest) {
+            (Some(next), _) => self.b.build_int_z_extend(next, i64v, "")?,
+            (None, Some(rest)) => {
+                let low = self.splat(self.c64(u32::MAX as u64).into())?;
+                self.b.build_and(rest, low, "")?
+            }
+            (None, None) => return Ok((self.mzero(), self.mzero())),
+        };
+        let high = self
+            .b
+            .build_left_shift(high, self.splat(self.c64(32).into())?, "")?;
+        let low = self.b.build_int_z_extend(h.head, i64v, "")?;
+        let word = self.b.build_or(low, high, "row_word")?;
+        let splat64 = |x: u64| self.splat(self.c64(x).into());
+        let splat32 = |x: IntValue<'ctx>| -> R<VectorValue<'ctx>> {
+            let x = self.b.build_int_truncate(x, i32t, "")?;
+            self.splat(x.into())
+        };
+        // The row's bytes, zero past its length: (1 << 8 len) - 1 for up to 7
+        // bytes (the shift of a longer row's length is masked to stay defined).
+        let len64 = self.b.build_int_z_extend(h.len, i64v, "")?;
+        let short = self
+            .b
+            .build_int_compare(IntPredicate::ULT, len64, splat64(8)?, "")?;
+        let bits = self.b.build_and(len64, splat64(7)?, "")?;
+        let bits = self.b.build_int_mul(bits, splat64(8)?, "")?;
+        let part = self.b.build_left_shift(splat64(1)?, bits, "")?;
+        let part = self.b.build_int_sub(part, splat64(1)?, "")?;
+        let keep = self
+            .b
+            .build_select(short, part, splat64(u64::MAX)?, "")?
+            .into_vector_value();
+        let bytes = self.b.build_and(word, keep, "row_bytes")?;
+        // Rows of up to eight bytes, all ASCII, are decided here.
+        const ONES: u64 = u64::MAX / 255;
+        let high_bits = self.b.build_and(bytes, splat64(0x80 * ONES)?, "")?;
+        let ascii = self
+            .b
+            .build_int_compare(IntPredicate::EQ, high_bits, splat64(0)?, "")?;
+        let at_most_8 =
+            self.b
+                .build_int_compare(IntPredicate::ULE, h.len, splat32(self.c64(8))?, "")?;
+        let seen = self.and(self.to_mask(ascii)?, self.to_mask(at_most_8)?)?;
+        // Map the letters as `strings::map_ascii_words` does: per byte b < 0x80,
+        // b + (0x80 - first) has its high bit set iff b >= first, b + (0x7f - last)
+        // iff b > last; the letters' 0x20 bit is flipped.
+        let (first, last) = if upper { (b'a', b'z') } else { (b'A', b'Z') };
+        let at_least = self
+            .b
+            .build_int_add(bytes, splat64(u64::from(0x80 - first) * ONES)?, "")?;
+        let beyond = self
+            .b
+            .build_int_add(bytes, splat64(u64::from(0x7f - last) * ONES)?, "")?;
+        let letters = self
+            .b
+            .build_and(at_least, self.b.build_not(beyond, "")?, "")?;
+        let letters = self.b.build_and(letters, splat64(0x80 * ONES)?, "")?;
+        let flips = self.b.build_right_shift(letters, splat64(2)?, false, "")?;
+        let mapped = self.b.build_xor(bytes, flips, "mapped")?;
+        let same_bytes =
+            self.b
+                .build_int_compare(IntPredicate::EQ, mapped, self.splat(want.into())?, "")?;
+        let same_len = self
+            .b
+            .build_int_compare(IntPredicate::EQ, h.len, splat32(lens)?, "")?;
+        let equal = self.and(self.to_mask(same_bytes)?, self.to_mask(same_len)?)?;
+        let t = self.and(seen, equal)?;
+        let most = self.b.build_right_shift(lens, self.c64(32), false, "")?;
+        let too_long = self
+            .b
+            .build_int_compare(IntPredicate::UGT, h.len, splat32(most)?, "")?;
+        let f = self.or(self.and(seen, self.not(equal)?)?, self.to_mask(too_long)?)?;
+        Ok((t, f))
     }
 
     /// Calls `helper` for the rows of `block` in the mask `rows`; its mask of

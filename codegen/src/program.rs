@@ -333,6 +333,20 @@ pub enum QuickTest {
     /// `min(length, 4)` bytes (little-endian, zero-padded). Decided for rows shorter
     /// than it or with another prefix, and for all rows when it is at most 4 bytes.
     Prefix,
+    /// `upper(column) = literal` (`upper`, else `lower`; `negated`: `<>`) for an
+    /// ASCII literal. Parameters: the literal's length in its low 32 bits and three
+    /// times it (saturated) in its high 32 bits; its first eight bytes, little-endian,
+    /// zero-padded. Decided for rows of up to 8 ASCII bytes, mapped letter by letter
+    /// and compared, and FALSE for rows longer than three times the literal: a
+    /// string whose mapping is ASCII maps each character to at least a third of its
+    /// bytes (the Kelvin sign, three bytes, lower-cases to `k`). Other rows, whose
+    /// Unicode mapping can change their length, are the helper's.
+    CaseMappedEqual {
+        /// `upper` rather than `lower`.
+        upper: bool,
+        /// `<>` rather than `=`.
+        negated: bool,
+    },
 }
 
 /// A [`QuickTest`] with its two parameter slots (see [`Node::Helper`]).
