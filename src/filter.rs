@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
+use arrow::array::{AsArray, BooleanArray, RecordBatch};
 use arrow::buffer::{BooleanBuffer, Buffer};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use broadhead_codegen::OutSlot;
@@ -13,7 +13,7 @@ use crate::dictionary::{single_dictionary_column, PerValue};
 use crate::error::{EvalError, Result};
 use crate::explain::{interpreted_nodes, Backend, Explanation, Stages};
 use crate::expr::Expr;
-use crate::interpret::interpret;
+use crate::interpret::{interpret, true_rows};
 use crate::kernel::{check_schema, Jit, TierState};
 use crate::prepare::{predicate_backend, Prepared, Purpose};
 use crate::selection::{SelectionMode, SelectionVector};
@@ -236,9 +236,7 @@ impl Filter {
         }
         out.reset(rows);
         if let Some(selected) = self.per_dictionary_value(batch)? {
-            for row in selected.set_indices() {
-                out.push(row);
-            }
+            out.extend_from_bits(&selected);
             return Ok(());
         }
         let batch = &*self.inner.input.convert(batch)?;
@@ -260,9 +258,7 @@ impl Filter {
         }
         self.inner.counters.count(false);
         let result = interpret(self.typed_expr(), batch)?;
-        for row in true_rows(result.as_boolean()).set_indices() {
-            out.push(row);
-        }
+        out.extend_from_bits(&true_rows(result.as_boolean()));
         Ok(())
     }
 
@@ -324,10 +320,9 @@ impl Filter {
         per_value: &PerValue,
         batch: &RecordBatch,
     ) -> Result<Option<BooleanBuffer>> {
-        let result = per_value.evaluate(batch, &self.inner.input.schema, |values| {
-            Ok(Arc::new(BooleanArray::new(self.true_bits(values)?, None)) as ArrayRef)
-        })?;
-        Ok(result.map(|a| true_rows(a.as_boolean())))
+        per_value.true_rows(batch, &self.inner.input.schema, |values| {
+            self.true_bits(values)
+        })
     }
 
     /// The rows of `batch` where the predicate is TRUE.
@@ -394,14 +389,6 @@ pub(crate) fn tier_stats(
         pipeline: state.pipeline.filter(|_| kernel_after.is_some()),
         optimized_after: state.upgraded,
         optimize_failed: state.upgrade_failed,
-    }
-}
-
-/// Rows that are TRUE (NULL is not).
-pub(crate) fn true_rows(b: &BooleanArray) -> BooleanBuffer {
-    match b.nulls() {
-        Some(n) => b.values() & n.inner(),
-        None => b.values().clone(),
     }
 }
 

@@ -257,7 +257,7 @@ fn expand(scalar: &ArrayRef, len: usize) -> ArrayRef {
 }
 
 /// TRUE rows (NULL counts as not TRUE), as a bitmap.
-fn true_rows(b: &BooleanArray) -> BooleanBuffer {
+pub(crate) fn true_rows(b: &BooleanArray) -> BooleanBuffer {
     match b.nulls() {
         Some(n) => b.values() & n.inner(),
         None => b.values().clone(),

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, UInt16Array, UInt32Array, UInt64Array};
+use arrow::buffer::BooleanBuffer;
 
 /// The width of the indices in a [`SelectionVector`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -183,12 +184,14 @@ impl SelectionVector {
         }
     }
 
-    /// Appends a row (for the interpreter path).
-    pub(crate) fn push(&mut self, row: usize) {
+    /// Appends the rows whose bit is set in `rows` (for the paths that build a
+    /// bitmap: the interpreter, dictionary columns), in order; the caller checked
+    /// that they fit the index width.
+    pub(crate) fn extend_from_bits(&mut self, rows: &BooleanBuffer) {
         match self {
-            SelectionVector::UInt16(v) => v.push(row as u16),
-            SelectionVector::UInt32(v) => v.push(row as u32),
-            SelectionVector::UInt64(v) => v.push(row as u64),
+            SelectionVector::UInt16(v) => v.extend(rows.set_indices().map(|r| r as u16)),
+            SelectionVector::UInt32(v) => v.extend(rows.set_indices().map(|r| r as u32)),
+            SelectionVector::UInt64(v) => v.extend(rows.set_indices().map(|r| r as u64)),
         }
     }
 
