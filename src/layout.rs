@@ -157,9 +157,9 @@ pub(crate) fn quick_params(test: QuickTest, literal: &[u8]) -> [u64; 2] {
         }
         QuickTest::Order(_) => [u64::from((prefix as u32).swap_bytes()), 0],
         QuickTest::Prefix => [literal.len() as u64, prefix],
-        QuickTest::CaseMappedEqual { .. } => {
+        QuickTest::ShortRow { find, case } => {
             let len = u32::try_from(literal.len()).unwrap_or(u32::MAX);
-            let most = len.saturating_mul(3);
+            let most = QuickTest::short_row_limit(find, case, len);
             let mut first = [0u8; 8];
             if literal.len() <= 8 {
                 first[..literal.len()].copy_from_slice(literal);
@@ -312,6 +312,7 @@ mod tests {
     use super::*;
     use crate::inputs::{byte_slot, Extra};
     use arrow::array::{LargeStringArray, StringArray, StringViewArray};
+    use broadhead_codegen::{CaseMap, Find};
 
     fn rows<L: SlotLayout>(slot: &Slot, n: usize) -> Vec<Vec<u8>> {
         // SAFETY: the slot was bound from a live array of `n` rows of layout L.
@@ -409,14 +410,22 @@ mod tests {
             [0x6d00_0000, 0]
         );
         assert_eq!(quick_params(QuickTest::Prefix, b"ab"), [2, 0x6261]);
-        let mapped = QuickTest::CaseMappedEqual {
-            upper: true,
-            negated: false,
+        let mapped = QuickTest::ShortRow {
+            find: Find::Equal,
+            case: CaseMap::Upper,
         };
         assert_eq!(quick_params(mapped, b"AB"), [2 | 6 << 32, 0x4241]);
         assert_eq!(
             quick_params(mapped, b"ABCDEFGH"),
             [8 | 24 << 32, u64::from_le_bytes(*b"ABCDEFGH")]
+        );
+        let contains = QuickTest::ShortRow {
+            find: Find::Contains,
+            case: CaseMap::AsIs,
+        };
+        assert_eq!(
+            quick_params(contains, b"ab"),
+            [2 | 0xffff_ffff << 32, 0x6261]
         );
         assert_eq!(quick_params(mapped, b"ABCDEFGHI"), [9 | 27 << 32, 0]);
     }

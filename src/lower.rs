@@ -14,8 +14,8 @@ use std::collections::{HashMap, HashSet};
 
 use arrow_schema::{DataType, IntervalUnit, Schema, TimeUnit};
 use broadhead_codegen::{
-    int_range, ArithOp, ByteLayout, Callee, CmpOp, Helper, InSet, InputSpec, Mode, Node, NodeId,
-    PType, Program, QuickCheck, QuickTest, TruthTest,
+    int_range, ArithOp, ByteLayout, Callee, CaseMap, CmpOp, Find, Helper, InSet, InputSpec, Mode,
+    Node, NodeId, PType, Program, QuickCheck, QuickTest, TruthTest,
 };
 
 use crate::functions::row::{self, CallState};
@@ -1026,10 +1026,14 @@ impl Lowerer {
                     // and matches, no mapped string in the arena.
                     if let (Like, TypedKind::Call { sig, args: inner }) = (func, &args[0].kind) {
                         if let (name @ ("upper" | "lower"), [s]) = (sig.name, inner.as_slice()) {
-                            let s = self.expr(s)?;
                             let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
-                            let imp = computed::case_mapped_like(name == "upper", pattern);
                             let key = format!("{name}:Like:{p}");
+                            let upper = name == "upper";
+                            if let Some(slot) = self.column_of_strings(s) {
+                                return Ok(self.case_mapped_column(slot, upper, pattern, key));
+                            }
+                            let s = self.expr(s)?;
+                            let imp = computed::case_mapped_like(upper, pattern);
                             return Ok(self.row_helper(key, imp, vec![s], PType::Bool));
                         }
                     }
@@ -1046,12 +1050,18 @@ impl Lowerer {
                     let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
                     let helper = helpers::for_pattern(&pattern, layout);
                     let key = format!("like:{p}");
-                    let quick = match &pattern {
-                        strings::Pattern::Equal(s) => {
-                            Some((QuickTest::Equal { negated: false }, s.clone()))
+                    // Equalities and prefixes are decided by their length and first
+                    // bytes; suffixes and substrings on rows of up to eight bytes.
+                    let quick = match pattern.literal_shape() {
+                        Some((Find::Equal, s)) => {
+                            Some((QuickTest::Equal { negated: false }, s.to_vec()))
                         }
-                        strings::Pattern::Prefix(s) => Some((QuickTest::Prefix, s.clone())),
-                        _ => None,
+                        Some((Find::Prefix, s)) => Some((QuickTest::Prefix, s.to_vec())),
+                        Some((find, s)) => {
+                            let case = CaseMap::AsIs;
+                            Some((QuickTest::ShortRow { find, case }, s.to_vec()))
+                        }
+                        None => None,
                     };
                     let state = strings::LikeColumn::new(pattern);
                     match quick {
@@ -1155,17 +1165,14 @@ impl Lowerer {
             if let (name @ ("upper" | "lower"), [s]) = (sig.name, args.as_slice()) {
                 let negated = op == CmpOp::Ne;
                 let upper = name == "upper";
-                if let (Some(slot), true) = (self.column_of_strings(s), literal.is_ascii()) {
-                    // On a column, the kernel decides the short ASCII rows.
-                    let key = format!("{name}:{op:?}:{literal:?}");
-                    let state = strings::CaseMappedEquals {
-                        upper,
-                        literal: literal.to_vec(),
-                        negated,
-                    };
-                    let helper = helpers::case_mapped_eq(self.inputs[slot].layout);
-                    let test = QuickTest::CaseMappedEqual { upper, negated };
-                    return Ok(self.deciding_helper(helper, key, state, slot, test, literal));
+                if let Some(slot) = self.column_of_strings(s) {
+                    let pattern = strings::Pattern::Equal(literal.to_vec());
+                    let key = format!("{name}:=:{literal:?}");
+                    let equal = self.case_mapped_column(slot, upper, pattern, key);
+                    return Ok(match negated {
+                        false => equal,
+                        true => self.add(Node::Not(equal)),
+                    });
                 }
                 let s = self.expr(s)?;
                 let imp = computed::case_mapped_equals(upper, literal.to_vec(), negated);
@@ -1232,6 +1239,33 @@ impl Lowerer {
             false => starts,
             true => self.add(Node::Not(starts)),
         })
+    }
+
+    /// `upper(column)` (with `upper`, else `lower(column)`) of string column `slot`
+    /// matching `pattern` (an equality with a literal, or `LIKE`): the column
+    /// helper, which the kernel spares the rows of up to eight ASCII bytes when the
+    /// pattern has a literal shape.
+    fn case_mapped_column(
+        &mut self,
+        slot: usize,
+        upper: bool,
+        pattern: strings::Pattern,
+        key: String,
+    ) -> NodeId {
+        let case = if upper {
+            CaseMap::Upper
+        } else {
+            CaseMap::Lower
+        };
+        let helper = helpers::case_mapped(self.inputs[slot].layout);
+        let quick = pattern
+            .literal_shape()
+            .map(|(find, literal)| (QuickTest::ShortRow { find, case }, literal.to_vec()));
+        let state = strings::CaseMapped { upper, pattern };
+        match quick {
+            Some((test, literal)) => self.deciding_helper(helper, key, state, slot, test, &literal),
+            None => self.helper(helper, key, state, vec![slot], PType::Bool),
+        }
     }
 
     /// `column <op> literal` for a string or BLOB column (slot `x`).

@@ -18,7 +18,7 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use broadhead_codegen::{ByteLayout, CmpOp, Helper, HelperFn, Slot};
+use broadhead_codegen::{ByteLayout, CmpOp, Find, Helper, HelperFn, Slot};
 use memchr::memmem::Finder;
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -177,6 +177,20 @@ pub(crate) enum Pattern {
     IPrefixAscii(Vec<u8>),
     ISuffixAscii(Vec<u8>),
     Regex(Box<Regex>),
+}
+
+impl Pattern {
+    /// The literal a `LIKE` shape compares rows with, and how (`None`: a regex, or
+    /// an ILIKE shape).
+    pub(crate) fn literal_shape(&self) -> Option<(Find, &[u8])> {
+        Some(match self {
+            Pattern::Equal(s) => (Find::Equal, s),
+            Pattern::Prefix(s) => (Find::Prefix, s),
+            Pattern::Suffix(s) => (Find::Suffix, s),
+            Pattern::Contains(f) => (Find::Contains, f.needle()),
+            _ => return None,
+        })
+    }
 }
 
 /// State of an ILIKE pattern whose ASCII fast path applies only to ASCII rows
@@ -412,17 +426,75 @@ fn unicode_mapped_equals(upper: bool, s: &[u8], literal: &[u8]) -> bool {
     }
 }
 
-/// State of `upper(column) = literal` or `lower(column) = literal` (or `<>`), whose
-/// ASCII rows of up to eight bytes the kernel decides ([`QuickTest::CaseMappedEqual`]).
-///
-/// [`QuickTest::CaseMappedEqual`]: broadhead_codegen::QuickTest::CaseMappedEqual
-pub(crate) struct CaseMappedEquals {
-    pub upper: bool,
-    pub literal: Vec<u8>,
-    pub negated: bool,
+/// Whether the UTF-8 `s` upper-cased (with `upper`, else lower-cased) matches
+/// `pattern`: an equality as [`mapped_equals`]; an ASCII `s` of up to
+/// [`MAPPED_ON_STACK`] bytes is mapped into a buffer on the stack and matched
+/// there; other strings are mapped in full, out of line.
+fn mapped_matches(upper: bool, s: &[u8], pattern: &Pattern) -> bool {
+    if let Pattern::Equal(literal) = pattern {
+        return mapped_equals(upper, s, literal);
+    }
+    let mut buf = [0u8; MAPPED_ON_STACK];
+    match buf.get_mut(..s.len()) {
+        Some(mapped) if s.is_ascii() => {
+            mapped.copy_from_slice(s);
+            map_ascii_words(&mut buf, s.len(), upper);
+            matches(pattern, &buf[..s.len()])
+        }
+        _ => unicode_mapped_matches(upper, s, pattern),
+    }
 }
 
-unsafe extern "C" fn case_mapped_eq<L: SlotLayout>(
+/// The longest ASCII string [`mapped_matches`] maps on the stack.
+const MAPPED_ON_STACK: usize = 64;
+
+/// Upper- (or lower-) cases the ASCII bytes of `buf` eight at a time, up to the
+/// word holding byte `len - 1` (what follows `len` is left mapped too: the
+/// caller reads only `..len`). Per byte `b < 0x80`, `b + 0x3f` sets the high bit
+/// iff `b >= 'A'` and `b + 0x25` iff `b > 'Z'`, with no carry into the next
+/// byte; the difference is the letters, whose `0x20` bit is the case.
+fn map_ascii_words(buf: &mut [u8; MAPPED_ON_STACK], len: usize, upper: bool) {
+    const ONES: u64 = u64::MAX / 255;
+    let (first, last) = match upper {
+        true => (b'a', b'z'),
+        false => (b'A', b'Z'),
+    };
+    let (at_least, beyond) = (
+        u64::from(0x80 - first) * ONES,
+        u64::from(0x7f - last) * ONES,
+    );
+    for chunk in buf.chunks_exact_mut(8).take(len.div_ceil(8)) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let letters = (w + at_least) & !(w + beyond) & (0x80 * ONES);
+        chunk.copy_from_slice(&(w ^ (letters >> 2)).to_le_bytes());
+    }
+}
+
+/// Whether `s` (long, or not ASCII) upper- (or lower-) cased matches `pattern`
+/// (never, for bytes that are not UTF-8, which string columns do not hold).
+#[cold]
+#[inline(never)]
+fn unicode_mapped_matches(upper: bool, s: &[u8], pattern: &Pattern) -> bool {
+    match std::str::from_utf8(s) {
+        Ok(s) if upper => matches(pattern, s.to_uppercase().as_bytes()),
+        Ok(s) => matches(pattern, s.to_lowercase().as_bytes()),
+        Err(_) => false,
+    }
+}
+
+/// State of `upper(column)` or `lower(column)` compared with a literal or matched
+/// with a `LIKE` pattern, whose rows of up to eight ASCII bytes the kernel decides
+/// ([`QuickTest::ShortRow`]) where the pattern has a literal shape.
+///
+/// [`QuickTest::ShortRow`]: broadhead_codegen::QuickTest::ShortRow
+pub(crate) struct CaseMapped {
+    pub upper: bool,
+    pub pattern: Pattern,
+}
+
+unsafe extern "C" fn case_mapped<L: SlotLayout>(
     state: *const u8,
     a: *const Slot,
     _b: *const Slot,
@@ -430,15 +502,13 @@ unsafe extern "C" fn case_mapped_eq<L: SlotLayout>(
     rows: u64,
     _out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes the CaseMappedEquals it was built with and a string
-    // slot of layout L.
+    // SAFETY: the kernel passes the CaseMapped it was built with and a string slot
+    // of layout L.
     unsafe {
-        let s = &*(state as *const CaseMappedEquals);
-        let m = mask::<L>(a, row0, rows, &Quick::None, is, |v| {
-            mapped_equals(s.upper, v, &s.literal)
-        });
-        let negate = if s.negated { u64::MAX } else { 0 };
-        (m ^ negate) & rows
+        let s = &*(state as *const CaseMapped);
+        mask::<L>(a, row0, rows, &Quick::None, is, |v| {
+            mapped_matches(s.upper, v, &s.pattern)
+        })
     }
 }
 
@@ -543,7 +613,7 @@ pub(crate) mod helpers {
     helper!(like_contains, like_contains);
     helper!(like_regex, like_regex_helper);
     helper!(ilike_ascii, ilike_ascii);
-    helper!(case_mapped_eq, case_mapped_eq);
+    helper!(case_mapped, case_mapped);
     helper!(in_set, str_in);
     helper!(length, str_length);
 
@@ -593,7 +663,7 @@ pub(crate) mod computed {
     use broadhead_codegen::CmpOp;
     use regex::bytes::Regex;
 
-    use super::{compare, mapped_equals, matches, ILikeAscii, InSet, Pattern};
+    use super::{compare, mapped_equals, mapped_matches, matches, ILikeAscii, InSet, Pattern};
     use crate::functions::row::{map1, map2, variadic, Blob, Bool, Utf8};
     use crate::functions::RowImpl;
 
@@ -620,61 +690,13 @@ pub(crate) mod computed {
         })
     }
 
-    /// `upper(s) LIKE pattern` (with `upper`, else `lower(s) LIKE pattern`): an
-    /// ASCII `s` of up to [`MAPPED_ON_STACK`] bytes is mapped into a buffer on the
-    /// stack and matched there, without writing the mapped string to the arena and
-    /// reading it back in a second call; other strings are mapped in full.
+    /// `upper(s) LIKE pattern` (with `upper`, else `lower(s) LIKE pattern`), without
+    /// writing the mapped string to the arena and reading it back in a second call
+    /// ([`mapped_matches`]).
     pub(crate) fn case_mapped_like(upper: bool, pattern: Pattern) -> RowImpl {
         map1::<Utf8, Bool, _>(move |s: &str| {
-            let v = s.as_bytes();
-            let mut buf = [0u8; MAPPED_ON_STACK];
-            let matched = match buf.get_mut(..v.len()) {
-                Some(mapped) if v.is_ascii() => {
-                    mapped.copy_from_slice(v);
-                    map_ascii_words(&mut buf, v.len(), upper);
-                    matches(&pattern, &buf[..v.len()])
-                }
-                _ => unicode_mapped_like(upper, s, &pattern),
-            };
-            Ok(Some(matched))
+            Ok(Some(mapped_matches(upper, s.as_bytes(), &pattern)))
         })
-    }
-
-    /// The longest ASCII string [`case_mapped_like`] maps on the stack.
-    const MAPPED_ON_STACK: usize = 64;
-
-    /// Upper- (or lower-) cases the ASCII bytes of `buf` eight at a time, up to the
-    /// word holding byte `len - 1` (what follows `len` is left mapped too: the
-    /// caller reads only `..len`). Per byte `b < 0x80`, `b + 0x3f` sets the high bit
-    /// iff `b >= 'A'` and `b + 0x25` iff `b > 'Z'`, with no carry into the next
-    /// byte; the difference is the letters, whose `0x20` bit is the case.
-    fn map_ascii_words(buf: &mut [u8; MAPPED_ON_STACK], len: usize, upper: bool) {
-        const ONES: u64 = u64::MAX / 255;
-        let (first, last) = match upper {
-            true => (b'a', b'z'),
-            false => (b'A', b'Z'),
-        };
-        let (at_least, beyond) = (
-            u64::from(0x80 - first) * ONES,
-            u64::from(0x7f - last) * ONES,
-        );
-        for chunk in buf.chunks_exact_mut(8).take(len.div_ceil(8)) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let w = u64::from_le_bytes(word);
-            let letters = (w + at_least) & !(w + beyond) & (0x80 * ONES);
-            chunk.copy_from_slice(&(w ^ (letters >> 2)).to_le_bytes());
-        }
-    }
-
-    /// Whether `s` (long, or not ASCII) upper- (or lower-) cased matches `pattern`.
-    #[cold]
-    #[inline(never)]
-    fn unicode_mapped_like(upper: bool, s: &str, pattern: &Pattern) -> bool {
-        match upper {
-            true => matches(pattern, s.to_uppercase().as_bytes()),
-            false => matches(pattern, s.to_lowercase().as_bytes()),
-        }
     }
 
     /// `a IS [NOT] DISTINCT FROM b` (VARCHAR and BLOB alike).
@@ -720,20 +742,19 @@ mod tests {
     use arrow::array::StringArray;
 
     /// The bound the kernel's `upper(s) = 'LIT'` check relies on
-    /// (`QuickTest::CaseMappedEqual`): every character whose upper- or lower-case
-    /// mapping is ASCII has at most three times as many bytes as that mapping, so a
-    /// string longer than three times an ASCII literal never maps to it.
+    /// (`QuickTest::short_row_limit`): every character has at most three times as
+    /// many bytes as its upper- or lower-case mapping, so a string longer than three
+    /// times a literal never maps to it.
     #[test]
-    fn characters_mapped_to_ascii_shrink_at_most_threefold() {
+    fn characters_shrink_at_most_threefold_when_mapped() {
         let mut widest = 0;
         for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
             for mapped in [
                 c.to_uppercase().collect::<String>(),
                 c.to_lowercase().collect::<String>(),
             ] {
-                assert!(!mapped.is_empty(), "{c:?}");
-                if mapped.is_ascii() {
-                    assert!(c.len_utf8() <= 3 * mapped.len(), "{c:?} maps to {mapped:?}");
+                assert!(c.len_utf8() <= 3 * mapped.len(), "{c:?} maps to {mapped:?}");
+                if c.len_utf8() == 3 * mapped.len() {
                     widest = widest.max(c.len_utf8());
                 }
             }

@@ -496,3 +496,95 @@ fn equalities_compare_every_byte_of_long_literals() {
         }
     }
 }
+
+/// The needle `aB` at every position of rows of 0–11 bytes (the kernel decides
+/// the rows of up to eight bytes, at each shift), rows of the alphabet `a`, `B`,
+/// `é` up to four characters (non-ASCII rows are the helper's when case-mapped),
+/// and the Kelvin sign, with every LIKE shape as it is and case-mapped, and
+/// case-mapped equalities: the JIT selects the rows the interpreter finds TRUE, and
+/// the rows the shape's meaning gives, in every layout, sliced.
+#[test]
+fn short_rows_matched_in_the_kernel_agree_with_the_interpreter() {
+    let mut values: Vec<String> = Vec::new();
+    for len in 0..=11 {
+        values.push("x".repeat(len));
+        for at in 0..len.saturating_sub(1) {
+            values.push(format!("{}aB{}", "x".repeat(at), "x".repeat(len - at - 2)));
+        }
+    }
+    let mut short = vec![String::new()];
+    for _ in 0..4 {
+        short = short
+            .iter()
+            .flat_map(|s| ["a", "B", "é"].map(|c| format!("{s}{c}")))
+            .collect();
+        values.extend(short.iter().cloned());
+    }
+    values.push("\u{212A}".into());
+    values.push("xx\u{212A}b".into());
+    let mut rows: Vec<Option<&str>> = values.iter().map(|v| Some(v.as_str())).collect();
+    rows.insert(7, None);
+    let utf8: ArrayRef = Arc::new(StringArray::from(rows.clone()));
+    type Mapping = fn(&str) -> String;
+    let maps: [(&str, Mapping); 3] = [
+        ("s", |s| s.to_string()),
+        ("lower(s)", str::to_lowercase),
+        ("upper(s)", str::to_uppercase),
+    ];
+    type Shape = fn(&str, &str) -> bool;
+    let shapes: [(&str, Shape); 4] = [
+        ("{}", |v, n| v == n),
+        ("{}%", |v, n| v.starts_with(n)),
+        ("%{}", |v, n| v.ends_with(n)),
+        ("%{}%", |v, n| v.contains(n)),
+    ];
+    let needles = [
+        "ab",
+        "AB",
+        "aB",
+        "b",
+        "",
+        "xab",
+        "xxxxxxab",
+        "xxxxxxxab",
+        "é",
+        "kb",
+    ];
+    for layout in common::STRING_LAYOUTS {
+        let schema = Arc::new(Schema::new(vec![Field::new("s", layout.clone(), true)]));
+        let column = common::in_layout(utf8.as_ref(), layout);
+        let whole = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+        let n = rows.len();
+        for (offset, len) in [(0, n), (3, n - 5)] {
+            let batch = whole.slice(offset, len);
+            let part = &rows[offset..offset + len];
+            let check = |text: String, holds: &dyn Fn(&str) -> bool| {
+                let filter = Filter::new(&schema, &text).unwrap();
+                let got: Vec<usize> = filter.evaluate(&batch).unwrap().iter().collect();
+                let typed = bind_predicate(&parse_expr(&text).unwrap(), &schema).unwrap();
+                let b = interpret(&typed, &batch).unwrap();
+                let b = b.as_boolean();
+                let reference: Vec<usize> = (0..b.len())
+                    .filter(|&i| b.is_valid(i) && b.value(i))
+                    .collect();
+                assert_eq!(got, reference, "{text} on {layout} at {offset}");
+                let want: Vec<usize> = (0..len).filter(|&i| part[i].is_some_and(holds)).collect();
+                assert_eq!(got, want, "{text} on {layout} at {offset}: by hand");
+            };
+            for (map_sql, map) in maps {
+                for (shape_sql, shape) in shapes {
+                    for needle in needles {
+                        let pattern = shape_sql.replace("{}", needle);
+                        check(format!("{map_sql} LIKE '{pattern}'"), &|v| {
+                            shape(&map(v), needle)
+                        });
+                    }
+                }
+                for needle in ["ab", "AB", "K", "k", "XXAB", "xxkb"] {
+                    check(format!("{map_sql} = '{needle}'"), &|v| map(v) == needle);
+                    check(format!("{map_sql} <> '{needle}'"), &|v| map(v) != needle);
+                }
+            }
+        }
+    }
+}

@@ -43,8 +43,8 @@ use inkwell::values::{
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
 use crate::program::{
-    int_range, ArithOp, ByteLayout, Callee, CmpOp, Helper, Mode, Node, NodeId, PType, Program,
-    QuickCheck, QuickTest, TruthTest,
+    int_range, ArithOp, ByteLayout, Callee, CaseMap, CmpOp, Find, Helper, Mode, Node, NodeId,
+    PType, Program, QuickCheck, QuickTest, TruthTest,
 };
 
 /// The symbol kernels call [`in_set_lookup`](crate::program::in_set_lookup) by.
@@ -2912,23 +2912,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     .build_int_compare(IntPredicate::ULE, k, self.c64(4), "")?;
                 (self.and(ok, flag(short)?)?, self.not(ok)?)
             }
-            QuickTest::CaseMappedEqual { upper, negated } => {
-                let (t, f) = self.case_mapped_decisions(upper, param(0)?, param(1)?, h)?;
-                if negated {
-                    (f, t)
-                } else {
-                    (t, f)
-                }
+            QuickTest::ShortRow { find, case } => {
+                self.short_row_decisions(find, case, param(0)?, param(1)?, h)?
             }
         })
     }
 
-    /// The TRUE and FALSE decisions of [`QuickTest::CaseMappedEqual`] (`=`) with
-    /// its parameters `lens` (the literal's length, and three times it, in the low
-    /// and high 32 bits) and `want` (its first eight bytes).
-    fn case_mapped_decisions(
+    /// The TRUE and FALSE decisions of [`QuickTest::ShortRow`] with its
+    /// parameters `lens` (the literal's length, and the longest row that can hold,
+    /// in the low and high 32 bits) and `want` (its first eight bytes).
+    fn short_row_decisions(
         &self,
-        upper: bool,
+        find: Find,
+        case: CaseMap,
         lens: IntValue<'ctx>,
         want: IntValue<'ctx>,
         h: &Heads<'ctx>,
@@ -2944,70 +2940,110 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             (None, None) => return Ok((self.mzero(), self.mzero())),
         };
-        let high = self
-            .b
-            .build_left_shift(high, self.splat(self.c64(32).into())?, "")?;
-        let low = self.b.build_int_z_extend(h.head, i64v, "")?;
-        let word = self.b.build_or(low, high, "row_word")?;
         let splat64 = |x: u64| self.splat(self.c64(x).into());
         let splat32 = |x: IntValue<'ctx>| -> R<VectorValue<'ctx>> {
             let x = self.b.build_int_truncate(x, i32t, "")?;
             self.splat(x.into())
         };
+        let mask = |v: VectorValue<'ctx>| self.to_mask(v);
+        let cmp = |p: IntPredicate, a: VectorValue<'ctx>, b: VectorValue<'ctx>| {
+            self.b.build_int_compare(p, a, b, "")
+        };
+        let high = self.b.build_left_shift(high, splat64(32)?, "")?;
+        let low = self.b.build_int_z_extend(h.head, i64v, "")?;
+        let word = self.b.build_or(low, high, "row_word")?;
         // The row's bytes, zero past its length: (1 << 8 len) - 1 for up to 7
         // bytes (the shift of a longer row's length is masked to stay defined).
         let len64 = self.b.build_int_z_extend(h.len, i64v, "")?;
-        let short = self
-            .b
-            .build_int_compare(IntPredicate::ULT, len64, splat64(8)?, "")?;
-        let bits = self.b.build_and(len64, splat64(7)?, "")?;
-        let bits = self.b.build_int_mul(bits, splat64(8)?, "")?;
-        let part = self.b.build_left_shift(splat64(1)?, bits, "")?;
-        let part = self.b.build_int_sub(part, splat64(1)?, "")?;
-        let keep = self
-            .b
-            .build_select(short, part, splat64(u64::MAX)?, "")?
-            .into_vector_value();
-        let bytes = self.b.build_and(word, keep, "row_bytes")?;
-        // Rows of up to eight bytes, all ASCII, are decided here.
+        let low_bytes = |n: VectorValue<'ctx>| -> R<VectorValue<'ctx>> {
+            let short = cmp(IntPredicate::ULT, n, splat64(8)?)?;
+            let bits = self.b.build_and(n, splat64(7)?, "")?;
+            let bits = self.b.build_int_mul(bits, splat64(8)?, "")?;
+            let part = self.b.build_left_shift(splat64(1)?, bits, "")?;
+            let part = self.b.build_int_sub(part, splat64(1)?, "")?;
+            Ok(self
+                .b
+                .build_select(short, part, splat64(u64::MAX)?, "")?
+                .into_vector_value())
+        };
+        let bytes = self.b.build_and(word, low_bytes(len64)?, "row_bytes")?;
+        // Rows of up to eight bytes (all ASCII, to be case-mapped) are decided here.
         const ONES: u64 = u64::MAX / 255;
-        let high_bits = self.b.build_and(bytes, splat64(0x80 * ONES)?, "")?;
-        let ascii = self
-            .b
-            .build_int_compare(IntPredicate::EQ, high_bits, splat64(0)?, "")?;
-        let at_most_8 =
-            self.b
-                .build_int_compare(IntPredicate::ULE, h.len, splat32(self.c64(8))?, "")?;
-        let seen = self.and(self.to_mask(ascii)?, self.to_mask(at_most_8)?)?;
-        // Map the letters as `strings::map_ascii_words` does: per byte b < 0x80,
-        // b + (0x80 - first) has its high bit set iff b >= first, b + (0x7f - last)
-        // iff b > last; the letters' 0x20 bit is flipped.
-        let (first, last) = if upper { (b'a', b'z') } else { (b'A', b'Z') };
-        let at_least = self
-            .b
-            .build_int_add(bytes, splat64(u64::from(0x80 - first) * ONES)?, "")?;
-        let beyond = self
-            .b
-            .build_int_add(bytes, splat64(u64::from(0x7f - last) * ONES)?, "")?;
-        let letters = self
-            .b
-            .build_and(at_least, self.b.build_not(beyond, "")?, "")?;
-        let letters = self.b.build_and(letters, splat64(0x80 * ONES)?, "")?;
-        let flips = self.b.build_right_shift(letters, splat64(2)?, false, "")?;
-        let mapped = self.b.build_xor(bytes, flips, "mapped")?;
-        let same_bytes =
-            self.b
-                .build_int_compare(IntPredicate::EQ, mapped, self.splat(want.into())?, "")?;
-        let same_len = self
-            .b
-            .build_int_compare(IntPredicate::EQ, h.len, splat32(lens)?, "")?;
-        let equal = self.and(self.to_mask(same_bytes)?, self.to_mask(same_len)?)?;
-        let t = self.and(seen, equal)?;
+        let mut seen = mask(cmp(IntPredicate::ULE, h.len, splat32(self.c64(8))?)?)?;
+        let row = match case {
+            CaseMap::AsIs => bytes,
+            CaseMap::Upper | CaseMap::Lower => {
+                let high_bits = self.b.build_and(bytes, splat64(0x80 * ONES)?, "")?;
+                let ascii = cmp(IntPredicate::EQ, high_bits, splat64(0)?)?;
+                seen = self.and(seen, mask(ascii)?)?;
+                // As `strings::map_ascii_words` does: per byte b < 0x80,
+                // b + (0x80 - first) has its high bit set iff b >= first, and
+                // b + (0x7f - last) iff b > last; the letters' 0x20 bit flips.
+                let (first, last) = match case {
+                    CaseMap::Upper => (b'a', b'z'),
+                    _ => (b'A', b'Z'),
+                };
+                let from = splat64(u64::from(0x80 - first) * ONES)?;
+                let at_least = self.b.build_int_add(bytes, from, "")?;
+                let past = splat64(u64::from(0x7f - last) * ONES)?;
+                let beyond = self.b.build_int_add(bytes, past, "")?;
+                let letters = self
+                    .b
+                    .build_and(at_least, self.b.build_not(beyond, "")?, "")?;
+                let letters = self.b.build_and(letters, splat64(0x80 * ONES)?, "")?;
+                let flips = self.b.build_right_shift(letters, splat64(2)?, false, "")?;
+                self.b.build_xor(bytes, flips, "mapped")?
+            }
+        };
+        // The literal: its length (as the rows', in 32 bits) and its bytes, of
+        // which a row's are compared under `keep` (its first min(length, 8)).
+        let lit_len = self.b.build_and(lens, self.c64(u32::MAX as u64), "")?;
+        let lit = splat32(lit_len)?;
+        let lit64 = self.b.build_int_z_extend(lit, i64v, "")?;
+        let keep = low_bytes(lit64)?;
+        let want = self.splat(want.into())?;
+        let at_least_lit = mask(cmp(IntPredicate::UGE, h.len, lit)?)?;
+        let at = |shift: VectorValue<'ctx>| -> R<IntValue<'ctx>> {
+            let moved = self.b.build_right_shift(row, shift, false, "")?;
+            let part = self.b.build_and(moved, keep, "")?;
+            mask(cmp(IntPredicate::EQ, part, want)?)
+        };
+        let hit = match find {
+            Find::Equal => self.and(
+                mask(cmp(IntPredicate::EQ, h.len, lit)?)?,
+                mask(cmp(IntPredicate::EQ, row, want)?)?,
+            )?,
+            Find::Prefix => self.and(at_least_lit, at(splat64(0)?)?)?,
+            Find::Suffix => {
+                // The literal's bytes end where the row's do: a shift of
+                // 8 (len - length), masked to stay defined where the row is shorter
+                // (those rows are not `at_least_lit`).
+                let gap = self.b.build_int_sub(len64, lit64, "")?;
+                let gap = self.b.build_and(gap, splat64(7)?, "")?;
+                let shift = self.b.build_int_mul(gap, splat64(8)?, "")?;
+                self.and(at_least_lit, at(shift)?)?
+            }
+            Find::Contains => {
+                // At each position i where the literal fits: i + length <= len.
+                let mut any = self.mzero();
+                for i in 0..8u64 {
+                    let end = self.b.build_int_add(lit64, splat64(i)?, "")?;
+                    let fits = mask(cmp(IntPredicate::ULE, end, len64)?)?;
+                    let found = self.and(fits, at(splat64(8 * i)?)?)?;
+                    any = self.or(any, found)?;
+                }
+                any
+            }
+        };
+        let t = self.and(seen, hit)?;
+        let mut f = self.and(seen, self.not(hit)?)?;
         let most = self.b.build_right_shift(lens, self.c64(32), false, "")?;
-        let too_long = self
-            .b
-            .build_int_compare(IntPredicate::UGT, h.len, splat32(most)?, "")?;
-        let f = self.or(self.and(seen, self.not(equal)?)?, self.to_mask(too_long)?)?;
+        let too_long = mask(cmp(IntPredicate::UGT, h.len, splat32(most)?)?)?;
+        f = self.or(f, too_long)?;
+        if case == CaseMap::AsIs {
+            let too_short = self.not(at_least_lit)?;
+            f = self.or(f, too_short)?;
+        }
         Ok((t, f))
     }
 

@@ -18,7 +18,7 @@ pub use jit::{
     CompileOptions, CompileTimings, Explain, Kernel, KernelFn, KernelKey, Object, Pipeline,
 };
 pub use program::{
-    int_range, ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CmpOp, Helper, HelperFn,
-    InSet, InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, QuickCheck, QuickTest, Slot,
-    TruthTest,
+    int_range, ArithOp, ByteLayout, CallArg, CallFn, CallOut, Callee, CaseMap, CmpOp, Find, Helper,
+    HelperFn, InSet, InputSpec, Mode, Node, NodeId, OutSlot, PType, Program, QuickCheck, QuickTest,
+    Slot, TruthTest,
 };

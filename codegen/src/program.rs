@@ -333,20 +333,58 @@ pub enum QuickTest {
     /// `min(length, 4)` bytes (little-endian, zero-padded). Decided for rows shorter
     /// than it or with another prefix, and for all rows when it is at most 4 bytes.
     Prefix,
-    /// `upper(column) = literal` (`upper`, else `lower`; `negated`: `<>`) for an
-    /// ASCII literal. Parameters: the literal's length in its low 32 bits and three
-    /// times it (saturated) in its high 32 bits; its first eight bytes, little-endian,
-    /// zero-padded. Decided for rows of up to 8 ASCII bytes, mapped letter by letter
-    /// and compared, and FALSE for rows longer than three times the literal: a
-    /// string whose mapping is ASCII maps each character to at least a third of its
-    /// bytes (the Kelvin sign, three bytes, lower-cases to `k`). Other rows, whose
-    /// Unicode mapping can change their length, are the helper's.
-    CaseMappedEqual {
-        /// `upper` rather than `lower`.
-        upper: bool,
-        /// `<>` rather than `=`.
-        negated: bool,
+    /// The row (`case`: as it is, or upper- or lower-cased) equals, starts with,
+    /// ends with or contains (`find`) a literal, decided for rows of up to 8 bytes,
+    /// whose bytes the kernel has: compared eight bytes at a time (`Contains`: at
+    /// each position), and for `Upper`/`Lower` only when they are ASCII, mapped
+    /// letter by letter first (other rows, whose Unicode mapping can change their
+    /// length, are the helper's). Parameters: the literal's length in its low 32 bits
+    /// and, in its high 32 bits, a length beyond which every row is FALSE
+    /// ([`QuickTest::short_row_limit`]); its first eight bytes, little-endian,
+    /// zero-padded. A row `AsIs` shorter than the literal is FALSE too.
+    ShortRow {
+        /// How the row is compared with the literal.
+        find: Find,
+        /// What the row is mapped to first.
+        case: CaseMap,
     },
+}
+
+impl QuickTest {
+    /// For [`QuickTest::ShortRow`], the longest row that can hold for a literal of
+    /// `len` bytes (`u32::MAX`: no bound): three times the literal for a case-mapped
+    /// equality, since no character maps to less than a third of its bytes (the
+    /// Kelvin sign, three bytes, lower-cases to `k`).
+    pub fn short_row_limit(find: Find, case: CaseMap, len: u32) -> u32 {
+        match (find, case) {
+            (Find::Equal, CaseMap::Upper | CaseMap::Lower) => len.saturating_mul(3),
+            _ => u32::MAX,
+        }
+    }
+}
+
+/// How [`QuickTest::ShortRow`] compares a row with its literal (`LIKE`'s shapes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Find {
+    /// `= literal`, `LIKE 'literal'`.
+    Equal,
+    /// `LIKE 'literal%'`.
+    Prefix,
+    /// `LIKE '%literal'`.
+    Suffix,
+    /// `LIKE '%literal%'`.
+    Contains,
+}
+
+/// What [`QuickTest::ShortRow`] maps a row to before comparing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CaseMap {
+    /// The row as it is.
+    AsIs,
+    /// `upper(row)`.
+    Upper,
+    /// `lower(row)`.
+    Lower,
 }
 
 /// A [`QuickTest`] with its two parameter slots (see [`Node::Helper`]).
