@@ -1,6 +1,7 @@
 //! Prints the optimized IR or the assembly of a projection (or, with `--filter`, a
 //! filter) over the benchmark's synthetic schema (and a second string column `t`,
-//! for shapes such as Q19's on two), to read what a kernel compiles to.
+//! for shapes such as Q19's on two; and lineitem's `l_extendedprice`, `l_discount`
+//! and `l_tax` as DECIMAL(15,2), for Q1's charge), to read what a kernel compiles to.
 //!
 //! ```text
 //! cargo run --release --example kernel_asm -- "i * 3 + j" [--ir]
@@ -31,6 +32,9 @@ fn main() {
         Field::new("k", DataType::Int32, false),
         Field::new("s", DataType::Utf8, false),
         Field::new("t", DataType::Utf8, false),
+        Field::new("l_extendedprice", DataType::Decimal128(15, 2), false),
+        Field::new("l_discount", DataType::Decimal128(15, 2), false),
+        Field::new("l_tax", DataType::Decimal128(15, 2), false),
     ]);
     let pipeline = if args.iter().any(|a| a == "--o3") {
         Pipeline::O3

@@ -768,6 +768,18 @@ impl Lowerer {
                     self.wide_param(*x)
                 }
                 ScalarValue::IntervalMonthDayNano(v) => self.wide_param(interval::packed(*v)),
+                ScalarValue::Decimal128(x, ..) if literal_bits(v).is_some() => {
+                    // Within as many digits as it has: a check that never fails and
+                    // is hoisted out of the loop, so the emitter knows its range
+                    // (`1 - l_discount` neither overflows nor leaves its digits),
+                    // while the program depends on the value's number of digits only.
+                    let node = self.param(ty?, literal_bits(v).unwrap_or_default());
+                    let digits = (1..=DECIMAL_I64_DIGITS).find(|&d| crate::decimal::fits(*x, d));
+                    match digits.and_then(decimal_max) {
+                        Some(max) => self.add(Node::RangeCheck(node, -max, max)),
+                        None => node,
+                    }
+                }
                 other => match literal_bits(other) {
                     Some(bits) => self.param(ty?, bits),
                     None => {

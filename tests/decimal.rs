@@ -1284,3 +1284,61 @@ fn integers_and_narrow_decimals_widened_to_128_bits() {
         assert_eq!(project(sql, &t).unwrap(), (ty.to_string(), values), "{sql}");
     }
 }
+
+/// `1 - d` and `1 + d` on a DECIMAL(15,2) column cannot overflow or leave their 16
+/// digits once `d` is within its precision, so the kernel leaves out those checks
+/// (no `ssub.with.overflow` in its IR): the largest and smallest values give exact
+/// answers, a value beyond the precision is still its row's error, and a literal
+/// with more digits still gets its checks where they can fail.
+#[test]
+fn decimal_checks_that_cannot_fail_are_left_out() {
+    let max15 = 10i128.pow(15) - 1;
+    let t = batch(vec![(
+        "d",
+        decimals(&[Some(max15), Some(-max15), Some(7), None], 15, 2),
+    )]);
+    let (ty, values) = project("1 - d", &t).unwrap();
+    assert_eq!(ty, "DECIMAL(16,2)");
+    assert_eq!(
+        values,
+        ["-9999999999998.99", "10000000000000.99", "0.93", "NULL"]
+    );
+    let (_, values) = project("d + 1", &t).unwrap();
+    assert_eq!(
+        values,
+        ["10000000000000.99", "-9999999999998.99", "1.07", "NULL"]
+    );
+    let projector = Projector::new(&t.schema(), &["1 - d"]).unwrap();
+    let broadhead::explain::Backend::Jit(compiled) = projector.explain().unwrap().backend else {
+        panic!("not compiled");
+    };
+    assert!(
+        !compiled.optimized_ir.contains("sub.with.overflow"),
+        "{}",
+        compiled.optimized_ir
+    );
+    // Beyond DECIMAL(15,2) in a valid row: still an error.
+    let beyond = batch(vec![(
+        "d",
+        Arc::new(
+            Decimal128Array::from(vec![Some(1), Some(max15 + 1)])
+                .with_precision_and_scale(15, 2)
+                .unwrap(),
+        ) as ArrayRef,
+    )]);
+    // (The interpreter computes such values as they are: the JIT alone reads them
+    // in 64 bits, see `values_beyond_the_declared_precision`.)
+    let err = projector.evaluate(&beyond).unwrap_err().to_string();
+    assert!(err.contains("does not fit its precision at row 1"), "{err}");
+    // 18-digit operands: `d18 - 9999999999999999.99` leaves 18 digits at the bottom.
+    let max18 = 10i128.pow(18) - 1;
+    let t = batch(vec![("d18", decimals(&[Some(0), Some(-max18)], 18, 2))]);
+    let (ty, values) = project("d18 - 9999999999999999.99", &t).unwrap();
+    assert_eq!(ty, "DECIMAL(19,2)");
+    assert_eq!(values[0], "-9999999999999999.99");
+    assert_eq!(values[1], "-19999999999999999.98");
+    let t = batch(vec![("d", decimals(&[Some(0), Some(-max15)], 15, 2))]);
+    let (ty, values) = project("d - 999999999999999.99", &t).unwrap();
+    assert_eq!(ty, "DECIMAL(18,2)");
+    assert_eq!(values, ["-999999999999999.99", "-1009999999999999.98"]);
+}

@@ -46,6 +46,7 @@ use crate::program::{
     int_range, ArithOp, ByteLayout, Callee, CaseMap, CmpOp, Find, Helper, Mode, Node, NodeId,
     PType, Program, QuickCheck, QuickTest, TruthTest,
 };
+use crate::ranges::{cannot_overflow, value_ranges, Range};
 
 /// The symbol kernels call [`in_set_lookup`](crate::program::in_set_lookup) by.
 pub(crate) const IN_SET_LOOKUP: &str = "broadhead_in_set_lookup";
@@ -193,6 +194,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     guarded: Vec<bool>,
     /// By node: how many times nodes (and the outputs) read it.
     uses: Vec<usize>,
+    /// By node: the values an integer node holds in the rows that matter
+    /// ([`ranges::value_ranges`]), so checks that cannot fail are left out.
+    ranges: Vec<Option<Range>>,
     /// Float vectors that hold no NaN: the splats of float parameters (a NaN
     /// literal is a constant, [`Node::Param`]), whose NaN tests comparisons leave out.
     numbers: RefCell<HashSet<VectorValue<'ctx>>>,
@@ -395,6 +399,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             heads: RefCell::default(),
             guarded: guarded_helpers(prog),
             uses: uses(prog),
+            ranges: value_ranges(prog),
             numbers: RefCell::new(HashSet::new()),
             care: Cell::new(None),
             prefetch: !prog.inputs.iter().any(|i| i.ty == PType::Str),
@@ -1141,13 +1146,24 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             },
             Node::Arith(op, l, r) => {
                 let t = self.prog.type_of(l);
+                let exact = cannot_overflow(op, t, self.ranges[l], self.ranges[r]);
                 let (l, r) = (self.node(l, block, memo)?, self.node(r, block, memo)?);
-                self.arith(op, t, l, r)?
+                if exact {
+                    self.exact_arith(op, l, r)?
+                } else {
+                    self.arith(op, t, l, r)?
+                }
             }
             Node::Neg(x) | Node::Abs(x) => {
                 let t = self.prog.type_of(x);
                 let xv = self.node(x, block, memo)?;
                 self.neg_abs(matches!(self.prog.nodes[id], Node::Abs(_)), t, xv)?
+            }
+            Node::RangeCheck(x, lo, hi)
+                if self.ranges[x].is_some_and(|(min, max)| min >= lo && max <= hi) =>
+            {
+                // Already inside the bounds.
+                self.node(x, block, memo)?
             }
             Node::RangeCheck(x, lo, hi) => {
                 let t = self.prog.type_of(x);
@@ -1830,6 +1846,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(V::Vals { v, valid, err })
     }
 
+    /// `l op r` (a sum, difference or product) of signed integers that
+    /// [`cannot_overflow`]: no overflow test.
+    fn exact_arith(&mut self, op: ArithOp, l: V<'ctx>, r: V<'ctx>) -> R<V<'ctx>> {
+        let (lv, lvalid, lerr) = Self::vals(l)?;
+        let (rv, rvalid, rerr) = Self::vals(r)?;
+        let valid = self.and_opt(lvalid, rvalid)?;
+        let err = self.or_opt(lerr, rerr)?;
+        let v = match op {
+            ArithOp::Add => self.b.build_int_nsw_add(lv, rv, "exact")?,
+            ArithOp::Sub => self.b.build_int_nsw_sub(lv, rv, "exact")?,
+            ArithOp::Mul | ArithOp::WideMul => self.b.build_int_nsw_mul(lv, rv, "exact")?,
+            other => return Err(EmitError(format!("{other:?} is not exact arithmetic"))),
+        };
+        Ok(V::Vals { v, valid, err })
+    }
+
     /// `l * r` on 64- or 128-bit lanes with the overflow mask of the valid rows.
     ///
     /// Neither width has a vector multiply-with-overflow instruction: LLVM scalarizes
@@ -1863,17 +1895,76 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             })
         };
         let (ln, rn) = (narrowed(lv)?, narrowed(rv)?);
-        let fits_l = self.b.build_int_compare(IntPredicate::EQ, ln, lv, "")?;
-        let fits_r = self.b.build_int_compare(IntPredicate::EQ, rn, rv, "")?;
-        let fits = self.to_mask(self.b.build_and(fits_l, fits_r, "")?)?;
-        // NULL rows hold any value; they need not fit.
-        let fits = match valid {
-            Some(v) => self.or(fits, self.not(v)?)?,
-            None => fits,
+        // A lane fits iff both operands, offset by half the narrow range when
+        // signed, have no high-half bit set: the offset operands OR-ed together lane
+        // by lane and then the two halves of the block, masked to the high half, are
+        // zero for a block that fits. Vector adds and ORs and one test, where a
+        // compare per operand and half would each take the one port that writes
+        // masks (and the multiply reads the low halves itself).
+        let elem = vt.get_element_type().into_int_type();
+        let words = |low: u64, high: u64| match width {
+            128 => elem.const_int_arbitrary_precision(&[low, high]),
+            _ => elem.const_int(low, false),
         };
-        let wider = self
+        let (bias, high_half) = match (width, signed) {
+            (128, true) => (words(1 << 63, 0), words(0, u64::MAX)),
+            (128, false) => (words(0, 0), words(0, u64::MAX)),
+            (_, true) => (words(1 << 31, 0), words(u64::MAX << 32, 0)),
+            (_, false) => (words(0, 0), words(u64::MAX << 32, 0)),
+        };
+        let bias = self.splat(bias.into())?;
+        let differ = self.b.build_or(
+            self.b.build_int_add(lv, bias, "")?,
+            self.b.build_int_add(rv, bias, "")?,
+            "offset",
+        )?;
+        // NULL rows hold any value; they need not fit.
+        let differ = match valid {
+            Some(v) => self
+                .b
+                .build_select(self.to_lanes(v)?, differ, vt.const_zero(), "")?
+                .into_vector_value(),
+            None => differ,
+        };
+        let half_lanes = |from: u32| -> R<VectorValue<'ctx>> {
+            let i32t = self.ctx.i32_type();
+            let picks: Vec<_> = (from..from + LANES / 2)
+                .map(|i| i32t.const_int(u64::from(i), false))
+                .collect();
+            Ok(self.b.build_shuffle_vector(
+                differ,
+                vt.get_undef(),
+                VectorType::const_vector(&picks),
+                "",
+            )?)
+        };
+        let differ = self
             .b
-            .build_int_compare(IntPredicate::NE, fits, self.ones(), "wider")?;
+            .build_or(half_lanes(0)?, half_lanes(LANES / 2)?, "")?;
+        let half_ty = differ.get_type();
+        let high_half = VectorType::const_vector(&vec![high_half; (LANES / 2) as usize]);
+        let differ = self.b.build_and(differ, high_half, "beyond_half")?;
+        let lanes = self
+            .b
+            .build_int_compare(IntPredicate::NE, differ, half_ty.const_zero(), "")?;
+        let lanes = self
+            .b
+            // Half a block's lanes are the bits of a byte.
+            .build_bit_cast(
+                lanes,
+                self.ctx.i8_type(),
+                const {
+                    assert!(LANES / 2 == 8);
+                    ""
+                },
+            )?
+            .into_int_value();
+        let wider = self.b.build_int_compare(
+            IntPredicate::NE,
+            lanes,
+            lanes.get_type().const_zero(),
+            "wider",
+        )?;
         self.rarely(
             wider,
             ["mul_narrow", "mul_checked"],

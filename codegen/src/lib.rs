@@ -11,6 +11,7 @@ mod emit;
 mod jit;
 mod orc;
 mod program;
+mod ranges;
 
 pub use emit::LANES;
 pub use jit::{
