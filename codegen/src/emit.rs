@@ -580,6 +580,25 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.splat(scalar)
     }
 
+    /// The lanes `picks` of `a` followed by `b` (`b` undefined when `None`), as
+    /// LLVM's `shufflevector` with a constant mask.
+    fn shuffle(
+        &self,
+        a: VectorValue<'ctx>,
+        b: Option<VectorValue<'ctx>>,
+        picks: impl IntoIterator<Item = u64>,
+    ) -> R<VectorValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let mask: Vec<IntValue> = picks
+            .into_iter()
+            .map(|i| i32t.const_int(i, false))
+            .collect();
+        let b = b.unwrap_or_else(|| a.get_type().get_undef());
+        Ok(self
+            .b
+            .build_shuffle_vector(a, b, VectorType::const_vector(&mask), "")?)
+    }
+
     fn int_vec_const(&self, t: PType, v: i128) -> R<VectorValue<'ctx>> {
         if t == PType::I128 {
             let words = [v as u64, (v >> 64) as u64];
@@ -1515,14 +1534,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 .build_right_shift(low, self.int_vec_const(PType::I64, 63)?, true, "")?,
             false => v64.const_zero(),
         };
-        let i32t = self.ctx.i32_type();
-        let order: Vec<_> = (0..LANES)
-            .flat_map(|i| [i, i + LANES])
-            .map(|i| i32t.const_int(u64::from(i), false))
-            .collect();
-        let both = self
-            .b
-            .build_shuffle_vector(low, high, VectorType::const_vector(&order), "")?;
+        let lanes = u64::from(LANES);
+        let both = self.shuffle(low, Some(high), (0..lanes).flat_map(|i| [i, i + lanes]))?;
         let wide = self.vec_ty(PType::I128);
         Ok(self.b.build_bit_cast(both, wide, "")?.into_vector_value())
     }
@@ -1926,21 +1939,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 .into_vector_value(),
             None => differ,
         };
-        let half_lanes = |from: u32| -> R<VectorValue<'ctx>> {
-            let i32t = self.ctx.i32_type();
-            let picks: Vec<_> = (from..from + LANES / 2)
-                .map(|i| i32t.const_int(u64::from(i), false))
-                .collect();
-            Ok(self.b.build_shuffle_vector(
-                differ,
-                vt.get_undef(),
-                VectorType::const_vector(&picks),
-                "",
-            )?)
-        };
-        let differ = self
-            .b
-            .build_or(half_lanes(0)?, half_lanes(LANES / 2)?, "")?;
+        let half = u64::from(LANES / 2);
+        let half_lanes = |from: u64| self.shuffle(differ, None, from..from + half);
+        let differ = self.b.build_or(half_lanes(0)?, half_lanes(half)?, "")?;
         let half_ty = differ.get_type();
         let high_half = VectorType::const_vector(&vec![high_half; (LANES / 2) as usize]);
         let differ = self.b.build_and(differ, high_half, "beyond_half")?;
@@ -3308,17 +3309,8 @@ impl<'ctx> Emitter<'_, 'ctx> {
         } else {
             let f = self.intrinsic("llvm.masked.load", &[both.into(), p.get_type().into()])?;
             let lanes = self.to_lanes(block.active)?;
-            let i32t = self.ctx.i32_type();
-            let twice: Vec<IntValue> = (0..2 * LANES as u64)
-                .map(|i| i32t.const_int(i / 2, false))
-                .collect();
-            let lanes = self.b.build_shuffle_vector(
-                lanes,
-                lanes.get_type().get_undef(),
-                VectorType::const_vector(&twice),
-                "",
-            )?;
-            let align = i32t.const_int(8, false);
+            let lanes = self.shuffle(lanes, None, (0..2 * u64::from(LANES)).map(|i| i / 2))?;
+            let align = self.ctx.i32_type().const_int(8, false);
             self.call(
                 f,
                 &[
@@ -3330,18 +3322,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
             )?
             .into_vector_value()
         };
-        let i32t = self.ctx.i32_type();
-        let pick = |odd: u64| -> R<VectorValue<'ctx>> {
-            let idx: Vec<IntValue> = (0..LANES as u64)
-                .map(|i| i32t.const_int(2 * i + odd, false))
-                .collect();
-            Ok(self.b.build_shuffle_vector(
-                words,
-                both.get_undef(),
-                VectorType::const_vector(&idx),
-                "",
-            )?)
-        };
+        let pick = |odd: u64| self.shuffle(words, None, (0..u64::from(LANES)).map(|i| 2 * i + odd));
         Ok((pick(0)?, pick(1)?))
     }
 
