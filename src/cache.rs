@@ -154,7 +154,7 @@ pub struct KernelCache {
     misses: AtomicU64,
     evictions: AtomicU64,
     /// The background compiles of `Lazy`/`Tiered` expressions (see [`crate::tier`]).
-    pub(crate) background: crate::tier::Background,
+    pub(crate) background: crate::background::Background,
     disk: RwLock<Option<Arc<DiskCache>>>,
     disk_hits: AtomicU64,
     disk_writes: AtomicU64,
@@ -448,7 +448,7 @@ impl KernelCache {
         pipeline: Pipeline,
     ) -> Result<Kernel, CodegenError> {
         let compiled = Self::compile(program, pipeline);
-        crate::tier::after_compile(pipeline);
+        crate::background::after_compile(pipeline);
         let object = compiled?;
         if let Some(disk) = self.disk_cache() {
             if disk.write(&object.key, &object.bytes) {
@@ -479,6 +479,60 @@ impl KernelCache {
             };
             state.bytes -= entry.bytes;
             self.evictions.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl crate::background::Compiles for KernelCache {
+    fn background(&self) -> &crate::background::Background {
+        &self.background
+    }
+}
+
+/// Background compiles, and hooks for tests that need a tier to be deterministic.
+/// The hooks apply to the kernels compiled for [`CompilePolicy::Lazy`](crate::CompilePolicy::Lazy) and
+/// [`CompilePolicy::Tiered`](crate::CompilePolicy::Tiered) expressions through this cache, and to the upgrades of
+/// every expression's kernels (an `Eager` expression's first kernel is not
+/// affected).
+impl KernelCache {
+    /// Background compiles through this cache wait until
+    /// [`KernelCache::release_compiles`]: an expression built with
+    /// [`CompilePolicy::Tiered`](crate::CompilePolicy::Tiered) stays on the interpreter meanwhile.
+    #[doc(hidden)]
+    pub fn hold_compiles(&self) {
+        self.background.set(|s| s.held = true);
+    }
+
+    /// Lets held compiles go on.
+    #[doc(hidden)]
+    pub fn release_compiles(&self) {
+        self.background.set(|s| s.held = false);
+    }
+
+    /// Makes later `Lazy` and `Tiered` compiles and upgrades through this cache
+    /// fail with `message` (`None`: compile again).
+    #[doc(hidden)]
+    pub fn fail_compiles(&self, message: Option<&str>) {
+        let message = message.map(str::to_string);
+        self.background.set(|s| s.fail = message);
+    }
+
+    /// Waits until no background compile started through this cache is under way
+    /// (each has stored its kernel, or dropped it when its expression was dropped).
+    ///
+    /// `exit` runs LLVM's static destructors, which must not run under a compile:
+    /// once a background compile has started, `exit` waits for those under way
+    /// (through every cache, for up to 10 seconds) before it runs them. Call this
+    /// to wait for one cache's yourself, or end the process with `_exit`, as the
+    /// `broadhead` command line does.
+    pub fn wait_for_background_compiles(&self) {
+        let mut state = self.background.lock();
+        while state.in_flight > 0 {
+            state = self
+                .background
+                .changed
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
         }
     }
 }

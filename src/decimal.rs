@@ -14,7 +14,7 @@ use arrow::datatypes::{
     MIN_DECIMAL128_FOR_EACH_PRECISION, MIN_DECIMAL256_FOR_EACH_PRECISION,
 };
 
-use crate::scalar::LiteralError;
+use crate::types::LiteralError;
 
 /// The unscaled integer of a decimal: `i128` (`Decimal128`) or `i256` (`Decimal256`).
 pub trait DecimalInt: ArrowNativeTypeOp + Ord + Display + Send + Sync + 'static {

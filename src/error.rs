@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::expr::Span;
+use crate::span::Span;
 
 /// Any error Broadhead returns.
 #[derive(Debug, Error)]

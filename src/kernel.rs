@@ -295,7 +295,7 @@ fn compile_deferred(
 }
 
 /// Runs `work` on a thread named `name`, counted as a background compile through
-/// `cache` ([`crate::tier::InFlight`]) from before the thread starts until it ends,
+/// `cache` ([`crate::background::InFlight`]) from before the thread starts until it ends,
 /// by unwinding too (or until the closure is dropped, when no thread starts). What
 /// `work` holds (kernels, the expression's state) and the thread's reference to the
 /// cache are dropped before the thread counts itself out: dropping them may free
@@ -306,7 +306,7 @@ fn spawn_compile(
     name: &str,
     work: impl FnOnce(&KernelCache) + Send + 'static,
 ) -> std::io::Result<()> {
-    let in_flight = crate::tier::InFlight::start(cache);
+    let in_flight = crate::background::InFlight::start(cache);
     let cache = cache.clone();
     std::thread::Builder::new()
         .name(name.into())
@@ -314,7 +314,7 @@ fn spawn_compile(
             // Declared first, dropped last.
             let _in_flight = in_flight;
             let cache = cache;
-            crate::tier::mark_compile_thread();
+            crate::background::mark_compile_thread();
             work(&cache);
         })
         .map(drop)

@@ -34,6 +34,7 @@
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+mod background;
 pub mod bind;
 pub mod cache;
 pub mod decimal;
@@ -62,6 +63,7 @@ pub mod scalar;
 #[cfg(feature = "parquet")]
 pub use crate::parquet as scan;
 mod selection;
+mod span;
 pub mod sql;
 mod strings;
 pub mod tier;

@@ -18,8 +18,8 @@ use arrow::datatypes::{i256, DataType, IntervalMonthDayNano, IntervalUnit, TimeU
 
 use crate::decimal;
 
-use crate::expr::timestamp_precision;
-use crate::types::sql_type_name;
+pub use crate::types::LiteralError;
+use crate::types::{sql_type_name, timestamp_precision};
 
 /// A typed scalar value; `Null` carries the type of the missing value.
 #[derive(Debug, Clone)]
@@ -475,35 +475,6 @@ pub(crate) fn parse_interval(
 ) -> Result<IntervalMonthDayNano, LiteralError> {
     parse_interval_month_day_nano_config(text.trim(), IntervalParseConfig::new(unit))
         .map_err(|_| LiteralError::Invalid)
-}
-
-/// Why a string is not a literal of a type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LiteralError {
-    /// The text is not a value of the type.
-    Invalid,
-    /// The value does not fit the type.
-    OutOfRange,
-    /// A timestamp with more fractional digits than its unit holds.
-    TooPrecise,
-    /// The type has no literals.
-    Unsupported,
-}
-
-impl LiteralError {
-    /// The message for `text` not being a literal of type `to`, e.g.
-    /// `invalid DATE literal '1994-13-45'`.
-    pub fn message(self, text: &str, to: &DataType) -> String {
-        let type_name = sql_type_name(to);
-        match self {
-            LiteralError::Invalid => format!("invalid {type_name} literal '{text}'"),
-            LiteralError::OutOfRange => format!("{type_name} literal '{text}' out of range"),
-            LiteralError::TooPrecise => {
-                format!("{type_name} literal '{text}' is more precise than the type")
-            }
-            LiteralError::Unsupported => format!("literals of type {type_name} are not supported"),
-        }
-    }
 }
 
 /// `text` with PostgreSQL's era suffix (` BC`, ` AD`) removed and the year written

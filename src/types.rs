@@ -328,7 +328,7 @@ pub fn sql_type_name(t: &DataType) -> String {
         Timestamp(unit, tz) => {
             let mut s = String::from("TIMESTAMP");
             if *unit != TimeUnit::Microsecond {
-                s.push_str(&format!("({})", crate::expr::timestamp_precision(unit)));
+                s.push_str(&format!("({})", timestamp_precision(unit)));
             }
             if tz.is_some() {
                 s.push_str(" WITH TIME ZONE");
@@ -337,7 +337,7 @@ pub fn sql_type_name(t: &DataType) -> String {
         }
         t if is_time(t) => match time_unit(t) {
             Some(TimeUnit::Microsecond) | None => "TIME".into(),
-            Some(unit) => format!("TIME({})", crate::expr::timestamp_precision(&unit)),
+            Some(unit) => format!("TIME({})", timestamp_precision(&unit)),
         },
         other => format!("{other}"),
     }
@@ -470,6 +470,45 @@ pub fn cast_supported(from: &DataType, to: &DataType) -> bool {
         || (is_temporal(from) && is_temporal(to))
         || (is_time(from) && is_time(to))
         || (matches!(from, Timestamp(_, _)) && is_time(to))
+}
+
+/// Why a string is not a literal of a type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiteralError {
+    /// The text is not a value of the type.
+    Invalid,
+    /// The value does not fit the type.
+    OutOfRange,
+    /// A timestamp with more fractional digits than its unit holds.
+    TooPrecise,
+    /// The type has no literals.
+    Unsupported,
+}
+
+impl LiteralError {
+    /// The message for `text` not being a literal of type `to`, e.g.
+    /// `invalid DATE literal '1994-13-45'`.
+    pub fn message(self, text: &str, to: &DataType) -> String {
+        let type_name = sql_type_name(to);
+        match self {
+            LiteralError::Invalid => format!("invalid {type_name} literal '{text}'"),
+            LiteralError::OutOfRange => format!("{type_name} literal '{text}' out of range"),
+            LiteralError::TooPrecise => {
+                format!("{type_name} literal '{text}' is more precise than the type")
+            }
+            LiteralError::Unsupported => format!("literals of type {type_name} are not supported"),
+        }
+    }
+}
+
+/// The time units' SQL precisions: `TIMESTAMP(0)` seconds … `TIMESTAMP(9)` nanoseconds.
+pub(crate) fn timestamp_precision(unit: &TimeUnit) -> u64 {
+    match unit {
+        TimeUnit::Second => 0,
+        TimeUnit::Millisecond => 3,
+        TimeUnit::Microsecond => 6,
+        TimeUnit::Nanosecond => 9,
+    }
 }
 
 #[cfg(test)]
