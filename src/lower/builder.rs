@@ -171,35 +171,39 @@ impl Lowerer {
     /// length.
     pub(super) fn string_literal(&mut self, text: &[u8]) -> NodeId {
         let key = ("string literal", format!("{text:?}"));
-        let slot = match self.state_slots.get(&key) {
-            Some(&slot) => slot,
-            None => {
-                let bytes: Box<[u8]> = text.into();
-                let view = Box::new([bytes.as_ptr() as u64, bytes.len() as u64]);
-                let addr = &*view as *const [u64; 2] as u64;
-                self.states.push(Box::new(bytes));
-                self.states.push(view);
-                self.params.push(PType::Str);
-                self.values.push(addr);
-                let slot = self.params.len() - 1;
-                self.state_slots.insert(key, slot);
-                slot
-            }
-        };
-        self.add(Node::Param(slot))
+        self.pointer_param(key, PType::Str, || {
+            let bytes: Box<[u8]> = text.into();
+            let view = Box::new([bytes.as_ptr() as u64, bytes.len() as u64]);
+            let addr = &*view as *const [u64; 2] as u64;
+            (vec![Box::new(bytes), view], addr)
+        })
     }
 
     /// A 128-bit literal: an `I128` parameter pointing at its value (equal values share
     /// one).
     pub(super) fn wide_param(&mut self, value: i128) -> NodeId {
         let key = ("128-bit literal", value.to_string());
+        self.pointer_param(key, PType::I128, || {
+            let boxed = Box::new(value);
+            let addr = &*boxed as *const i128 as u64;
+            (vec![boxed], addr)
+        })
+    }
+
+    /// A parameter of type `ty` holding the address `make` gives with the states that
+    /// own what it points at (kept as long as the program); one per `key`.
+    fn pointer_param(
+        &mut self,
+        key: (&'static str, String),
+        ty: PType,
+        make: impl FnOnce() -> (Vec<Box<dyn Any + Send + Sync>>, u64),
+    ) -> NodeId {
         let slot = match self.state_slots.get(&key) {
             Some(&slot) => slot,
             None => {
-                let boxed = Box::new(value);
-                let addr = &*boxed as *const i128 as u64;
-                self.states.push(boxed);
-                self.params.push(PType::I128);
+                let (owned, addr) = make();
+                self.states.extend(owned);
+                self.params.push(ty);
                 self.values.push(addr);
                 let slot = self.params.len() - 1;
                 self.state_slots.insert(key, slot);
