@@ -11,8 +11,8 @@
 //! decompression (docs/performance-notes.md).
 //!
 //! Here each output column's pages are walked once, in order (the parquet crate's
-//! page reader reads and decompresses them), and each selected row's value is looked
-//! up where it lies:
+//! page reader reads and decompresses them, [`pages`](super::pages) says what each
+//! holds), and each selected row's value is looked up where it lies:
 //!
 //! - a page's definition levels are unpacked into bits with the count of set bits
 //!   before each word, so a row's value index is one `popcount` away;
@@ -40,7 +40,9 @@ use parquet::basic::Encoding;
 use parquet::column::page::PageReader;
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
-use super::keys::{byte_array, chunk, fixed_array, page_data, Bits, Hybrid, Layout, PageData, Run};
+use super::pages::{
+    byte_array, byte_array_at, chunk, fixed_array, page_data, Bits, Hybrid, Layout, PageData, Run,
+};
 use super::single_leaf;
 use super::source::FileBytes;
 
@@ -309,15 +311,6 @@ impl Dictionary {
             Dictionary::Bytes { ranges, .. } => ranges.len(),
         }
     }
-}
-
-/// The PLAIN byte array at byte `at` of `data` (a length in 4 bytes, then the
-/// bytes): where its bytes start and end.
-fn byte_array_at(data: &[u8], at: usize) -> Option<(usize, usize)> {
-    let len = u32::from_le_bytes(data.get(at..at.checked_add(4)?)?.try_into().ok()?) as usize;
-    let start = at + 4;
-    let end = start.checked_add(len)?;
-    (end <= data.len()).then_some((start, end))
 }
 
 /// The data page being read.
