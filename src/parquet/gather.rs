@@ -41,7 +41,8 @@ use parquet::column::page::PageReader;
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
 use super::pages::{
-    byte_array, byte_array_at, chunk, fixed_array, page_data, Bits, Hybrid, Layout, PageData, Run,
+    byte_array, byte_array_at, chunk, defined_rows, fixed_array, page_data, Hybrid, Layout,
+    PageData, Run,
 };
 use super::single_leaf;
 use super::source::FileBytes;
@@ -520,9 +521,7 @@ struct Present {
 impl Present {
     /// From `rows` definition levels (RLE/bit-packed, width 1).
     fn new(levels: &[u8], rows: usize) -> Option<Present> {
-        let mut bits = Bits::with_capacity(rows);
-        Hybrid::new(levels, 1)?.lookup(rows, &[0, 1], &mut bits, &mut Vec::new())?;
-        let words = bits.into_words();
+        let words = defined_rows(levels, rows, &mut Vec::new())?.into_words();
         let mut before = Vec::with_capacity(words.len());
         let mut count = 0u32;
         for w in &words {

@@ -42,8 +42,8 @@ use parquet::file::metadata::ParquetMetaData;
 use super::gather::RowGroupGather;
 pub(crate) use super::pages::Layout;
 use super::pages::{
-    chunk, dictionary_array, fixed_array, padded, page_data, value_layout, Bits, Hybrid, PageData,
-    FAST_WIDTH,
+    chunk, defined_rows, dictionary_array, fixed_array, padded, page_data, value_layout, Bits,
+    Hybrid, PageData, FAST_WIDTH,
 };
 use super::source::FileBytes;
 use super::{dictionary_encoded, single_leaf, Dataset, JitPredicate};
@@ -381,9 +381,7 @@ fn typed_values<T: Copy + Default + FromLe>(
             };
             let present = match (levels, valid.as_mut()) {
                 (Some(levels), Some(valid)) => {
-                    let mut present = Bits::with_capacity(n);
-                    Hybrid::new(levels, 1)?.lookup(n, &[0, 1], &mut present, &mut scratch)?;
-                    let present = present.finish();
+                    let present = defined_rows(levels, n, &mut scratch)?.finish();
                     valid.push_buffer(&present);
                     Some(present)
                 }
@@ -501,9 +499,7 @@ fn page_bits(
     let Some(levels) = levels else {
         return keys.lookup(rows, table, bits, scratch);
     };
-    let mut defined = Bits::with_capacity(rows);
-    Hybrid::new(levels, 1)?.lookup(rows, &[0, 1], &mut defined, scratch)?;
-    let present = defined.finish();
+    let present = defined_rows(levels, rows, scratch)?.finish();
     let count = present.count_set_bits();
     if count == rows {
         return keys.lookup(rows, table, bits, scratch);

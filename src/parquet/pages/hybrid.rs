@@ -78,6 +78,15 @@ impl Bits {
     }
 }
 
+/// The `rows` definition levels of a page of a flat column (RLE/bit-packed, of
+/// width 1) as a bit a row, set where the row's value is not NULL; `None` when the
+/// levels end first or one is neither 0 nor 1.
+pub(crate) fn defined_rows(levels: &[u8], rows: usize, scratch: &mut Vec<u32>) -> Option<Bits> {
+    let mut bits = Bits::with_capacity(rows);
+    Hybrid::new(levels, 1)?.lookup(rows, &[0, 1], &mut bits, scratch)?;
+    Some(bits)
+}
+
 /// A run of [`Hybrid`] values: one value repeated so many times, or packed values
 /// (their bytes, and how many to read).
 pub(crate) enum Run<'a> {

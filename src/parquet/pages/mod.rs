@@ -23,7 +23,7 @@ use parquet::file::serialized_reader::SerializedPageReader;
 use super::single_leaf;
 use super::source::FileBytes;
 
-pub(super) use hybrid::{padded, Bits, Hybrid, Run, FAST_WIDTH};
+pub(super) use hybrid::{defined_rows, padded, Bits, Hybrid, Run, FAST_WIDTH};
 
 /// How a column's dictionary values are laid out, as read here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
