@@ -11,8 +11,8 @@
 //! decompression (docs/performance-notes.md).
 //!
 //! Here each output column's pages are walked once, in order (the parquet crate's
-//! page reader reads and decompresses them), and each selected row's value is looked
-//! up where it lies:
+//! page reader reads and decompresses them, [`pages`](super::pages) says what each
+//! holds), and each selected row's value is looked up where it lies:
 //!
 //! - a page's definition levels are unpacked into bits with the count of set bits
 //!   before each word, so a row's value index is one `popcount` away;
@@ -40,7 +40,10 @@ use parquet::basic::Encoding;
 use parquet::column::page::PageReader;
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
-use super::keys::{byte_array, chunk, fixed_array, page_data, Bits, Hybrid, Layout, PageData, Run};
+use super::pages::{
+    byte_array, byte_array_at, chunk, defined_rows, fixed_array, page_data, Hybrid, Layout,
+    PageData, Run,
+};
 use super::single_leaf;
 use super::source::FileBytes;
 
@@ -311,15 +314,6 @@ impl Dictionary {
     }
 }
 
-/// The PLAIN byte array at byte `at` of `data` (a length in 4 bytes, then the
-/// bytes): where its bytes start and end.
-fn byte_array_at(data: &[u8], at: usize) -> Option<(usize, usize)> {
-    let len = u32::from_le_bytes(data.get(at..at.checked_add(4)?)?.try_into().ok()?) as usize;
-    let start = at + 4;
-    let end = start.checked_add(len)?;
-    (end <= data.len()).then_some((start, end))
-}
-
 /// The data page being read.
 struct DataPage {
     /// Its first row in the row group, and the row past its last.
@@ -527,9 +521,7 @@ struct Present {
 impl Present {
     /// From `rows` definition levels (RLE/bit-packed, width 1).
     fn new(levels: &[u8], rows: usize) -> Option<Present> {
-        let mut bits = Bits::with_capacity(rows);
-        Hybrid::new(levels, 1)?.lookup(rows, &[0, 1], &mut bits, &mut Vec::new())?;
-        let words = bits.into_words();
+        let words = defined_rows(levels, rows, &mut Vec::new())?.into_words();
         let mut before = Vec::with_capacity(words.len());
         let mut count = 0u32;
         for w in &words {

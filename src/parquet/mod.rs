@@ -59,6 +59,7 @@ mod dataset;
 mod footer;
 mod gather;
 mod keys;
+mod pages;
 mod predicate;
 mod scan;
 mod source;
