@@ -35,7 +35,8 @@ use std::sync::Arc;
 use arrow::datatypes::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 
-use super::keys::{keyed_layout, Layout};
+use super::keys::keyed_layout;
+use super::pages::Layout;
 use super::{dictionary_encoded, single_leaf, Dataset};
 use crate::prepare::{Prepared, Purpose};
 use crate::typed::{TypedExpr, TypedKind};

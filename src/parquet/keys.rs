@@ -40,7 +40,7 @@ use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
 use super::gather::RowGroupGather;
-pub(crate) use super::pages::Layout;
+use super::pages::Layout;
 use super::pages::{
     chunk, defined_rows, dictionary_array, fixed_array, padded, page_data, value_layout, Bits,
     Hybrid, PageData, FAST_WIDTH,
