@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Schema};
-use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, Mode, OutSlot, Pipeline, Slot};
+use broadhead_codegen::{compile, CompileOptions, Explain, Kernel, OutSlot, Pipeline, Slot};
 
 use crate::cache::{Compiled, KernelCache, Upgrade};
 use crate::tier::CompilePolicy;
@@ -30,7 +30,7 @@ use crate::error::{Error, EvalError, Result};
 use crate::functions::row::Arena;
 use crate::inputs::{Extra, Inputs};
 use crate::interpret::interpret;
-use crate::lower::{lower, Interpreted, Lowered, Unsupported};
+use crate::lower::{Interpreted, Lowered};
 use crate::typed::TypedExpr;
 
 /// How many null patterns get a kernel of their own before later patterns share the
@@ -345,20 +345,16 @@ pub(crate) enum Columns<'a> {
 }
 
 impl Jit {
-    /// Lowers `exprs` (all over `schema`) and compiles them as `policy` says:
-    /// now (`Eager`: a compile error is returned), on first use (`Lazy`) or in the
-    /// background (`Tiered`); `Ok(Err(_))` when the JIT does not support them.
+    /// The kernel of `exprs` (all over `schema`), lowered as `lowered`, compiled
+    /// as `policy` says: now (`Eager`: a compile error is returned), on first use
+    /// (`Lazy`) or in the background (`Tiered`).
     pub(crate) fn new(
         exprs: Vec<TypedExpr>,
-        mode: Mode,
+        lowered: Lowered,
         schema: &Schema,
         cache: &Arc<KernelCache>,
         policy: CompilePolicy,
-    ) -> Result<Result<Jit, Unsupported>> {
-        let lowered = match lower(&exprs.iter().collect::<Vec<_>>(), mode, schema) {
-            Ok(l) => l,
-            Err(u) => return Ok(Err(u)),
-        };
+    ) -> Result<Jit> {
         let mut types: Vec<Option<&DataType>> = lowered
             .columns
             .iter()
@@ -393,7 +389,7 @@ impl Jit {
             CompilePolicy::Lazy => {}
             CompilePolicy::Tiered => jit.compile_in_background(nullable.into_boxed_slice()),
         }
-        Ok(Ok(jit))
+        Ok(jit)
     }
 
     /// Which input slots may hold nulls for batches of `schema` (an interpreted

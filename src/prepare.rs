@@ -32,7 +32,7 @@ use crate::cache::KernelCache;
 use crate::error::{EvalError, Result};
 use crate::expr::Expr;
 use crate::kernel::Jit;
-use crate::lower::lower;
+use crate::lower::{lower, lower_each};
 use crate::optimize::optimize;
 use crate::sql::parse_expr;
 use crate::tier::CompilePolicy;
@@ -180,7 +180,16 @@ pub(crate) fn predicate_backend(
     cache: &Arc<KernelCache>,
     policy: CompilePolicy,
 ) -> Result<std::result::Result<Jit, String>> {
-    Ok(Jit::new(vec![optimized.clone()], Mode::Filter, schema, cache, policy)?.map_err(|u| u.0))
+    match lower(&[optimized], Mode::Filter, schema) {
+        Ok(lowered) => Ok(Ok(Jit::new(
+            vec![optimized.clone()],
+            lowered,
+            schema,
+            cache,
+            policy,
+        )?)),
+        Err(u) => Ok(Err(u.0)),
+    }
 }
 
 /// The back end of projected expressions: one kernel for the outputs the JIT compiles.
@@ -200,33 +209,17 @@ pub(crate) fn projection_backend(
     cache: &Arc<KernelCache>,
     policy: CompilePolicy,
 ) -> Result<ProjectionBackend> {
-    let mut compiled = Vec::new();
-    let mut reason = None;
-    let mut kernel_outputs = Vec::with_capacity(exprs.len());
-    for &e in exprs {
-        match lower(&[e], Mode::Project, schema) {
-            Ok(_) => {
-                compiled.push(e.clone());
-                kernel_outputs.push(Some(compiled.len() - 1));
-            }
-            Err(u) => {
-                reason.get_or_insert(u.0);
-                kernel_outputs.push(None);
-            }
-        }
-    }
-    let jit = if compiled.is_empty() {
+    let (lowered, kernel_outputs, reason) = lower_each(exprs, schema);
+    let jit = if lowered.program.outputs.is_empty() {
         None
     } else {
-        match Jit::new(compiled, Mode::Project, schema, cache, policy)? {
-            Ok(jit) => Some(jit),
-            Err(u) => {
-                // Each output lowers alone; together they always do too.
-                return Err(
-                    EvalError::Other(format!("cannot compile the projection: {}", u.0)).into(),
-                );
-            }
-        }
+        let compiled = exprs
+            .iter()
+            .zip(&kernel_outputs)
+            .filter(|(_, k)| k.is_some())
+            .map(|(e, _)| (*e).clone())
+            .collect();
+        Some(Jit::new(compiled, lowered, schema, cache, policy)?)
     };
     Ok(ProjectionBackend {
         jit,

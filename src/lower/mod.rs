@@ -129,64 +129,47 @@ pub(crate) const DECIMAL_JIT_DIGITS: u8 = 38;
 /// Lowers the expressions (bound to a schema whose string columns are `Utf8`) into
 /// one kernel with one output each; `schema` is the schema of the batches the kernel
 /// reads, whose string columns may be in any layout (`LargeUtf8`, `Utf8View`), read
-/// in place.
+/// in place. Fails if any expression does not lower.
 pub(crate) fn lower(
     exprs: &[&TypedExpr],
     mode: Mode,
     schema: &Schema,
 ) -> Result<Lowered, Unsupported> {
-    let mut l = Lowerer {
-        layouts: schema
-            .fields()
-            .iter()
-            .map(|f| byte_layout(f.data_type()).unwrap_or_default())
-            .collect(),
-        stored: schema
-            .fields()
-            .iter()
-            .map(|f| f.data_type().clone())
-            .collect(),
-        ..Lowerer::default()
-    };
+    let mut l = Lowerer::over(schema);
     let mut outputs = Vec::with_capacity(exprs.len());
     for e in exprs {
-        if matches!(e.data_type, DataType::Null) {
-            return Err(Unsupported(format!(
-                "{} results",
-                sql_type_name(&e.data_type)
-            )));
-        }
-        let before = l.nodes.len();
-        let node = l.expr(e)?;
-        let written = output_physical(&e.data_type);
-        outputs.push(match written {
-            Some(t) if mode == Mode::Project && written != physical(&e.data_type) => {
-                l.add(Node::Cast(node, t))
+        outputs.push(l.output(e, mode)?);
+    }
+    Ok(l.finish(outputs, mode))
+}
+
+/// The projection `exprs` lowered in one pass into one kernel of the expressions that
+/// lower, in order (what fails to lower is undone and left to the interpreter): the
+/// kernel, each expression's position among its outputs (`None`: interpreted), and
+/// why the first expression left out is.
+pub(crate) fn lower_each(
+    exprs: &[&TypedExpr],
+    schema: &Schema,
+) -> (Lowered, Vec<Option<usize>>, Option<String>) {
+    let mut l = Lowerer::over(schema);
+    let mut outputs = Vec::with_capacity(exprs.len());
+    let mut positions = Vec::with_capacity(exprs.len());
+    let mut reason = None;
+    for e in exprs {
+        let mark = l.mark();
+        match l.output(e, Mode::Project) {
+            Ok(node) => {
+                positions.push(Some(outputs.len()));
+                outputs.push(node);
             }
-            _ => node,
-        });
-        // Counted per expression (what it adds), so expressions that lower alone
-        // also lower together.
-        let added = l.nodes.len() - before;
-        if added > MAX_JIT_NODES {
-            return Err(Unsupported(format!(
-                "an expression of {added} kernel nodes (the JIT compiles up to {MAX_JIT_NODES})"
-            )));
+            Err(u) => {
+                l.undo(mark);
+                reason.get_or_insert(u.0);
+                positions.push(None);
+            }
         }
     }
-    Ok(Lowered {
-        program: Program {
-            nodes: l.nodes,
-            inputs: l.inputs,
-            params: l.params,
-            outputs,
-            mode,
-        },
-        columns: l.columns,
-        interpreted: l.interpreted,
-        params: l.values,
-        states: l.states,
-    })
+    (l.finish(outputs, Mode::Project), positions, reason)
 }
 
 /// The state of one lowering: the program built so far ([`builder`]) and what it
@@ -301,6 +284,66 @@ impl Lowerer {
             )),
             _ => Unsupported(format!("type {t}")),
         })
+    }
+
+    /// An empty lowering for batches of `schema`.
+    fn over(schema: &Schema) -> Lowerer {
+        Lowerer {
+            layouts: schema
+                .fields()
+                .iter()
+                .map(|f| byte_layout(f.data_type()).unwrap_or_default())
+                .collect(),
+            stored: schema
+                .fields()
+                .iter()
+                .map(|f| f.data_type().clone())
+                .collect(),
+            ..Lowerer::default()
+        }
+    }
+
+    /// Lowers `e` as one of the kernel's outputs (a projection's written in its
+    /// output type).
+    fn output(&mut self, e: &TypedExpr, mode: Mode) -> Result<NodeId, Unsupported> {
+        if matches!(e.data_type, DataType::Null) {
+            return unsupported(format!("{} results", sql_type_name(&e.data_type)));
+        }
+        let before = self.nodes.len();
+        let node = self.expr(e)?;
+        let written = output_physical(&e.data_type);
+        let node = match written {
+            Some(t) if mode == Mode::Project && written != physical(&e.data_type) => {
+                self.add(Node::Cast(node, t))
+            }
+            _ => node,
+        };
+        // Counted per expression (what it adds), so expressions that lower alone
+        // also lower together.
+        let added = self.nodes.len() - before;
+        if added > MAX_JIT_NODES {
+            return unsupported(format!(
+                "an expression of {added} kernel nodes (the JIT compiles up to {MAX_JIT_NODES})"
+            ));
+        }
+        Ok(node)
+    }
+
+    /// The program of `outputs`, and what it needs at run time.
+    fn finish(self, outputs: Vec<NodeId>, mode: Mode) -> Lowered {
+        Lowered {
+            program: Program {
+                nodes: self.nodes,
+                inputs: self.inputs,
+                params: self.params,
+                outputs,
+                mode,
+            },
+            columns: self.columns,
+            interpreted: self.interpreted,
+            params: self.values,
+            states: self.states,
+        }
     }
 
     /// Lowers `e`. A subtree the JIT does not compile, that cannot raise an error and
