@@ -4,19 +4,22 @@
 //! Each helper has the back end's [`HelperFn`](broadhead_codegen::HelperFn) ABI: it
 //! reads the rows `row0 + i` of one or two string columns for the bits `i` set in
 //! `rows` (for a predicate, the rows of a block whose value matters and that its
-//! quick check left undecided; for `length`, the block's), and returns a bitmask (bit i for row `row0 + i`, clear for the
-//! rows not wanted), or writes those rows' values. It is instantiated for
-//! the layout of the columns it reads ([`SlotLayout`]: `i32` offsets, `i64`
-//! offsets, views), which it reads in place; on views, comparisons with a literal
-//! and the LIKE shapes first decide what a row's length and inline 4-byte prefix
-//! decide ([`Quick`]), reading the row's bytes only for the rest. The state it gets
-//! is one of the structs here, owned by the compiled expression for as long as the
-//! kernel can run. LIKE patterns are classified exactly as arrow's `like`/`ilike`
-//! kernels classify them (equality, prefix, suffix, substring, else a regex), so
-//! both back ends agree byte for byte.
+//! quick check left undecided; for `length`, the block's), and returns a bitmask
+//! (bit i for row `row0 + i`, clear for the rows not wanted), or writes those rows'
+//! values. It is instantiated for the layout of the columns it reads
+//! ([`SlotLayout`]: `i32` offsets, `i64` offsets, views), which it reads in place
+//! ([`Rows`]); on views, comparisons with a literal and the LIKE shapes first decide
+//! what a row's length and inline 4-byte prefix decide ([`Quick`]), reading the
+//! row's bytes only for the rest. The state it gets is one of the structs here,
+//! owned by the compiled expression for as long as the kernel can run. The
+//! predicates on one column share one entry, [`column_test`]: each states only its
+//! test ([`ColumnTest`]). LIKE patterns are classified exactly as arrow's
+//! `like`/`ilike` kernels classify them (equality, prefix, suffix, substring, else a
+//! regex), so both back ends agree byte for byte.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
+use std::marker::PhantomData;
 
 use broadhead_codegen::{ByteLayout, CmpOp, Find, Helper, HelperFn, Slot};
 use memchr::memmem::Finder;
@@ -35,36 +38,91 @@ fn wanted(rows: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Builds a mask over the rows `row0 + i` of a string slot of layout `L`, for the
-/// bits `i` set in `rows` (the others are clear): what the layout decides from
-/// `quick` without the bytes (a view's length and prefix), through `decided`, else
-/// `pred` of the row's bytes.
-///
-/// # Safety
-/// `slot` must describe a live array of layout `L` holding every row asked for.
-#[inline(always)]
-unsafe fn mask<L: SlotLayout>(
-    slot: *const Slot,
-    row0: u64,
-    rows: u64,
-    quick: &Quick,
-    decided: impl Fn(Decided) -> bool,
-    mut pred: impl FnMut(&[u8]) -> bool,
-) -> u64 {
-    let mut m = 0u64;
-    // SAFETY: forwarded from the caller: the slot holds every row read.
-    unsafe {
-        let slot = &*slot;
-        for i in wanted(rows) {
-            let row = row0 as usize + i;
-            let hit = match L::decide(slot, row, quick) {
+/// The rows a helper is asked for of a string column of layout `L`: `row0 + i` for
+/// the bits `i` set in `asked`. Made only by [`Rows::new`], whose caller vouches
+/// that the column holds them all, so that reading them is safe.
+struct Rows<'a, L> {
+    slot: &'a Slot,
+    row0: usize,
+    asked: u64,
+    layout: PhantomData<L>,
+}
+
+impl<'a, L: SlotLayout> Rows<'a, L> {
+    /// The rows `row0 + i` of `slot` for the bits `i` set in `asked`.
+    ///
+    /// # Safety
+    /// `slot` must describe a live array of layout `L`, for `'a`, holding every row
+    /// asked for.
+    #[inline(always)]
+    unsafe fn new(slot: *const Slot, row0: u64, asked: u64) -> Rows<'a, L> {
+        Rows {
+            // SAFETY: the caller's promise: `slot` points to a live slot.
+            slot: unsafe { &*slot },
+            row0: row0 as usize,
+            asked,
+            layout: PhantomData,
+        }
+    }
+
+    /// Each row asked for: its bit `i` and its bytes, lowest first.
+    #[inline(always)]
+    fn bytes(&self) -> impl Iterator<Item = (usize, &'a [u8])> + '_ {
+        wanted(self.asked).map(move |i| {
+            // SAFETY: the row is one asked for, which the slot holds (`Rows::new`).
+            (i, unsafe { L::bytes(self.slot, self.row0 + i) })
+        })
+    }
+
+    /// A mask over the rows asked for (bit `i` for row `row0 + i`; the others
+    /// clear): what the layout decides from `quick` without the bytes (a view's
+    /// length and prefix), through `decided`, else `pred` of the row's bytes.
+    #[inline(always)]
+    fn mask(
+        &self,
+        quick: &Quick,
+        decided: impl Fn(Decided) -> bool,
+        mut pred: impl FnMut(&[u8]) -> bool,
+    ) -> u64 {
+        let mut m = 0u64;
+        for i in wanted(self.asked) {
+            let row = self.row0 + i;
+            // SAFETY: the row is one asked for, which the slot holds (`Rows::new`).
+            let hit = match unsafe { L::decide(self.slot, row, quick) } {
                 Some(d) => decided(d),
-                None => pred(L::bytes(slot, row)),
+                // SAFETY: as above.
+                None => pred(unsafe { L::bytes(self.slot, row) }),
             };
             m |= (hit as u64) << i;
         }
+        m
     }
-    m
+}
+
+/// A predicate on the rows of one string column, as its helper ([`column_test`])
+/// answers it: what differs from one such helper to the next.
+trait ColumnTest {
+    /// The state the helper is built with (one of the structs here).
+    type State;
+    /// The mask of the rows asked for where the predicate of `s` holds (the others
+    /// clear).
+    fn mask<L: SlotLayout>(s: &Self::State, rows: &Rows<'_, L>) -> u64;
+}
+
+/// The helper of the predicate `T` on a string column of layout `L`.
+unsafe extern "C" fn column_test<T: ColumnTest, L: SlotLayout>(
+    state: *const u8,
+    a: *const Slot,
+    _b: *const Slot,
+    row0: u64,
+    rows: u64,
+    _out: *mut u8,
+) -> u64 {
+    // SAFETY: the kernel passes the state the helper was built with (a `T::State`:
+    // `helpers` pairs each state with its test) and a string slot of layout `L`
+    // holding the rows asked for, both live for the call.
+    let (s, rows) = unsafe { (&*(state as *const T::State), Rows::<L>::new(a, row0, rows)) };
+    T::mask(s, &rows)
 }
 
 /// [`Decided::Is`]'s value (helpers that are not orderings never get `Order`).
@@ -112,18 +170,10 @@ impl CompareLiteral {
     }
 }
 
-unsafe extern "C" fn str_cmp_literal<L: SlotLayout>(
-    state: *const u8,
-    a: *const Slot,
-    _b: *const Slot,
-    row0: u64,
-    rows: u64,
-    _out: *mut u8,
-) -> u64 {
-    // SAFETY: the kernel passes the CompareLiteral it was built with and a string
-    // slot of layout L.
-    unsafe {
-        let s = &*(state as *const CompareLiteral);
+impl ColumnTest for CompareLiteral {
+    type State = CompareLiteral;
+    #[inline(always)]
+    fn mask<L: SlotLayout>(s: &CompareLiteral, rows: &Rows<'_, L>) -> u64 {
         // `<>` is decided as `=` (a view's quick check is an equality's) and negated.
         let (op, negate) = match s.op {
             CmpOp::Ne => (CmpOp::Eq, u64::MAX),
@@ -133,10 +183,8 @@ unsafe extern "C" fn str_cmp_literal<L: SlotLayout>(
             Decided::Is(b) => b,
             Decided::Order(o) => holds(op, o),
         };
-        let m = mask::<L>(a, row0, rows, &s.quick, decided, |v| {
-            compare(op, v, &s.literal)
-        });
-        (m ^ negate) & rows
+        let m = rows.mask(&s.quick, decided, |v| compare(op, v, &s.literal));
+        (m ^ negate) & rows.asked
     }
 }
 
@@ -154,17 +202,19 @@ unsafe extern "C" fn str_cmp_columns<A: SlotLayout, B: SlotLayout>(
     _out: *mut u8,
 ) -> u64 {
     // SAFETY: the kernel passes the CompareColumns it was built with and two string
-    // slots of the same batch, of layouts A and B.
-    unsafe {
-        let s = &*(state as *const CompareColumns);
-        let (a, b) = (&*a, &*b);
-        let mut m = 0u64;
-        for i in wanted(rows) {
-            let row = row0 as usize + i;
-            m |= (compare(s.op, A::bytes(a, row), B::bytes(b, row)) as u64) << i;
-        }
-        m
+    // slots of the same batch, of layouts A and B, holding the rows asked for.
+    let (s, a, b) = unsafe {
+        (
+            &*(state as *const CompareColumns),
+            Rows::<A>::new(a, row0, rows),
+            Rows::<B>::new(b, row0, rows),
+        )
+    };
+    let mut m = 0u64;
+    for ((i, x), (_, y)) in a.bytes().zip(b.bytes()) {
+        m |= (compare(s.op, x, y) as u64) << i;
     }
+    m
 }
 
 /// A LIKE / ILIKE pattern, classified like arrow's kernels classify it.
@@ -321,68 +371,53 @@ impl LikeColumn {
     }
 }
 
-macro_rules! like_helper {
-    ($name:ident, $variant:ident) => {
-        unsafe extern "C" fn $name<L: SlotLayout>(
-            state: *const u8,
-            a: *const Slot,
-            _b: *const Slot,
-            row0: u64,
-            rows: u64,
-            _out: *mut u8,
-        ) -> u64 {
-            // SAFETY: the kernel passes the LikeColumn it was built with and a string
-            // slot of layout L.
-            unsafe {
-                let p = &*(state as *const LikeColumn);
+/// A `LIKE` predicate specialized for one pattern shape (the one
+/// [`helpers::for_pattern`] picks it for), whose test is inlined into the row loop;
+/// a pattern of another shape is matched in full.
+macro_rules! like_shape {
+    ($(#[$doc:meta])* $marker:ident, $variant:ident, |$s:ident, $v:ident| $test:expr) => {
+        $(#[$doc])*
+        struct $marker;
+
+        impl ColumnTest for $marker {
+            type State = LikeColumn;
+            #[inline(always)]
+            fn mask<L: SlotLayout>(p: &LikeColumn, rows: &Rows<'_, L>) -> u64 {
                 match &p.pattern {
-                    Pattern::$variant(s) => mask::<L>(a, row0, rows, &p.quick, is, |v| {
-                        matches_inline!($variant, s, v)
-                    }),
-                    other => mask::<L>(a, row0, rows, &p.quick, is, |v| matches(other, v)),
+                    Pattern::$variant($s) => rows.mask(&p.quick, is, |$v| $test),
+                    other => rows.mask(&p.quick, is, |v| matches(other, v)),
                 }
             }
         }
     };
 }
 
-macro_rules! matches_inline {
-    (Equal, $s:expr, $v:expr) => {
-        $v == $s.as_slice()
-    };
-    (Prefix, $s:expr, $v:expr) => {
-        starts_with($v, $s)
-    };
-    (Suffix, $s:expr, $v:expr) => {
-        ends_with($v, $s)
-    };
-    (Contains, $s:expr, $v:expr) => {
-        $s.find($v).is_some()
-    };
-    (Regex, $s:expr, $v:expr) => {
-        $s.is_match($v)
-    };
-}
+like_shape!(
+    /// `LIKE` an equality.
+    LikeEqual, Equal, |s, v| v == s.as_slice()
+);
+like_shape!(
+    /// `LIKE` a prefix.
+    LikePrefix, Prefix, |s, v| starts_with(v, s)
+);
+like_shape!(
+    /// `LIKE` a suffix.
+    LikeSuffix, Suffix, |s, v| ends_with(v, s)
+);
+like_shape!(
+    /// `LIKE` a substring.
+    LikeContains, Contains, |f, v| f.find(v).is_some()
+);
+like_shape!(
+    /// `LIKE` a regex (and `ILIKE` one).
+    LikeRegex, Regex, |r, v| r.is_match(v)
+);
 
-like_helper!(like_equal, Equal);
-like_helper!(like_prefix, Prefix);
-like_helper!(like_suffix, Suffix);
-like_helper!(like_contains, Contains);
-like_helper!(like_regex_helper, Regex);
-
-unsafe extern "C" fn ilike_ascii<L: SlotLayout>(
-    state: *const u8,
-    a: *const Slot,
-    _b: *const Slot,
-    row0: u64,
-    rows: u64,
-    _out: *mut u8,
-) -> u64 {
-    // SAFETY: the kernel passes the ILikeAscii it was built with and a string slot
-    // of layout L.
-    unsafe {
-        let s = &*(state as *const ILikeAscii);
-        mask::<L>(a, row0, rows, &Quick::None, is, |v| {
+impl ColumnTest for ILikeAscii {
+    type State = ILikeAscii;
+    #[inline(always)]
+    fn mask<L: SlotLayout>(s: &ILikeAscii, rows: &Rows<'_, L>) -> u64 {
+        rows.mask(&Quick::None, is, |v| {
             if v.is_ascii() {
                 matches(&s.fast, v)
             } else {
@@ -494,21 +529,11 @@ pub(crate) struct CaseMapped {
     pub pattern: Pattern,
 }
 
-unsafe extern "C" fn case_mapped<L: SlotLayout>(
-    state: *const u8,
-    a: *const Slot,
-    _b: *const Slot,
-    row0: u64,
-    rows: u64,
-    _out: *mut u8,
-) -> u64 {
-    // SAFETY: the kernel passes the CaseMapped it was built with and a string slot
-    // of layout L.
-    unsafe {
-        let s = &*(state as *const CaseMapped);
-        mask::<L>(a, row0, rows, &Quick::None, is, |v| {
-            mapped_matches(s.upper, v, &s.pattern)
-        })
+impl ColumnTest for CaseMapped {
+    type State = CaseMapped;
+    #[inline(always)]
+    fn mask<L: SlotLayout>(s: &CaseMapped, rows: &Rows<'_, L>) -> u64 {
+        rows.mask(&Quick::None, is, |v| mapped_matches(s.upper, v, &s.pattern))
     }
 }
 
@@ -536,19 +561,11 @@ impl InSet {
     }
 }
 
-unsafe extern "C" fn str_in<L: SlotLayout>(
-    state: *const u8,
-    a: *const Slot,
-    _b: *const Slot,
-    row0: u64,
-    rows: u64,
-    _out: *mut u8,
-) -> u64 {
-    // SAFETY: the kernel passes the InSet it was built with and a string slot of
-    // layout L.
-    unsafe {
-        let s = &*(state as *const InSet);
-        mask::<L>(a, row0, rows, &Quick::None, is, |v| s.contains(v))
+impl ColumnTest for InSet {
+    type State = InSet;
+    #[inline(always)]
+    fn mask<L: SlotLayout>(s: &InSet, rows: &Rows<'_, L>) -> u64 {
+        rows.mask(&Quick::None, is, |v| s.contains(v))
     }
 }
 
@@ -563,15 +580,15 @@ unsafe extern "C" fn str_length<L: SlotLayout>(
     rows: u64,
     out: *mut u8,
 ) -> u64 {
-    // SAFETY: the kernel passes a string slot of layout L holding the rows asked for
-    // and a buffer of 64 i32 values (the bits of `rows` are below 64).
-    unsafe {
-        let (a, out) = (&*a, out as *mut i32);
-        for i in wanted(rows) {
-            let v = L::bytes(a, row0 as usize + i);
-            let chars = v.iter().filter(|&&b| (b as i8) >= -0x40).count();
-            *out.add(i) = chars as i32;
-        }
+    // SAFETY: the kernel passes a string slot of layout L holding the rows asked for.
+    let a = unsafe { Rows::<L>::new(a, row0, rows) };
+    let out = out as *mut i32;
+    for (i, v) in a.bytes() {
+        let chars = v.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        // SAFETY: `out` is the kernel's helper buffer, `LANES` (16) i64 values: room
+        // for the `LANES` i32 values of a block, whose rows mask `rows` is (so
+        // `i < LANES`).
+        unsafe { *out.add(i) = chars as i32 };
     }
     0
 }
@@ -581,22 +598,23 @@ unsafe extern "C" fn str_length<L: SlotLayout>(
 pub(crate) mod helpers {
     use super::*;
 
-    /// `$f` instantiated for `layout`, named after it.
+    /// `$f` (with its test `$test`, if it takes one) instantiated for `layout`,
+    /// named `broadhead_<$symbol>_<layout>`.
     macro_rules! helper {
-        ($name:ident, $f:ident) => {
+        ($name:ident, $symbol:literal, $f:ident $(::<$test:ty>)?) => {
             pub(crate) fn $name(layout: ByteLayout) -> Helper {
                 let (name, f): (&'static str, HelperFn) = match layout {
                     ByteLayout::Offsets32 => (
-                        concat!("broadhead_", stringify!($f), "_offsets32"),
-                        super::$f::<Offsets32>,
+                        concat!("broadhead_", $symbol, "_offsets32"),
+                        super::$f::<$($test,)? Offsets32>,
                     ),
                     ByteLayout::Offsets64 => (
-                        concat!("broadhead_", stringify!($f), "_offsets64"),
-                        super::$f::<Offsets64>,
+                        concat!("broadhead_", $symbol, "_offsets64"),
+                        super::$f::<$($test,)? Offsets64>,
                     ),
                     ByteLayout::Views => (
-                        concat!("broadhead_", stringify!($f), "_views"),
-                        super::$f::<Views>,
+                        concat!("broadhead_", $symbol, "_views"),
+                        super::$f::<$($test,)? Views>,
                     ),
                 };
                 Helper {
@@ -606,16 +624,20 @@ pub(crate) mod helpers {
             }
         };
     }
-    helper!(cmp_literal, str_cmp_literal);
-    helper!(like_equal, like_equal);
-    helper!(like_prefix, like_prefix);
-    helper!(like_suffix, like_suffix);
-    helper!(like_contains, like_contains);
-    helper!(like_regex, like_regex_helper);
-    helper!(ilike_ascii, ilike_ascii);
-    helper!(case_mapped, case_mapped);
-    helper!(in_set, str_in);
-    helper!(length, str_length);
+    helper!(
+        cmp_literal,
+        "str_cmp_literal",
+        column_test::<CompareLiteral>
+    );
+    helper!(like_equal, "like_equal", column_test::<LikeEqual>);
+    helper!(like_prefix, "like_prefix", column_test::<LikePrefix>);
+    helper!(like_suffix, "like_suffix", column_test::<LikeSuffix>);
+    helper!(like_contains, "like_contains", column_test::<LikeContains>);
+    helper!(like_regex, "like_regex_helper", column_test::<LikeRegex>);
+    helper!(ilike_ascii, "ilike_ascii", column_test::<ILikeAscii>);
+    helper!(case_mapped, "case_mapped", column_test::<CaseMapped>);
+    helper!(in_set, "str_in", column_test::<InSet>);
+    helper!(length, "str_length", str_length);
 
     /// The comparison of two string columns of layouts `a` and `b`.
     pub(crate) fn cmp_columns(a: ByteLayout, b: ByteLayout) -> Helper {
@@ -773,12 +795,11 @@ mod tests {
         let slot = crate::inputs::byte_slot(&strings, &mut extra).expect("a string slot");
         let mut read = Vec::new();
         // SAFETY: the slot describes `strings`, which has the rows asked for (1, 2, 4).
-        let m = unsafe {
-            mask::<Offsets32>(&slot, 0, 0b10110, &Quick::None, is, |v| {
-                read.push(v.to_vec());
-                v.windows(2).any(|w| w == b"ab")
-            })
-        };
+        let rows = unsafe { Rows::<Offsets32>::new(&slot, 0, 0b10110) };
+        let m = rows.mask(&Quick::None, is, |v| {
+            read.push(v.to_vec());
+            v.windows(2).any(|w| w == b"ab")
+        });
         assert_eq!(m, 0b10110);
         assert_eq!(read, [&b"xabx"[..], b"ab", b"cab"]);
 
@@ -787,7 +808,7 @@ mod tests {
         // SAFETY: the state is a CompareLiteral and the slot an `i32`-offsets one
         // with rows 1 .. 5.
         let m = unsafe {
-            str_cmp_literal::<Offsets32>(
+            column_test::<CompareLiteral, Offsets32>(
                 state,
                 &slot,
                 std::ptr::null(),

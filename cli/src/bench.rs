@@ -1,6 +1,5 @@
 //! `broadhead bench`: JIT against interpreter on the user's own file.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use arrow::array::{Array, AsArray, RecordBatch};
@@ -11,27 +10,20 @@ use broadhead::sql::parse_select_list;
 use broadhead::{Filter, KernelCache, Projector, SelectionMode, SelectionVector};
 use clap::Args;
 
+use super::args::ScanArgs;
 use super::filter::open_dataset;
 use super::{CliResult, Failure};
 
 /// Arguments of `broadhead bench`.
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("what").required(true).multiple(true).args(["predicate", "select"]))]
+// The scan's arguments, with what they mean here.
+#[command(mut_arg("paths", |a| a.help("Parquet files, directories of them, or globs")))]
+#[command(mut_arg("predicate", |a| a.help("A predicate to time as a filter")))]
+#[command(mut_arg("select", |a| a.help("A select list to time as a projection over every row")))]
 pub struct BenchArgs {
-    /// Parquet files, directories of them, or globs
-    #[arg(required = true)]
-    paths: Vec<PathBuf>,
-    /// A predicate to time as a filter
-    #[arg(
-        long = "where",
-        short = 'w',
-        value_name = "EXPR",
-        allow_hyphen_values = true
-    )]
-    predicate: Option<String>,
-    /// A select list to time as a projection over every row
-    #[arg(long, short, value_name = "LIST", allow_hyphen_values = true)]
-    select: Option<String>,
+    #[command(flatten)]
+    scan: ScanArgs,
     /// Timed runs (the median is reported)
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
     runs: u64,
@@ -105,6 +97,11 @@ pub fn time_filter(
     })
 }
 
+/// How many times faster the JIT (`jit`) ran than the interpreter (`interpreted`).
+pub fn speedup(interpreted: Duration, jit: Duration) -> f64 {
+    interpreted.as_secs_f64() / jit.as_secs_f64().max(1e-12)
+}
+
 /// Prints one timing line.
 pub fn report(name: &str, time: Duration, rows: usize, note: &str) -> CliResult {
     outln!(
@@ -116,10 +113,10 @@ pub fn report(name: &str, time: Duration, rows: usize, note: &str) -> CliResult 
 
 /// Runs `broadhead bench`.
 pub fn run(a: BenchArgs) -> CliResult {
-    let dataset = open_dataset(&a.paths)?;
+    let dataset = open_dataset(&a.scan.paths)?;
     let schema = dataset.schema().clone();
     let mut columns = Vec::new();
-    let predicate = match &a.predicate {
+    let predicate = match &a.scan.predicate {
         Some(p) => {
             let prepared = Prepared::parse(p, &schema, Purpose::Predicate)
                 .map_err(|e| Failure::expr(e, "--where", p))?;
@@ -129,7 +126,7 @@ pub fn run(a: BenchArgs) -> CliResult {
         None => None,
     };
     let mut exprs = Vec::new();
-    if let Some(s) = &a.select {
+    if let Some(s) = &a.scan.select {
         for (e, _) in parse_select_list(s).map_err(|e| Failure::expr(e, "--select", s))? {
             let prepared = Prepared::new(&e, &schema, Purpose::Projection)
                 .map_err(|x| Failure::expr(x, "--select", s))?;
@@ -163,17 +160,12 @@ pub fn run(a: BenchArgs) -> CliResult {
         a.runs
     )?;
 
-    if let (Some(p), Some(prepared)) = (&a.predicate, &predicate) {
+    if let (Some(p), Some(prepared)) = (&a.scan.predicate, &predicate) {
         outln!("\nfilter: {p}")?;
         let compile = Instant::now();
         let filter = Filter::from_prepared(&prepared.rebind(&loaded)?, KernelCache::global())?;
         let compiled = compile.elapsed();
-        let FilterTimes {
-            jit,
-            jit_count,
-            interpreted: int,
-            interpreted_count: int_count,
-        } = time_filter(&filter, &batches, a.runs)?;
+        let t = time_filter(&filter, &batches, a.runs)?;
         let backend = if filter.is_jit() {
             ""
         } else {
@@ -181,30 +173,32 @@ pub fn run(a: BenchArgs) -> CliResult {
         };
         report(
             "JIT",
-            jit,
+            t.jit,
             rows,
             &format!(
-                "{jit_count} rows selected; {}{backend}",
+                "{} rows selected; {}{backend}",
+                t.jit_count,
                 made_in(filter.compile_timings(), compiled)
             ),
         )?;
         report(
             "interpreter",
-            int,
+            t.interpreted,
             rows,
-            &format!("{int_count} rows selected"),
+            &format!("{} rows selected", t.interpreted_count),
         )?;
         outln!(
             "  JIT is {:.2}x the interpreter's speed",
-            int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
+            speedup(t.interpreted, t.jit)
         )?;
-        if jit_count != int_count {
+        if t.jit_count != t.interpreted_count {
             return Err(Failure::runtime(format!(
-                "the JIT selected {jit_count} rows and the interpreter {int_count}: please report this"
+                "the JIT selected {} rows and the interpreter {}: please report this",
+                t.jit_count, t.interpreted_count
             )));
         }
     }
-    if let Some(s) = &a.select {
+    if let Some(s) = &a.scan.select {
         outln!("\nprojection: {s}")?;
         let compile = Instant::now();
         let exprs = exprs
@@ -236,10 +230,7 @@ pub fn run(a: BenchArgs) -> CliResult {
             &made_in(projector.compile_timings(), compiled),
         )?;
         report("interpreter", int, rows, "")?;
-        outln!(
-            "  JIT is {:.2}x the interpreter's speed",
-            int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
-        )?;
+        outln!("  JIT is {:.2}x the interpreter's speed", speedup(int, jit))?;
     }
     Ok(())
 }

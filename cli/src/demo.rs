@@ -6,7 +6,7 @@ use arrow::array::{Array, RecordBatch};
 use broadhead::{Filter, Projector};
 use clap::Args;
 
-use super::bench::{report, time_filter, FilterTimes};
+use super::bench::{report, speedup, time_filter};
 use super::gen::{engine_batches, Decimals, Table};
 use super::{CliResult, Failure};
 
@@ -70,15 +70,12 @@ pub fn run(a: DemoArgs) -> CliResult {
     let compile = Instant::now();
     let filter = Filter::new(&schema, Q6)?;
     let compiled = compile.elapsed();
-    let FilterTimes {
-        jit,
-        jit_count,
-        interpreted: int,
-        interpreted_count: int_count,
-    } = time_filter(&filter, &batches, a.runs)?;
+    let t = time_filter(&filter, &batches, a.runs)?;
     outln!(
-        "Matching rows: JIT {jit_count}, interpreter {int_count}{}",
-        if jit_count == int_count {
+        "Matching rows: JIT {}, interpreter {}{}",
+        t.jit_count,
+        t.interpreted_count,
+        if t.jit_count == t.interpreted_count {
             " (equal)"
         } else {
             " (DIFFERENT: please report)"
@@ -87,14 +84,14 @@ pub fn run(a: DemoArgs) -> CliResult {
     outln!("Median of {} runs over all {rows} rows:", a.runs)?;
     report(
         "JIT",
-        jit,
+        t.jit,
         rows,
         &format!("compiled in {:.1} ms", compiled.as_secs_f64() * 1e3),
     )?;
-    report("interpreter", int, rows, "")?;
+    report("interpreter", t.interpreted, rows, "")?;
     outln!(
         "  the JIT is {:.1}x the interpreter's speed",
-        int.as_secs_f64() / jit.as_secs_f64().max(1e-12)
+        speedup(t.interpreted, t.jit)
     )?;
 
     // A few matching rows, with the revenue Q6 sums.
@@ -138,7 +135,7 @@ pub fn run(a: DemoArgs) -> CliResult {
             .trim_end()
         )?;
     }
-    if jit_count != int_count {
+    if t.jit_count != t.interpreted_count {
         return Err(Failure::runtime("the JIT and the interpreter disagree"));
     }
     outln!(

@@ -15,26 +15,15 @@ use broadhead::{CompilePolicy, Expr, ExprKind, KernelCache, Projector};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::args::{ExecArgs, OutputArgs, ScanArgs};
 use super::output::{check_not_input, Output};
-use super::{progress_allowed, CliResult, ExecArgs, Failure, OutputArgs};
+use super::{progress_allowed, CliResult, Failure};
 
 /// Arguments of `broadhead filter`.
 #[derive(Args, Debug)]
 pub struct FilterArgs {
-    /// Parquet files, directories of them, or globs ('data/*.parquet'); one schema
-    #[arg(required = true)]
-    paths: Vec<PathBuf>,
-    /// The predicate, a SQL expression: rows where it is TRUE are kept [default: every row]
-    #[arg(
-        long = "where",
-        short = 'w',
-        value_name = "EXPR",
-        allow_hyphen_values = true
-    )]
-    predicate: Option<String>,
-    /// The output columns, a SQL select list ("a, b * 2 AS c") [default: all columns]
-    #[arg(long, short, value_name = "LIST", allow_hyphen_values = true)]
-    select: Option<String>,
+    #[command(flatten)]
+    scan: ScanArgs,
     /// At most this many rows
     #[arg(long, short = 'n')]
     limit: Option<usize>,
@@ -114,7 +103,7 @@ pub enum Count {
 
 /// Runs `broadhead filter`.
 pub fn run(a: FilterArgs) -> CliResult {
-    let predicate = match a.predicate {
+    let predicate = match a.scan.predicate {
         Some(text) => {
             let source = Source {
                 what: "--where".into(),
@@ -125,7 +114,7 @@ pub fn run(a: FilterArgs) -> CliResult {
         }
         None => None,
     };
-    let select = match a.select {
+    let select = match a.scan.select {
         Some(text) if text.trim() != "*" => {
             let source = Source {
                 what: "--select".into(),
@@ -141,7 +130,7 @@ pub fn run(a: FilterArgs) -> CliResult {
         _ => None,
     };
     run_job(Job {
-        paths: a.paths,
+        paths: a.scan.paths,
         predicate,
         select,
         limit: a.limit,

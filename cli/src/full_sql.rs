@@ -35,8 +35,8 @@ use datafusion::prelude::{SQLOptions, SessionConfig, SessionContext};
 use futures::StreamExt;
 use parquet::arrow::parquet_to_arrow_schema;
 
+use crate::args::SqlArgs;
 use crate::output::{check_not_input, Output};
-use crate::sql::SqlArgs;
 use crate::{warn, CliResult, Failure};
 
 /// The table functions that read Parquet files: `read_parquet('data/*.parquet')`.

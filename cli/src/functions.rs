@@ -10,7 +10,8 @@ use broadhead::functions::{by_domain, sql_form, Entry, Function};
 use clap::Args;
 use globset::GlobBuilder;
 
-use super::{output, CliResult, Failure, OutputArgs};
+use super::args::OutputArgs;
+use super::{output, CliResult, Failure};
 
 /// Arguments of `broadhead functions`.
 #[derive(Args, Debug)]

@@ -1,8 +1,8 @@
 //! `broadhead`: filter and project Parquet files with SQL expressions compiled to
 //! native code. See `docs/cli.md`, or `broadhead --help`.
 //!
-//! This file holds the argument definitions, dispatch, and errors with exit codes;
-//! each command is a module of its own.
+//! This file holds the command line, dispatch, and errors with exit codes; each
+//! command is a module of its own, and the arguments several share are in `args`.
 //!
 //! Nothing here uses `println!`/`eprintln!` (they panic when the stream fails): stdout is
 //! written with `outln!`/`out!`, which return a [`Failure`], and stderr with
@@ -22,6 +22,7 @@ macro_rules! out {
     };
 }
 
+mod args;
 mod bench;
 mod cleanup;
 mod csv;
@@ -38,10 +39,9 @@ mod sql;
 mod table;
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 
 use broadhead::scan::ScanError;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -82,7 +82,7 @@ enum Command {
         after_help = "Example:\n  broadhead sql \"SELECT l_orderkey, l_quantity FROM 'lineitem.parquet' \
         WHERE l_quantity > 49 LIMIT 3\"\n  broadhead sql \"SELECT count(*) FROM read_parquet('data/*.parquet') WHERE l_discount = 0.05\""
     )]
-    Sql(sql::SqlArgs),
+    Sql(args::SqlArgs),
     /// How an expression is compiled: parsed, typed and optimized trees, LLVM IR, assembly.
     #[command(
         after_help = "Example:\n  broadhead explain \"a < 2 AND b LIKE 'x%'\"\n  \
@@ -110,78 +110,6 @@ enum Command {
         broadhead functions 'date*' --format csv"
     )]
     Functions(functions::FunctionsArgs),
-}
-
-/// How results are written.
-#[derive(Args, Clone, Debug)]
-pub struct OutputArgs {
-    /// Output format [default: table when stdout is a terminal, else csv; with
-    /// --output, from the file's extension]
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Write to this file (a regular file is written to a temporary file beside it and
-    /// renamed over it when complete; devices, pipes and /dev/stdout are written directly)
-    #[arg(long, short)]
-    pub output: Option<PathBuf>,
-}
-
-/// Output formats.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// An aligned text table (the first rows, with a note of how many were not shown)
-    Table,
-    /// CSV with a header line
-    Csv,
-    /// JSON, one object per line
-    Json,
-    /// Parquet
-    Parquet,
-    /// Arrow IPC file
-    Arrow,
-}
-
-/// How the scan runs.
-#[derive(Args, Clone, Debug)]
-pub struct ExecArgs {
-    /// Threads reading row groups [default: all cores]
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Rows per batch
-    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..))]
-    pub batch_size: u64,
-    /// Evaluate the predicate after reading whole batches instead of inside the
-    /// Parquet reader (for comparison)
-    #[arg(long)]
-    pub no_pushdown: bool,
-    /// Read every row group, even those whose statistics rule the predicate out
-    #[arg(long)]
-    pub no_prune: bool,
-    /// Evaluate with the interpreter instead of the JIT (for comparison, or as a fallback)
-    #[arg(long)]
-    pub interpret: bool,
-    /// No progress bar
-    #[arg(long, short)]
-    pub quiet: bool,
-    /// Print how the expressions ran on stderr when done: batches evaluated by the
-    /// interpreter and by the compiled kernel (which compiles in the background
-    /// while the interpreter starts), when the kernel arrived, row groups pruned
-    #[arg(long)]
-    pub stats: bool,
-}
-
-impl ExecArgs {
-    fn scan_options(&self) -> broadhead::scan::ScanOptions {
-        let mut o = broadhead::scan::ScanOptions::default();
-        if let Some(t) = self.threads {
-            o.threads = t.max(1);
-        }
-        o.batch_size = self.batch_size as usize;
-        o.pushdown = !self.no_pushdown;
-        o.prune = !self.no_prune;
-        o.interpret = self.interpret;
-        o.policy = broadhead::CompilePolicy::Tiered;
-        o
-    }
 }
 
 /// A failure: the message for stderr and the exit code.

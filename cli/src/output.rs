@@ -15,8 +15,9 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
+use super::args::{Format, OutputArgs};
 use super::cleanup::Temp;
-use super::{CliResult, Failure, Format, OutputArgs};
+use super::{CliResult, Failure};
 
 /// Rows a table shows when no --limit is given.
 const TABLE_ROWS: usize = 20;

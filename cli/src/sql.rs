@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 use broadhead::sql::{expr_from_ast, parse_error_from, rewrite_tokens};
 use broadhead::{Expr, ExprKind, ParseError, Span};
-use clap::Args;
 use sqlparser::ast::{
     self, Distinct, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, LimitClause,
     ObjectNamePart, SelectItem, SetExpr, Spanned, Statement, TableFactor, Value,
@@ -21,8 +20,9 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
+use super::args::SqlArgs;
 use super::filter::{run_job, Count, Job, Predicate, Selected, Source};
-use super::{CliResult, ExecArgs, Failure, OutputArgs};
+use super::{CliResult, Failure};
 
 /// What `broadhead sql` runs, for error messages.
 const SUPPORTED: &str = "supported: SELECT <expressions, *, or count(*) alone> \
@@ -34,26 +34,6 @@ const SUPPORTED: &str = "supported: SELECT <expressions, *, or count(*) alone> \
 const FULL_SQL_HINT: &str = "GROUP BY, ORDER BY, joins, aggregates, DISTINCT, \
     subqueries and EXPLAIN run through DataFusion in a build with the `datafusion` \
     feature: cargo install --path cli --features datafusion (in a checkout of Broadhead)";
-
-/// Arguments of `broadhead sql`.
-#[derive(Args, Debug)]
-pub struct SqlArgs {
-    /// `SELECT <list> FROM <file> [WHERE <expr>] [LIMIT n] [OFFSET n]`; the list may hold
-    /// expressions, `*`, or `count(*)` alone; the file is 'path' (a file, a directory or
-    /// a glob), read_parquet('path'), or a bare name such as lineitem.parquet. A build
-    /// with the feature `datafusion` runs any SELECT or EXPLAIN (GROUP BY, ORDER BY,
-    /// joins, aggregates) through DataFusion
-    #[arg(allow_hyphen_values = true)]
-    pub query: String,
-    /// Run the statement through DataFusion even when the scan could (a build with
-    /// the feature `datafusion`); with --interpret, without Broadhead's rule
-    #[arg(long)]
-    pub datafusion: bool,
-    #[command(flatten)]
-    pub out: OutputArgs,
-    #[command(flatten)]
-    pub exec: ExecArgs,
-}
 
 /// A statement as a job.
 pub struct Plan {

@@ -30,10 +30,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, ArrowPrimitiveType, AsArray, BinaryBuilder, BooleanBuilder, PrimitiveArray,
-    PrimitiveBuilder, StringBuilder,
+    Array, ArrayRef, ArrowPrimitiveType, AsArray, BinaryBuilder, BooleanBuilder,
+    GenericByteBuilder, PrimitiveArray, PrimitiveBuilder, StringBuilder,
 };
 use arrow::buffer::Buffer;
+use arrow::datatypes::ByteArrayType;
 use arrow_schema::DataType;
 use broadhead_codegen::{CallArg, CallFn, CallOut, Helper, LANES};
 
@@ -346,7 +347,7 @@ pub trait Ret: 'static {
     /// One row's value.
     type Item;
     /// What the interpreter collects into.
-    type Builder;
+    type Builder: Collect;
     /// What the closure is lent for each row (the `_with` adapters): for
     /// [`Written`], the `String` it appends the row's value to; `()` otherwise.
     type Scratch: Default;
@@ -369,8 +370,6 @@ pub trait Ret: 'static {
     /// `out` has room for a block of this type, and the lanes `valid` were written
     /// by [`Ret::write`] with this scratch.
     unsafe fn end_block(_out: &mut CallOut, _valid: u64, _arena: &mut Arena, _s: Self::Scratch) {}
-    /// A builder for `rows` values.
-    fn builder(rows: usize) -> Self::Builder;
     /// Appends a value or a NULL; `first` is the first argument when it is a string,
     /// `scratch` what the closure was lent for the row (its value from `mark` on).
     fn append(
@@ -380,8 +379,6 @@ pub trait Ret: 'static {
         scratch: &Self::Scratch,
         mark: usize,
     );
-    /// The array, of type `ty`.
-    fn finish(b: Self::Builder, ty: &DataType) -> ArrayRef;
     /// Writes lane `i` of a block; `first` is the first argument when it is a string,
     /// `scratch` what the closure was lent for the lane (its value from `mark` on).
     ///
@@ -397,6 +394,43 @@ pub trait Ret: 'static {
         scratch: &mut Self::Scratch,
         mark: usize,
     );
+}
+
+/// An Arrow builder the interpreter collects a result into.
+pub trait Collect {
+    /// A builder for `rows` values.
+    fn with_rows(rows: usize) -> Self;
+    /// The array, of type `ty`.
+    fn finish_as(self, ty: &DataType) -> ArrayRef;
+}
+
+impl<T: ArrowPrimitiveType> Collect for PrimitiveBuilder<T> {
+    fn with_rows(rows: usize) -> Self {
+        PrimitiveBuilder::with_capacity(rows)
+    }
+    fn finish_as(mut self, ty: &DataType) -> ArrayRef {
+        let a: PrimitiveArray<T> = self.finish();
+        Arc::new(a.with_data_type(ty.clone()))
+    }
+}
+
+/// Strings and byte strings, with room for 8 bytes a row to begin with.
+impl<T: ByteArrayType> Collect for GenericByteBuilder<T> {
+    fn with_rows(rows: usize) -> Self {
+        GenericByteBuilder::with_capacity(rows, rows * 8)
+    }
+    fn finish_as(mut self, _: &DataType) -> ArrayRef {
+        Arc::new(self.finish())
+    }
+}
+
+impl Collect for BooleanBuilder {
+    fn with_rows(rows: usize) -> Self {
+        BooleanBuilder::with_capacity(rows)
+    }
+    fn finish_as(mut self, _: &DataType) -> ArrayRef {
+        Arc::new(self.finish())
+    }
 }
 
 /// The VARCHAR marker: arguments are `&str` (read from arrays of any string layout:
@@ -433,13 +467,9 @@ impl Arg for Utf8 {
         crate::layout::str_value(a, i)
     }
     unsafe fn lane(arg: &CallArg, i: usize) -> &str {
-        // SAFETY: a valid lane's view points at UTF-8 bytes (an Arrow string array's
-        // or the arena's copy of a `str`) that live for the call.
-        unsafe {
-            let ptr = *(arg.values as *const u64).add(i) as *const u8;
-            let len = *arg.lens.add(i) as usize;
-            std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len))
-        }
+        // SAFETY: as the caller promises; a valid lane's view points at UTF-8 bytes
+        // (an Arrow string array's or the arena's copy of a `str`).
+        unsafe { std::str::from_utf8_unchecked(Blob::lane(arg, i)) }
     }
     fn as_str<'a>(v: Self::Item<'a>) -> Option<&'a str> {
         Some(v)
@@ -477,9 +507,6 @@ impl<T: ArrowPrimitiveType> Ret for T {
     type Item = T::Native;
     type Builder = PrimitiveBuilder<T>;
     type Scratch = ();
-    fn builder(rows: usize) -> PrimitiveBuilder<T> {
-        PrimitiveBuilder::with_capacity(rows)
-    }
     fn append(
         b: &mut PrimitiveBuilder<T>,
         v: Option<T::Native>,
@@ -488,10 +515,6 @@ impl<T: ArrowPrimitiveType> Ret for T {
         _: usize,
     ) {
         b.append_option(v)
-    }
-    fn finish(mut b: PrimitiveBuilder<T>, ty: &DataType) -> ArrayRef {
-        let a: PrimitiveArray<T> = b.finish();
-        Arc::new(a.with_data_type(ty.clone()))
     }
     unsafe fn write(
         out: &mut CallOut,
@@ -523,14 +546,8 @@ impl Ret for Utf8 {
     type Item = String;
     type Builder = StringBuilder;
     type Scratch = ();
-    fn builder(rows: usize) -> StringBuilder {
-        StringBuilder::with_capacity(rows, rows * 8)
-    }
     fn append(b: &mut StringBuilder, v: Option<String>, _: Option<&str>, _: &(), _: usize) {
         b.append_option(v)
-    }
-    fn finish(mut b: StringBuilder, _: &DataType) -> ArrayRef {
-        Arc::new(b.finish())
     }
     unsafe fn write(
         out: &mut CallOut,
@@ -541,9 +558,8 @@ impl Ret for Utf8 {
         _: &mut (),
         _: usize,
     ) {
-        let ptr = arena.push(v.as_bytes());
         // SAFETY: as the caller promises.
-        unsafe { write_view(out, i, ptr, v.len()) }
+        unsafe { write_view(out, i, arena.push(v.as_bytes()), v.len()) }
     }
 }
 
@@ -631,17 +647,11 @@ impl Ret for Written {
         text.clear();
         arena.text = text;
     }
-    fn builder(rows: usize) -> StringBuilder {
-        StringBuilder::with_capacity(rows, rows * 8)
-    }
     fn append(b: &mut StringBuilder, v: Option<()>, _: Option<&str>, text: &String, mark: usize) {
         match v {
             Some(()) => b.append_value(text.get(mark..).unwrap_or("")),
             None => b.append_null(),
         }
-    }
-    fn finish(mut b: StringBuilder, _: &DataType) -> ArrayRef {
-        Arc::new(b.finish())
     }
     unsafe fn write(
         out: &mut CallOut,
@@ -663,14 +673,8 @@ impl Ret for Blob {
     type Item = Vec<u8>;
     type Builder = BinaryBuilder;
     type Scratch = ();
-    fn builder(rows: usize) -> BinaryBuilder {
-        BinaryBuilder::with_capacity(rows, rows * 8)
-    }
     fn append(b: &mut BinaryBuilder, v: Option<Vec<u8>>, _: Option<&str>, _: &(), _: usize) {
         b.append_option(v)
-    }
-    fn finish(mut b: BinaryBuilder, _: &DataType) -> ArrayRef {
-        Arc::new(b.finish())
     }
     unsafe fn write(
         out: &mut CallOut,
@@ -681,9 +685,8 @@ impl Ret for Blob {
         _: &mut (),
         _: usize,
     ) {
-        let ptr = arena.push(&v);
         // SAFETY: as the caller promises.
-        unsafe { write_view(out, i, ptr, v.len()) }
+        unsafe { write_view(out, i, arena.push(&v), v.len()) }
     }
 }
 
@@ -698,9 +701,6 @@ impl Ret for Slice {
     type Item = Range<usize>;
     type Builder = StringBuilder;
     type Scratch = ();
-    fn builder(rows: usize) -> StringBuilder {
-        StringBuilder::with_capacity(rows, rows * 8)
-    }
     fn append(
         b: &mut StringBuilder,
         v: Option<Range<usize>>,
@@ -709,9 +709,6 @@ impl Ret for Slice {
         _: usize,
     ) {
         b.append_option(v.map(|r| slice_of(first, r)))
-    }
-    fn finish(mut b: StringBuilder, _: &DataType) -> ArrayRef {
-        Arc::new(b.finish())
     }
     unsafe fn write(
         out: &mut CallOut,
@@ -742,14 +739,8 @@ impl Ret for Bool {
             *m = (*m & !valid) | (bits & valid);
         }
     }
-    fn builder(rows: usize) -> BooleanBuilder {
-        BooleanBuilder::with_capacity(rows)
-    }
     fn append(b: &mut BooleanBuilder, v: Option<bool>, _: Option<&str>, _: &u64, _: usize) {
         b.append_option(v)
-    }
-    fn finish(mut b: BooleanBuilder, _: &DataType) -> ArrayRef {
-        Arc::new(b.finish())
     }
     unsafe fn write(
         _: &mut CallOut,
@@ -778,51 +769,103 @@ fn lanes(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Collects one row's outcome into the interpreter's builder.
-fn collect<R: Ret>(
-    b: &mut R::Builder,
-    errors: &mut Vec<RowError>,
-    row: usize,
-    o: Outcome<R::Item>,
-    first: Option<&str>,
-    scratch: &mut R::Scratch,
-    mark: usize,
-) {
-    match o {
-        Ok(v) => R::append(b, v, first, scratch, mark),
-        Err(m) => {
-            errors.push((row, m));
-            R::append(b, None, None, scratch, mark)
-        }
-    }
-    R::clear(scratch);
+/// The interpreter's face of an adapter: the result's rows, collected one by one,
+/// and the rows that failed.
+struct Collected<R: Ret> {
+    b: R::Builder,
+    errors: Vec<RowError>,
+    scratch: R::Scratch,
 }
 
-/// Writes one lane's outcome into a block; returns (valid, failed) bits.
-fn emit<R: Ret>(
-    out: &mut CallOut,
-    arena: &mut Arena,
-    i: usize,
-    o: Outcome<R::Item>,
-    first: Option<&str>,
-    scratch: &mut R::Scratch,
-    mark: usize,
-) -> (u64, u64) {
-    match o {
-        Ok(Some(v)) => {
-            // SAFETY: the kernel gives room for a block of the result type, and a
-            // string argument lives for the call.
-            unsafe { R::write(out, i, v, first, arena, scratch, mark) };
-            (1 << i, 0)
+impl<R: Ret> Collected<R> {
+    fn new(rows: usize) -> Collected<R> {
+        Collected {
+            b: R::Builder::with_rows(rows),
+            errors: Vec::new(),
+            scratch: R::Scratch::default(),
         }
-        Ok(None) => {
-            R::discard(scratch, mark);
-            (0, 0)
+    }
+
+    /// A NULL row, without a call (a strict function's argument is NULL).
+    fn null(&mut self) {
+        R::append(&mut self.b, None, None, &self.scratch, 0)
+    }
+
+    /// Row `row`'s outcome of `f`, which is lent the scratch; `first` is the first
+    /// argument when it is a string.
+    #[inline(always)]
+    fn row(
+        &mut self,
+        row: usize,
+        first: Option<&str>,
+        f: impl FnOnce(&mut R::Scratch) -> Outcome<R::Item>,
+    ) {
+        match f(&mut self.scratch) {
+            Ok(v) => R::append(&mut self.b, v, first, &self.scratch, 0),
+            Err(m) => {
+                self.errors.push((row, m));
+                R::append(&mut self.b, None, None, &self.scratch, 0)
+            }
         }
-        Err(_) => {
-            R::discard(scratch, mark);
-            (0, 1 << i)
+        R::clear(&mut self.scratch);
+    }
+
+    /// The array, of type `ty`, and the rows that failed.
+    fn finish(self, ty: &DataType) -> (ArrayRef, Vec<RowError>) {
+        (self.b.finish_as(ty), self.errors)
+    }
+}
+
+/// The JIT's face of an adapter: one block's lanes, written one by one, and those
+/// that were valid and that failed.
+struct BlockWriter<R: Ret> {
+    valid: u64,
+    failed: u64,
+    scratch: R::Scratch,
+}
+
+impl<R: Ret> BlockWriter<R> {
+    fn new(arena: &mut Arena) -> BlockWriter<R> {
+        BlockWriter {
+            valid: 0,
+            failed: 0,
+            scratch: R::take_scratch(arena),
         }
+    }
+
+    /// Lane `i`'s outcome of `f`, which is lent the scratch; `first` is the first
+    /// argument when it is a string.
+    #[inline(always)]
+    fn lane(
+        &mut self,
+        out: &mut CallOut,
+        arena: &mut Arena,
+        i: usize,
+        first: Option<&str>,
+        f: impl FnOnce(&mut R::Scratch) -> Outcome<R::Item>,
+    ) {
+        let mark = R::mark(&self.scratch);
+        match f(&mut self.scratch) {
+            Ok(Some(v)) => {
+                // SAFETY: the kernel gives room for a block of the result type, and a
+                // string argument lives for the call.
+                unsafe { R::write(out, i, v, first, arena, &mut self.scratch, mark) };
+                self.valid |= 1 << i;
+            }
+            Ok(None) => R::discard(&mut self.scratch, mark),
+            Err(_) => {
+                R::discard(&mut self.scratch, mark);
+                self.failed |= 1 << i;
+            }
+        }
+    }
+
+    /// Ends the block: the valid lanes in `out.valid`; returns the failed ones.
+    fn end(self, out: &mut CallOut, arena: &mut Arena) -> u64 {
+        // SAFETY: the lanes `valid` were written by `lane`, with this scratch.
+        unsafe { R::end_block(out, self.valid, arena, self.scratch) };
+        out.valid = self.valid;
+        self.failed
     }
 }
 
@@ -855,39 +898,26 @@ macro_rules! map_n {
             let g = f.clone();
             RowImpl {
                 eval: Arc::new(move |args: &[ArrayRef], rows: usize, ty: &DataType| {
-                    let mut b = R::builder(rows);
-                    let mut errors = Vec::new();
-                    let mut scratch = R::Scratch::default();
+                    let mut c = Collected::<R>::new(rows);
                     for row in 0..rows {
                         if $(args[$k].is_null(row))||+ {
-                            R::append(&mut b, None, None, &scratch, 0);
+                            c.null();
                             continue;
                         }
                         $(let $x = $a::get(args[$k].as_ref(), row);)+
-                        let first = first_str!($($a $x),+);
-                        let o = f($($x,)+ &mut scratch);
-                        collect::<R>(&mut b, &mut errors, row, o, first, &mut scratch, 0);
+                        c.row(row, first_str!($($a $x),+), |s| f($($x,)+ s));
                     }
-                    (R::finish(b, ty), errors)
+                    c.finish(ty)
                 }),
                 block: Arc::new(move |arena: &mut Arena, args: &[CallArg], out: &mut CallOut| {
-                    let (mut valid, mut failed) = (0u64, 0u64);
-                    let mut scratch = R::take_scratch(arena);
+                    let mut w = BlockWriter::<R>::new(arena);
                     for i in lanes(out.valid & lane_mask()) {
                         // SAFETY: the kernel computes only lanes where every argument
                         // is valid (a strict call), and those hold values.
                         $(let $x = unsafe { $a::lane(&args[$k], i) };)+
-                        let first = first_str!($($a $x),+);
-                        let mark = R::mark(&scratch);
-                        let o = g($($x,)+ &mut scratch);
-                        let (v, e) = emit::<R>(out, arena, i, o, first, &mut scratch, mark);
-                        valid |= v;
-                        failed |= e;
+                        w.lane(out, arena, i, first_str!($($a $x),+), |s| g($($x,)+ s));
                     }
-                    // SAFETY: the lanes `valid` were written above.
-                    unsafe { R::end_block(out, valid, arena, scratch) };
-                    out.valid = valid;
-                    failed
+                    w.end(out, arena)
                 }),
                 strict: true,
                 can_error: false,
@@ -951,10 +981,8 @@ where
     let g = f.clone();
     RowImpl {
         eval: Arc::new(move |args: &[ArrayRef], rows: usize, ty: &DataType| {
-            let mut b = R::builder(rows);
-            let mut errors = Vec::new();
+            let mut c = Collected::<R>::new(rows);
             let mut values = Vec::with_capacity(args.len());
-            let mut scratch = R::Scratch::default();
             for row in 0..rows {
                 values.clear();
                 values.extend(
@@ -962,19 +990,16 @@ where
                         .map(|a| (!a.is_null(row)).then(|| A::get(a.as_ref(), row))),
                 );
                 if strict && values.iter().any(Option::is_none) {
-                    R::append(&mut b, None, None, &scratch, 0);
+                    c.null();
                     continue;
                 }
                 let first = values.first().copied().flatten();
-                let first = first.and_then(A::as_str);
-                let o = f(&values, &mut scratch);
-                collect::<R>(&mut b, &mut errors, row, o, first, &mut scratch, 0);
+                c.row(row, first.and_then(A::as_str), |s| f(&values, s));
             }
-            (R::finish(b, ty), errors)
+            c.finish(ty)
         }),
         block: Arc::new(
             move |arena: &mut Arena, args: &[CallArg], out: &mut CallOut| {
-                let (mut valid, mut failed) = (0u64, 0u64);
                 // The row's values: on the stack for up to 8 arguments.
                 let (mut inline, mut spilled) = ([None; 8], Vec::new());
                 let values = match args.len() {
@@ -984,7 +1009,7 @@ where
                         &mut spilled[..]
                     }
                 };
-                let mut scratch = R::take_scratch(arena);
+                let mut w = BlockWriter::<R>::new(arena);
                 for i in lanes(out.valid & lane_mask()) {
                     for (v, a) in values.iter_mut().zip(args) {
                         // SAFETY: valid lanes hold values; a strict call computes only
@@ -992,17 +1017,9 @@ where
                         *v = (strict || a.valid >> i & 1 == 1).then(|| unsafe { A::lane(a, i) });
                     }
                     let first = values.first().copied().flatten();
-                    let first = first.and_then(A::as_str);
-                    let mark = R::mark(&scratch);
-                    let o = g(values, &mut scratch);
-                    let (v, e) = emit::<R>(out, arena, i, o, first, &mut scratch, mark);
-                    valid |= v;
-                    failed |= e;
+                    w.lane(out, arena, i, first.and_then(A::as_str), |s| g(values, s));
                 }
-                // SAFETY: the lanes `valid` were written above.
-                unsafe { R::end_block(out, valid, arena, scratch) };
-                out.valid = valid;
-                failed
+                w.end(out, arena)
             },
         ),
         strict,
