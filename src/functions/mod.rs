@@ -130,6 +130,36 @@ pub enum Lowering {
     Inline,
 }
 
+/// A shape of call that the lowering computes better than by calling the function,
+/// declared by the signature's registry entry ([`Function::specialize`]), so that
+/// nothing outside the entry keys on a function's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Specialization {
+    /// None: the call is lowered as its [`Lowering`] says.
+    #[default]
+    None,
+    /// `f(s)` is `s` with its case mapped by Unicode's rules (`upper`: `upper` is
+    /// true). Compared with a literal (`=`, `<>`) or matched by `LIKE`, the call is
+    /// decided on the bytes of `s`, without the mapped string.
+    CaseMap {
+        /// Upper case (else lower case).
+        upper: bool,
+    },
+    /// The call is the first `count` characters of its first argument when the
+    /// argument at `start` (if any) is the literal 1 (`substr(s, 1, k)`,
+    /// `left(s, k)`): compared with a literal, it is decided as a prefix test on the
+    /// argument's bytes, without the substring.
+    LeadingCharacters {
+        /// The position of the start argument, which must be the literal 1.
+        start: Option<usize>,
+        /// The position of the count argument.
+        count: usize,
+    },
+    /// An associative string concatenation of two arguments (`||`): a chain of
+    /// calls is one call of the joining row function over all the operands.
+    Concatenation,
+}
+
 /// One signature of a function.
 #[derive(Clone)]
 pub struct Signature {
@@ -153,6 +183,8 @@ pub struct Signature {
     pub imp: Option<RowImpl>,
     /// How the JIT computes a [`FuncId::Row`] signature.
     pub lowering: Lowering,
+    /// What the lowering may compute better than the call ([`Specialization`]).
+    pub specialization: Specialization,
 }
 
 impl std::fmt::Debug for Signature {
@@ -351,7 +383,17 @@ impl Function {
             doc,
             imp: Some(imp),
             lowering,
+            specialization: Specialization::None,
         });
+        self
+    }
+
+    /// Declares what the lowering may compute better than a call of the signature
+    /// added last ([`Specialization`]).
+    pub fn specialize(&mut self, specialization: Specialization) -> &mut Function {
+        if let Some(last) = self.signatures.last_mut() {
+            last.specialization = specialization;
+        }
         self
     }
 
@@ -438,6 +480,7 @@ impl Registry {
             doc,
             imp: None,
             lowering: Lowering::Helper,
+            specialization: Specialization::None,
         });
     }
 }
@@ -553,5 +596,33 @@ mod tests {
         all.sort_unstable();
         all.dedup();
         assert_eq!(all.len(), n, "a name is used twice");
+    }
+
+    #[test]
+    fn declared_specializations_fit_their_signatures() {
+        let text = DataType::Utf8;
+        let mut declared = Vec::new();
+        for s in signatures() {
+            let fits = match s.specialization {
+                Specialization::None => continue,
+                Specialization::CaseMap { .. } => s.args == [text.clone()] && s.ret == text,
+                Specialization::LeadingCharacters { start, count } => {
+                    s.args.first() == Some(&text)
+                        && s.ret == text
+                        && start.into_iter().chain([count]).all(|i| {
+                            i > 0 && s.args.get(i) == Some(&DataType::Int64)
+                        })
+                }
+                Specialization::Concatenation => {
+                    s.args == [text.clone(), text.clone()] && s.ret == text
+                }
+            };
+            assert!(fits, "{}: {:?}", s.display(), s.specialization);
+            declared.push(s.name);
+        }
+        // The lowering's string fast paths hang on these declarations.
+        for name in ["upper", "lower", "substr", "left", "concat_op"] {
+            assert!(declared.contains(&name), "{name} declares no specialization");
+        }
     }
 }

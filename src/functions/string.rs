@@ -17,7 +17,7 @@ use super::row::{
     join_block, map1, map1_with, map2, map3, map3_with, push_short, variadic, variadic_with, Blob,
     Bool, Outcome, RowImpl, Slice, Utf8, Written,
 };
-use super::Registry;
+use super::{Registry, Specialization};
 
 const S: DataType = DataType::Utf8;
 const I: DataType = DataType::Int64;
@@ -643,7 +643,8 @@ fn case(r: &mut Registry) {
                 upper_into(s, out);
                 Ok(Some(()))
             }),
-        );
+        )
+        .specialize(Specialization::CaseMap { upper: true });
     r.function("lower")
         .alias("lcase")
         .example("lower('ÀB')", "àb")
@@ -655,7 +656,8 @@ fn case(r: &mut Registry) {
                 lower_into(s, out);
                 Ok(Some(()))
             }),
-        );
+        )
+        .specialize(Specialization::CaseMap { upper: false });
     r.function("initcap")
         .example("initcap('hello wORLD-héllo')", "Hello World-Héllo")
         .sig(
@@ -719,7 +721,11 @@ fn cut(r: &mut Registry) {
                 substr(s, start, Some(count)).map(Some)
             })
             .fallible(),
-        );
+        )
+        .specialize(Specialization::LeadingCharacters {
+            start: Some(1),
+            count: 2,
+        });
     r.function("left")
         .example("left('héllo', 2)", "hé")
         .example("left('héllo', -2)", "hél")
@@ -728,7 +734,11 @@ fn cut(r: &mut Registry) {
             S,
             "the first n characters of s; with a negative n, all but the last |n|",
             map2::<Utf8, Int64Type, Slice, _>(|s: &str, n: i64| Ok(Some(left(s, n)))),
-        );
+        )
+        .specialize(Specialization::LeadingCharacters {
+            start: None,
+            count: 1,
+        });
     r.function("right")
         .example("right('héllo', 4)", "éllo")
         .example("right('héllo', -3)", "lo")
@@ -806,12 +816,15 @@ pub(crate) fn joined() -> RowImpl {
 
 /// Strings built from others.
 fn build(r: &mut Registry) {
-    r.function("concat_op").example("'ab' || 'cd'", "abcd").sig(
-        &[S, S],
-        S,
-        "a || b: the strings joined; NULL if either is NULL",
-        joined(),
-    );
+    r.function("concat_op")
+        .example("'ab' || 'cd'", "abcd")
+        .sig(
+            &[S, S],
+            S,
+            "a || b: the strings joined; NULL if either is NULL",
+            joined(),
+        )
+        .specialize(Specialization::Concatenation);
     r.function("concat")
         .example("concat('a', NULL, 'b')", "ab")
         .variadic_sig(

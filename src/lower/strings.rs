@@ -9,7 +9,7 @@ use arrow_schema::DataType;
 use broadhead_codegen::{CaseMap, CmpOp, Find, Node, NodeId, PType, QuickTest};
 
 use super::{unsupported, Lowerer, Unsupported};
-use crate::functions::{string, FuncId, Signature};
+use crate::functions::{string, FuncId, Signature, Specialization};
 use crate::scalar::ScalarValue;
 use crate::strings::{self, computed, helpers};
 use crate::typed::{TypedExpr, TypedKind};
@@ -49,11 +49,16 @@ fn flipped(op: CmpOp) -> CmpOp {
     }
 }
 
-/// The operands of a chain of `||` (`concat_op`) calls, left to right.
+/// The operands of a chain of concatenations (`||`, [`Specialization::Concatenation`]),
+/// left to right.
 fn concat_operands<'e>(args: &'e [TypedExpr], out: &mut Vec<&'e TypedExpr>) {
     for a in args {
         match &a.kind {
-            TypedKind::Call { sig, args } if sig.name == "concat_op" => concat_operands(args, out),
+            TypedKind::Call { sig, args }
+                if sig.specialization == Specialization::Concatenation =>
+            {
+                concat_operands(args, out)
+            }
             _ => out.push(a),
         }
     }
@@ -127,9 +132,10 @@ impl Lowerer {
             return Ok(node);
         }
         if let (TypedKind::Call { sig, args }, CmpOp::Eq | CmpOp::Ne) = (&x.kind, op) {
-            if let (name @ ("upper" | "lower"), [s]) = (sig.name, args.as_slice()) {
+            if let (Specialization::CaseMap { upper }, [s]) = (sig.specialization, args.as_slice())
+            {
+                let name = sig.name;
                 let negated = op == CmpOp::Ne;
-                let upper = name == "upper";
                 if let Some(slot) = self.column_of_strings(s) {
                     let pattern = strings::Pattern::Equal(literal.to_vec());
                     let key = format!("{name}:=:{literal:?}");
@@ -166,21 +172,18 @@ impl Lowerer {
         let TypedKind::Call { sig, args } = &x.kind else {
             return None;
         };
-        let k = match (sig.name, args.as_slice()) {
-            ("substr", [_, start, count]) => {
-                let (Some(ScalarValue::Int64(1)), Some(ScalarValue::Int64(k))) =
-                    (start.as_literal(), count.as_literal())
-                else {
-                    return None;
-                };
-                *k
-            }
-            ("left", [_, count]) => match count.as_literal() {
-                Some(ScalarValue::Int64(k)) => *k,
-                _ => return None,
-            },
-            _ => return None,
+        let Specialization::LeadingCharacters { start, count } = sig.specialization else {
+            return None;
         };
+        if let Some(start) = start {
+            let Some(ScalarValue::Int64(1)) = args.get(start)?.as_literal() else {
+                return None;
+            };
+        }
+        let Some(ScalarValue::Int64(k)) = args.get(count)?.as_literal() else {
+            return None;
+        };
+        let k = *k;
         let negated = match op {
             CmpOp::Eq => false,
             CmpOp::Ne => true,
@@ -245,10 +248,11 @@ impl Lowerer {
             // `lower(x) LIKE p`, `upper(x) LIKE p`: one row function that maps
             // and matches, no mapped string in the arena.
             if let (FuncId::Like, TypedKind::Call { sig, args: inner }) = (func, &args[0].kind) {
-                if let (name @ ("upper" | "lower"), [s]) = (sig.name, inner.as_slice()) {
+                if let (Specialization::CaseMap { upper }, [s]) =
+                    (sig.specialization, inner.as_slice())
+                {
                     let pattern = strings::like_pattern(&p).map_err(Unsupported)?;
-                    let key = format!("{name}:Like:{p}");
-                    let upper = name == "upper";
+                    let key = format!("{}:Like:{p}", sig.name);
                     if let Some(slot) = self.column_of_strings(s) {
                         return Ok(self.case_mapped_column(slot, upper, pattern, key));
                     }
@@ -326,7 +330,7 @@ impl Lowerer {
         ))
     }
 
-    /// `a || b || c` (a chain of `concat_op` calls of more than two operands): one
+    /// `a || b || c` (a chain of concatenations of more than two operands): one
     /// call of the row function that joins every operand (one string per row).
     /// `None` for other calls.
     pub(super) fn concat_chain(
@@ -334,7 +338,7 @@ impl Lowerer {
         sig: &Signature,
         args: &[TypedExpr],
     ) -> Result<Option<NodeId>, Unsupported> {
-        if sig.name != "concat_op" {
+        if sig.specialization != Specialization::Concatenation {
             return Ok(None);
         }
         let mut parts = Vec::new();
@@ -347,10 +351,55 @@ impl Lowerer {
             .map(|a| self.expr(a))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Some(self.row_helper(
-            "concat_op".into(),
+            sig.name.into(),
             string::joined(),
             ids,
             PType::Str,
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower;
+    use arrow_schema::{DataType, Field, Schema};
+    use broadhead_codegen::Mode;
+
+    /// The row functions the kernel of predicate `sql` calls, by their keys.
+    fn row_functions(sql: &str) -> Vec<String> {
+        let schema = Schema::new(vec![
+            Field::new("s", DataType::Utf8, true),
+            Field::new("t", DataType::Utf8, true),
+        ]);
+        let e = crate::sql::parse_expr(sql).unwrap();
+        let typed = crate::bind::bind(&e, &schema).unwrap();
+        let lowered = lower(&[&typed], Mode::Filter, &schema).unwrap();
+        let mut keys: Vec<String> = lowered
+            .program
+            .nodes
+            .iter()
+            .filter(|n| matches!(n, broadhead_codegen::Node::Call { .. }))
+            .map(|n| format!("{n:?}"))
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    #[test]
+    fn declared_specializations_reach_the_kernel() {
+        // Decided on the column's bytes: no call of upper, substr or left.
+        for sql in [
+            "upper(s) = 'AB'",
+            "lower(s) <> 'ab'",
+            "upper(s) LIKE '%A%'",
+            "substr(s, 1, 2) = 'ab'",
+            "left(s, 2) = 'ab'",
+        ] {
+            assert!(row_functions(sql).is_empty(), "{sql}: {:?}", row_functions(sql));
+        }
+        // Without the declaration (substr from 2) the substring is called.
+        assert_eq!(row_functions("substr(s, 2, 2) = 'ab'").len(), 2, "substr, then =");
+        // A chain of || is one call of the joining function, then the comparison.
+        assert_eq!(row_functions("s || '-' || t || s = 'x'").len(), 2);
     }
 }
