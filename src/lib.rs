@@ -65,6 +65,7 @@ mod selection;
 pub mod sql;
 mod strings;
 pub mod tier;
+mod time;
 pub mod typed;
 pub mod types;
 

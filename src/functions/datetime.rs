@@ -25,16 +25,14 @@ use arrow::datatypes::{
 };
 use arrow::datatypes::{IntervalMonthDayNano, IntervalMonthDayNanoType};
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
-use chrono::{
-    DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta,
-    TimeZone, Timelike,
-};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike};
 
 use super::row::{map1, map2, map3, variadic, Outcome, Ret, Utf8};
 use super::{Lowering, NullBehavior, Registry, RowImpl, Signature};
 use crate::error::BindError;
 use crate::expr::Span;
 use crate::scalar::ScalarValue;
+use crate::time::{from_local, to_local};
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::{is_time, time_type, units_per_second};
 
@@ -594,26 +592,6 @@ fn zone(name: &str) -> Result<Tz, String> {
         *z = Some((name.to_string(), tz));
         Ok(tz)
     })
-}
-
-/// The wall-clock time in `tz` at the instant `utc`.
-fn to_local(utc: NaiveDateTime, tz: Tz) -> Option<NaiveDateTime> {
-    let offset = tz.offset_from_utc_datetime(&utc).fix();
-    utc.checked_add_signed(TimeDelta::seconds(i64::from(offset.local_minus_utc())))
-}
-
-/// The instant at which the wall clock in `tz` shows `local`: in a backward jump
-/// (an hour that happens twice) the earlier; in a forward jump (an hour that does
-/// not exist) the offset before the jump applies, so 02:30 on a spring-forward
-/// night in New York is 03:30 EDT.
-pub(crate) fn from_local(local: NaiveDateTime, tz: Tz) -> Option<NaiveDateTime> {
-    let offset = match tz.offset_from_local_datetime(&local) {
-        LocalResult::Single(o) | LocalResult::Ambiguous(o, _) => o.fix(),
-        LocalResult::None => tz
-            .offset_from_utc_datetime(&local.checked_sub_signed(TimeDelta::days(1))?)
-            .fix(),
-    };
-    local.checked_sub_signed(TimeDelta::seconds(i64::from(offset.local_minus_utc())))
 }
 
 /// Converts a timestamp of `unit` between an instant and a wall-clock time.
