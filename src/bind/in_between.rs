@@ -87,33 +87,23 @@ impl Binder<'_> {
     }
 
     /// `x [NOT] BETWEEN low AND high` is `x >= low AND x <= high` (`x < low OR x > high`),
-    /// with `x` computed once.
+    /// with `x` computed once. `x [NOT] BETWEEN SYMMETRIC low AND high` is PostgreSQL's
+    /// `[NOT] ((x BETWEEN low AND high) OR (x BETWEEN high AND low))`, with `x`, `low`
+    /// and `high` each computed once (so nesting it stays linear in size).
     pub(super) fn between(
         &self,
         x: &Expr,
         low: &Expr,
         high: &Expr,
         negated: bool,
+        symmetric: bool,
         span: Span,
     ) -> Result<TypedExpr> {
         let x = self.bind(x)?;
         let (low, high) = (self.bind(low)?, self.bind(high)?);
-        self.share(x, |x| self.within(x, low, high, negated, span))
-    }
-
-    /// `x [NOT] BETWEEN SYMMETRIC low AND high` is PostgreSQL's
-    /// `[NOT] ((x BETWEEN low AND high) OR (x BETWEEN high AND low))`, with `x`, `low`
-    /// and `high` each computed once (so nesting it stays linear in size).
-    pub(super) fn between_symmetric(
-        &self,
-        x: &Expr,
-        low: &Expr,
-        high: &Expr,
-        negated: bool,
-        span: Span,
-    ) -> Result<TypedExpr> {
-        let x = self.bind(x)?;
-        let (low, high) = (self.bind(low)?, self.bind(high)?);
+        if !symmetric {
+            return self.share(x, |x| self.within(x, low, high, negated, span));
+        }
         self.share(x, |x| {
             self.share(low, |low| {
                 self.share(high, |high| {

@@ -159,15 +159,8 @@ impl Binder<'_> {
                 low,
                 high,
                 negated,
-                symmetric: false,
-            } => self.between(expr, low, high, *negated, span),
-            ExprKind::Between {
-                expr,
-                low,
-                high,
-                negated,
-                symmetric: true,
-            } => self.between_symmetric(expr, low, high, *negated, span),
+                symmetric,
+            } => self.between(expr, low, high, *negated, *symmetric, span),
         }
     }
 
