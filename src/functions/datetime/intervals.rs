@@ -52,6 +52,19 @@ fn interval_of(months: i128, days: i128, nanos: i128) -> Result<IntervalMonthDay
     ))
 }
 
+/// `x + sign * y` field by field (`sign` is 1 or -1), or "interval out of range".
+fn interval_sum(
+    x: IntervalMonthDayNano,
+    y: IntervalMonthDayNano,
+    sign: i128,
+) -> Result<IntervalMonthDayNano, String> {
+    interval_of(
+        i128::from(x.months) + sign * i128::from(y.months),
+        i128::from(x.days) + sign * i128::from(y.days),
+        i128::from(x.nanoseconds) + sign * i128::from(y.nanoseconds),
+    )
+}
+
 /// `v * factor` as PostgreSQL multiplies an interval: each field by the factor, the
 /// fraction of the months spilled into days (30 a month) and the fraction of the
 /// days into the time (24 hours a day), nanoseconds rounded.
@@ -188,59 +201,31 @@ pub(super) fn register(r: &mut Registry) {
             INLINE,
         );
     }
-    r.function("add").lowered_sig(
-        &[IV, IV],
-        IV,
-        "interval + interval, field by field; beyond the fields' range is an error",
-        map2::<Iv, Iv, Iv, _>(|x, y| {
-            let (m, d, n) = (
-                i128::from(x.months),
-                i128::from(x.days),
-                i128::from(x.nanoseconds),
-            );
-            interval_of(
-                m + i128::from(y.months),
-                d + i128::from(y.days),
-                n + i128::from(y.nanoseconds),
-            )
-            .map(Some)
-        })
-        .fallible(),
-        INLINE,
-    );
-    r.function("subtract").lowered_sig(
-        &[IV, IV],
-        IV,
-        "interval - interval, field by field; beyond the fields' range is an error",
-        map2::<Iv, Iv, Iv, _>(|x, y| {
-            let (m, d, n) = (
-                i128::from(x.months),
-                i128::from(x.days),
-                i128::from(x.nanoseconds),
-            );
-            interval_of(
-                m - i128::from(y.months),
-                d - i128::from(y.days),
-                n - i128::from(y.nanoseconds),
-            )
-            .map(Some)
-        })
-        .fallible(),
-        INLINE,
-    );
+    for (name, sign, doc) in [
+        (
+            "add",
+            1,
+            "interval + interval, field by field; beyond the fields' range is an error",
+        ),
+        (
+            "subtract",
+            -1,
+            "interval - interval, field by field; beyond the fields' range is an error",
+        ),
+    ] {
+        r.function(name).lowered_sig(
+            &[IV, IV],
+            IV,
+            doc,
+            map2::<Iv, Iv, Iv, _>(move |x, y| interval_sum(x, y, sign).map(Some)).fallible(),
+            INLINE,
+        );
+    }
     r.function("negate").lowered_sig(
         &[IV],
         IV,
         "-interval, field by field",
-        map1::<Iv, Iv, _>(|x| {
-            interval_of(
-                -i128::from(x.months),
-                -i128::from(x.days),
-                -i128::from(x.nanoseconds),
-            )
-            .map(Some)
-        })
-        .fallible(),
+        map1::<Iv, Iv, _>(|x| interval_sum(ZERO, x, -1).map(Some)).fallible(),
         INLINE,
     );
     let f = r.function("multiply");
