@@ -67,6 +67,7 @@ mod span;
 pub mod sql;
 mod strings;
 pub mod tier;
+mod time;
 pub mod typed;
 pub mod types;
 

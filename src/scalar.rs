@@ -431,7 +431,7 @@ impl fmt::Display for ScalarValue {
                 if *unit != TimeUnit::Microsecond {
                     write!(f, "({})", timestamp_precision(unit))?;
                 }
-                write!(f, " '{}'", crate::functions::cast::format_time(*v, *unit))
+                write!(f, " '{}'", crate::time::format_time(*v, *unit))
             }
         }
     }
@@ -717,8 +717,7 @@ impl ScalarValue {
                             .checked_sub_signed(chrono::TimeDelta::seconds(offset))
                             .ok_or(LiteralError::OutOfRange)?;
                     } else if let Some(zone) = named {
-                        dt = crate::functions::datetime::from_local(dt, zone)
-                            .ok_or(LiteralError::OutOfRange)?;
+                        dt = crate::time::from_local(dt, zone).ok_or(LiteralError::OutOfRange)?;
                     }
                 }
                 Timestamp(timestamp_value(dt, *unit)?, *unit, tz.clone())

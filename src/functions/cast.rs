@@ -33,6 +33,7 @@ use chrono::{Offset, TimeZone};
 use super::row::{map1, map1_with, Blob, Bool, Utf8, Written};
 use super::{Lowering, Registry, RowImpl};
 use crate::scalar::{format_blob, LiteralError, ScalarValue};
+use crate::time::{clock, format_time};
 use crate::types::{sql_type_name, units_per_second};
 
 /// The types a VARCHAR casts to and from (a timestamp of each unit matches any
@@ -570,33 +571,6 @@ pub(crate) fn format_timestamp(value: i64, unit: TimeUnit, tz: Option<&Tz>) -> S
         out.push_str(" BC");
     }
     out
-}
-
-/// `HH:MM:SS` of `seconds` into the day, then `.fraction` (of `per_second` units)
-/// without trailing zeros if it is not zero.
-fn clock(seconds: i64, fraction: i64, per_second: i64) -> String {
-    let mut out = format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3_600,
-        seconds / 60 % 60,
-        seconds % 60
-    );
-    if fraction != 0 {
-        let width = per_second.ilog10() as usize;
-        let digits = format!("{fraction:0width$}");
-        out.push('.');
-        out.push_str(digits.trim_end_matches('0'));
-    }
-    out
-}
-
-/// A TIME's text form, as PostgreSQL prints it: `12:30:00`, with a fraction only
-/// when there is one, without trailing zeros (`12:30:00.5`). A value outside the
-/// day (a column holding one) prints as its count of units past midnight, wrapped.
-pub(crate) fn format_time(value: i64, unit: TimeUnit) -> String {
-    let per_second = units_per_second(unit);
-    let seconds = value.div_euclid(per_second).rem_euclid(86_400);
-    clock(seconds, value.rem_euclid(per_second), per_second)
 }
 
 /// An INTERVAL's text form, as PostgreSQL prints it (`IntervalStyle` `postgres`):

@@ -2,13 +2,13 @@
 //! knows, which drives everything else.
 //!
 //! Each function lives in one place, its domain's file (`string.rs`, `math.rs`,
-//! `datetime.rs`, `conditional.rs`, `hash.rs`, `cast.rs`; operators in
-//! `operators.rs`): its name and aliases, a one-line description, an example, and
-//! its signatures — argument types, result type, NULL behaviour, whether it can
-//! fail — each with its implementation. The binder resolves calls against the
-//! table; `docs/functions.md` and `broadhead functions` are generated from it; a
-//! test walks it, runs every signature through both back ends and checks every
-//! example.
+//! `conditional.rs`, `hash.rs`, `cast.rs`, a file of the `datetime/` folder;
+//! operators in `operators.rs`): its name and aliases, a one-line description, an
+//! example, and its signatures — argument types, result type, NULL behaviour,
+//! whether it can fail — each with its implementation. The binder resolves calls
+//! against the table; `docs/functions.md` and `broadhead functions` are generated
+//! from it; a test walks it, runs every signature through both back ends and checks
+//! every example.
 //!
 //! Most functions are written once, row by row, with the adapters of `row`
 //! (`row::map1(|s: &str| …)`): the same closure is the interpreter's
