@@ -6,10 +6,9 @@ use sqlparser::ast::{
     FunctionArguments, ObjectNamePart, Spanned,
 };
 
-use super::convert::convert;
 use super::errors::{describe, error, span, unsupported};
 use super::tokens::SYMMETRIC_MARK;
-use super::Cx;
+use super::{convert, Cx};
 use crate::error::ParseError;
 use crate::expr::{Expr, ExprKind, Span};
 

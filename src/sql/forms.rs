@@ -4,10 +4,9 @@
 
 use sqlparser::ast::{self, CastKind, CeilFloorKind, DateTimeField, TrimWhereField};
 
-use super::convert::{convert, special_call};
 use super::errors::{error, node_span, shallow_span, span, unsupported};
 use super::literals::literal;
-use super::Cx;
+use super::{convert, special_call, Cx};
 use crate::error::ParseError;
 use crate::expr::{self, Expr, ExprKind, Span};
 use crate::types::from_sql_type;

@@ -3,10 +3,9 @@
 
 use sqlparser::ast::{self, BinaryOperator, UnaryOperator, Value, ValueWithSpan};
 
-use super::convert::{binary_call, convert};
 use super::errors::{error, shallow_span, unsupported};
 use super::literals::literal;
-use super::{Cx, MAX_DEPTH};
+use super::{binary_call, convert, Cx, MAX_DEPTH};
 use crate::error::ParseError;
 use crate::expr::{self, Expr, ExprKind, Span};
 

@@ -3,9 +3,8 @@
 
 use sqlparser::ast;
 
-use super::convert::{binary_call, convert, special_call};
 use super::errors::{error, node_span, shallow_span, unsupported};
-use super::Cx;
+use super::{binary_call, convert, special_call, Cx};
 use crate::error::ParseError;
 use crate::expr::{Expr, ExprKind};
 

@@ -67,7 +67,7 @@ fn is_word(t: &Token, keyword: Keyword) -> bool {
 /// sqlparser reads neither `BETWEEN SYMMETRIC` nor `BETWEEN ASYMMETRIC`. This drops
 /// `ASYMMETRIC` (the default) and rewrites `BETWEEN SYMMETRIC low AND` to
 /// `BETWEEN ␀(low) AND`, a [marker](SYMMETRIC_MARK) call that
-/// [`convert`](super::convert::convert) turns back into a symmetric BETWEEN.
+/// [`convert`](super::convert) turns back into a symmetric BETWEEN.
 ///
 /// The lower bound ends, as sqlparser reads it, at the first operator that binds
 /// less tightly than `BETWEEN` outside parentheses and `CASE … END`; when that is not
