@@ -1,9 +1,9 @@
 //! The binder's date and time rules: calls it rewrites before resolving them
 //! (`current_timestamp`, `date_part` of a literal field, `x ± INTERVAL`,
 //! `timezone` of a TIMESTAMP without time zone) and the wall-clock reading of a
-//! TIMESTAMP WITH TIME ZONE ([`localize`]): a [`WALL_CLOCK`] function sees the
-//! wall-clock time in the value's zone, and a [`BACK_TO_ZONE`] result is converted
-//! back to an instant in that zone.
+//! TIMESTAMP WITH TIME ZONE ([`localize`]): a function whose registry entry reads it
+//! on the wall clock ([`ZoneReading`]) sees the wall-clock time in the value's zone,
+//! and, where it says so, its result is converted back to an instant in that zone.
 
 use std::cell::Cell;
 
@@ -12,7 +12,7 @@ use arrow_schema::{DataType, TimeUnit};
 use crate::error::BindError;
 use crate::expr::Span;
 use crate::functions::datetime::{not_of_interval, not_of_time, unknown_unit, Field, IV};
-use crate::functions::{self, Signature};
+use crate::functions::{self, Signature, ZoneReading};
 use crate::scalar::ScalarValue;
 use crate::typed::{TypedExpr, TypedKind};
 use crate::types::is_time;
@@ -229,51 +229,17 @@ fn registry_call(name: &str, args: Vec<TypedExpr>, span: Span) -> Result<TypedEx
     Ok(localize(sig, args, ret, span))
 }
 
-/// The functions that read a timestamp as a wall-clock time (fields, truncation,
-/// differences, formatting): a TIMESTAMP WITH TIME ZONE argument is first converted
-/// to the wall-clock time in its zone.
-const WALL_CLOCK: &[&str] = &[
-    "year",
-    "quarter",
-    "month",
-    "week",
-    "day",
-    "dayofweek",
-    "isodow",
-    "dayofyear",
-    "isoyear",
-    "decade",
-    "century",
-    "millennium",
-    "hour",
-    "minute",
-    "second",
-    "millisecond",
-    "microsecond",
-    "date_part",
-    "date_trunc",
-    "date_diff",
-    "last_day",
-    "strftime",
-    "to_char",
-    "add_months",
-    "add_days",
-];
-
-/// The [`WALL_CLOCK`] functions whose TIMESTAMP result is a wall-clock time, to be
-/// converted back to an instant in the argument's zone.
-const BACK_TO_ZONE: &[&str] = &["date_trunc", "add_months", "add_days"];
-
-/// The resolved call of `sig` on `args`, of type `ret`: for the [`WALL_CLOCK`]
-/// functions, arguments with a time zone are read in their zone (`timezone(zone,
-/// x)`), and `date_trunc`'s result is converted back to an instant in that zone.
+/// The resolved call of `sig` on `args`, of type `ret`, as the signature reads a
+/// TIMESTAMP WITH TIME ZONE ([`ZoneReading`]): on the wall clock, arguments with a
+/// time zone are read in their zone (`timezone(zone, x)`), and, where the result is
+/// one too, a TIMESTAMP result is converted back to an instant in that zone.
 pub(super) fn localize(
     sig: &'static Signature,
     args: Vec<TypedExpr>,
     ret: DataType,
     span: Span,
 ) -> TypedExpr {
-    if !WALL_CLOCK.contains(&sig.name) {
+    if sig.zone_reading == ZoneReading::Instant {
         return TypedExpr::new(TypedKind::Call { sig, args }, ret, span);
     }
     let mut result_zone = None;
@@ -287,8 +253,8 @@ pub(super) fn localize(
         })
         .collect();
     let call = TypedExpr::new(TypedKind::Call { sig, args }, ret.clone(), span);
-    match (sig.name, ret, result_zone) {
-        (name, DataType::Timestamp(unit, _), Some(z)) if BACK_TO_ZONE.contains(&name) => {
+    match (sig.zone_reading, ret, result_zone) {
+        (ZoneReading::WallClockAndBack, DataType::Timestamp(unit, _), Some(z)) => {
             let t = DataType::Timestamp(unit, Some(z.clone()));
             zone_call("from_local_time", &z, call, t, span)
         }

@@ -160,6 +160,22 @@ pub enum Specialization {
     Concatenation,
 }
 
+/// How a function reads a TIMESTAMP WITH TIME ZONE argument: a property of its
+/// registry entry ([`Function::reads`]) that the binder applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ZoneReading {
+    /// As the instant it is (comparisons, `epoch`, arithmetic on instants).
+    #[default]
+    Instant,
+    /// As the wall-clock time in its zone (fields, differences, formatting): the
+    /// binder converts the argument first (`timezone(zone, x)`).
+    WallClock,
+    /// As the wall-clock time, and a TIMESTAMP result is a wall-clock time too, which
+    /// the binder converts back to an instant in the argument's zone (`date_trunc`,
+    /// `add_months`).
+    WallClockAndBack,
+}
+
 /// One signature of a function.
 #[derive(Clone)]
 pub struct Signature {
@@ -185,6 +201,8 @@ pub struct Signature {
     pub lowering: Lowering,
     /// What the lowering may compute better than the call ([`Specialization`]).
     pub specialization: Specialization,
+    /// How it reads a TIMESTAMP WITH TIME ZONE (its function's, [`Function::reads`]).
+    pub zone_reading: ZoneReading,
 }
 
 impl std::fmt::Debug for Signature {
@@ -289,6 +307,8 @@ pub struct Function {
     pub signatures: Vec<Signature>,
     /// Its forms, if the binder rewrites it (then it has no signatures).
     pub forms: Vec<SpecialForm>,
+    /// How every signature of it reads a TIMESTAMP WITH TIME ZONE.
+    pub zone_reading: ZoneReading,
 }
 
 impl Function {
@@ -384,7 +404,15 @@ impl Function {
             imp: Some(imp),
             lowering,
             specialization: Specialization::None,
+            zone_reading: ZoneReading::Instant,
         });
+        self
+    }
+
+    /// Declares how the function (every signature of it, also those added later)
+    /// reads a TIMESTAMP WITH TIME ZONE argument ([`ZoneReading`]).
+    pub fn reads(&mut self, reading: ZoneReading) -> &mut Function {
+        self.zone_reading = reading;
         self
     }
 
@@ -451,6 +479,7 @@ impl Registry {
                     examples: Vec::new(),
                     signatures: Vec::new(),
                     forms: Vec::new(),
+                    zone_reading: ZoneReading::Instant,
                 });
                 self.functions.last_mut().expect("just pushed")
             }
@@ -481,6 +510,7 @@ impl Registry {
             imp: None,
             lowering: Lowering::Helper,
             specialization: Specialization::None,
+            zone_reading: ZoneReading::Instant,
         });
     }
 }
@@ -532,6 +562,11 @@ fn build() -> Vec<Function> {
     for (domain, register) in domains {
         r.domain = domain;
         register(&mut r);
+    }
+    for f in &mut r.functions {
+        for s in &mut f.signatures {
+            s.zone_reading = f.zone_reading;
+        }
     }
     r.functions
 }
@@ -609,9 +644,10 @@ mod tests {
                 Specialization::LeadingCharacters { start, count } => {
                     s.args.first() == Some(&text)
                         && s.ret == text
-                        && start.into_iter().chain([count]).all(|i| {
-                            i > 0 && s.args.get(i) == Some(&DataType::Int64)
-                        })
+                        && start
+                            .into_iter()
+                            .chain([count])
+                            .all(|i| i > 0 && s.args.get(i) == Some(&DataType::Int64))
                 }
                 Specialization::Concatenation => {
                     s.args == [text.clone(), text.clone()] && s.ret == text
@@ -622,7 +658,10 @@ mod tests {
         }
         // The lowering's string fast paths hang on these declarations.
         for name in ["upper", "lower", "substr", "left", "concat_op"] {
-            assert!(declared.contains(&name), "{name} declares no specialization");
+            assert!(
+                declared.contains(&name),
+                "{name} declares no specialization"
+            );
         }
     }
 }

@@ -395,10 +395,18 @@ mod tests {
             "substr(s, 1, 2) = 'ab'",
             "left(s, 2) = 'ab'",
         ] {
-            assert!(row_functions(sql).is_empty(), "{sql}: {:?}", row_functions(sql));
+            assert!(
+                row_functions(sql).is_empty(),
+                "{sql}: {:?}",
+                row_functions(sql)
+            );
         }
         // Without the declaration (substr from 2) the substring is called.
-        assert_eq!(row_functions("substr(s, 2, 2) = 'ab'").len(), 2, "substr, then =");
+        assert_eq!(
+            row_functions("substr(s, 2, 2) = 'ab'").len(),
+            2,
+            "substr, then ="
+        );
         // A chain of || is one call of the joining function, then the comparison.
         assert_eq!(row_functions("s || '-' || t || s = 'x'").len(), 2);
     }

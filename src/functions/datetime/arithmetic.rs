@@ -12,7 +12,7 @@ use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta};
 use super::truncation::last_day;
 use super::{date_of, days_of, read_ts, write_ts, Kind, D, I, OUT_OF_RANGE, UNITS};
 use crate::functions::row::map2;
-use crate::functions::Registry;
+use crate::functions::{Registry, ZoneReading};
 use crate::types::{time_type, units_per_second};
 
 /// `x` plus `n` months, clamped to the end of the month (PostgreSQL's:
@@ -34,12 +34,15 @@ type Step = fn(NaiveDateTime, i64) -> Result<NaiveDateTime, String>;
 
 /// The functions `x ± INTERVAL '…'` becomes, in PostgreSQL's order (months, then
 /// days, then the time part): name, example, doc and step.
-const INTERVAL_STEPS: [(&str, (&str, &str), &str, Step); 3] = [
+/// `add_months`, `add_days` (calendar steps, on the wall clock) and
+/// `add_nanoseconds` (on the instant).
+const INTERVAL_STEPS: [(&str, (&str, &str), &str, Step, ZoneReading); 3] = [
     (
         "add_months",
         ("add_months(TIMESTAMP '2024-01-31 10:00:00', 1)", "2024-02-29T10:00:00"),
         "x plus n months, the day clamped to the end of the month (x + INTERVAL 'n months')",
         add_months,
+        ZoneReading::WallClockAndBack,
     ),
     (
         "add_days",
@@ -49,6 +52,7 @@ const INTERVAL_STEPS: [(&str, (&str, &str), &str, Step); 3] = [
             dt.checked_add_signed(TimeDelta::try_days(n).ok_or_else(|| OUT_OF_RANGE.to_string())?)
                 .ok_or_else(|| OUT_OF_RANGE.to_string())
         },
+        ZoneReading::WallClockAndBack,
     ),
     (
         "add_nanoseconds",
@@ -58,6 +62,7 @@ const INTERVAL_STEPS: [(&str, (&str, &str), &str, Step); 3] = [
             dt.checked_add_signed(TimeDelta::nanoseconds(n))
                 .ok_or_else(|| OUT_OF_RANGE.to_string())
         },
+        ZoneReading::Instant,
     ),
 ];
 
@@ -129,8 +134,8 @@ pub(super) fn register(r: &mut Registry) {
             time_date,
         );
     }
-    for (name, (sql, result), doc, step) in INTERVAL_STEPS {
-        let f = r.function(name).example(sql, result);
+    for (name, (sql, result), doc, step, reading) in INTERVAL_STEPS {
+        let f = r.function(name).example(sql, result).reads(reading);
         for u in UNITS {
             let k = Kind::Ts(u);
             f.sig(

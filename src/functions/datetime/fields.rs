@@ -5,7 +5,7 @@ use arrow::datatypes::{Float64Type, Int64Type};
 use chrono::{Datelike, NaiveDateTime, Timelike};
 
 use super::{epoch_nanos, on1, on_s1, Kind, F, I, KINDS, S, TIME_KINDS};
-use crate::functions::Registry;
+use crate::functions::{Registry, ZoneReading};
 
 /// A field of a date or time (EXTRACT's and date_part's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,7 +292,7 @@ pub(super) fn register(r: &mut Registry) {
         ),
     ];
     for (name, aliases, field, doc, (sql, result)) in FIELDS {
-        let f = r.function(name);
+        let f = r.function(name).reads(ZoneReading::WallClock);
         for a in aliases {
             f.alias(a);
         }
@@ -322,6 +322,7 @@ pub(super) fn register(r: &mut Registry) {
     let f = r
         .function("date_part")
         .alias("datepart")
+        .reads(ZoneReading::WallClock)
         .example(
             "date_part('second', TIMESTAMP '2024-02-29 13:45:30.25')",
             "30.25",

@@ -8,7 +8,7 @@ use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 use super::fields::pg_year;
 use super::{on1_s, KINDS, S};
 use crate::functions::row::{Outcome, Utf8};
-use crate::functions::Registry;
+use crate::functions::{Registry, ZoneReading};
 
 /// `strftime`: chrono's `%` codes; a bad code is an error naming the format.
 fn strftime(dt: NaiveDateTime, format: &str) -> Outcome<String> {
@@ -220,6 +220,7 @@ pub(super) fn parse_datetime(
 pub(super) fn register(r: &mut Registry) {
     let f = r
         .function("strftime")
+        .reads(ZoneReading::WallClock)
         .example("strftime(DATE '2024-02-29', '%d/%m/%Y')", "29/02/2024")
         .example(
             "strftime(TIMESTAMP '2024-02-29 13:45:30', '%A %H:%M')",
@@ -235,6 +236,7 @@ pub(super) fn register(r: &mut Registry) {
     }
     let f = r
         .function("to_char")
+        .reads(ZoneReading::WallClock)
         .example(
             "to_char(TIMESTAMP '2024-02-29 13:45:30', 'FMDay, DD Mon YYYY HH12:MI AM')",
             "Thursday, 29 Feb 2024 01:45 PM",

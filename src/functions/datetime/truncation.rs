@@ -13,7 +13,7 @@ use super::{
     date_of, days_of, epoch_nanos, on1, on_s1, on_s2, write_ts, D, I, KINDS, OUT_OF_RANGE, S,
 };
 use crate::functions::row::map2;
-use crate::functions::Registry;
+use crate::functions::{Registry, ZoneReading};
 
 /// `date_trunc`'s units.
 fn truncate(unit: &str, dt: NaiveDateTime) -> Result<NaiveDateTime, String> {
@@ -116,6 +116,7 @@ pub(super) fn last_day(dt: NaiveDateTime) -> Result<i32, String> {
 pub(super) fn register(r: &mut Registry) {
     let f = r
         .function("date_trunc")
+        .reads(ZoneReading::WallClockAndBack)
         .example(
             "date_trunc('month', DATE '2024-02-29')",
             "2024-02-01T00:00:00",
@@ -139,6 +140,7 @@ pub(super) fn register(r: &mut Registry) {
     let f = r
         .function("date_diff")
         .alias("datediff")
+        .reads(ZoneReading::WallClock)
         .example(
             "date_diff('month', DATE '2024-01-31', DATE '2024-02-01')",
             "1",
@@ -175,6 +177,7 @@ pub(super) fn register(r: &mut Registry) {
         );
     let f = r
         .function("last_day")
+        .reads(ZoneReading::WallClock)
         .example("last_day(DATE '2024-02-10')", "2024-02-29");
     for k in KINDS {
         f.sig(
