@@ -20,7 +20,7 @@
 use std::sync::LazyLock;
 
 use arrow_schema::DataType;
-use broadhead_codegen::CmpOp;
+use broadhead_codegen::{ArithOp, CmpOp};
 
 pub(crate) mod cast;
 mod conditional;
@@ -124,10 +124,23 @@ pub enum Lowering {
     /// Not compiled: the interpreter computes the call and the kernel reads its
     /// value as an input (the reason is what `explain` shows).
     Interpreted(&'static str),
-    /// Vector instructions in the kernel, which the lowering builds for this
-    /// function by name (the INTERVAL comparisons and field-wise arithmetic:
-    /// `lower::interval`); the row-wise implementation is the interpreter's.
-    Inline,
+    /// Vector instructions in the kernel that the lowering builds for an INTERVAL
+    /// function (`lower::interval`); the row-wise implementation is the
+    /// interpreter's.
+    Inline(Inline),
+}
+
+/// What [`Lowering::Inline`] builds: an INTERVAL is Arrow's 16 bytes read as one
+/// `i128` of three fields (months, days, nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inline {
+    /// Two intervals compared as PostgreSQL does (a month is 30 days, a day 24 hours).
+    Compare(CmpOp),
+    /// Two intervals added or subtracted field by field, each field's overflow an
+    /// error.
+    FieldWise(ArithOp),
+    /// An interval negated field by field.
+    Negate,
 }
 
 /// A shape of call that the lowering computes better than by calling the function,

@@ -110,7 +110,7 @@ impl Lowerer {
     ) -> Result<NodeId, Unsupported> {
         match sig.lowering {
             Lowering::Interpreted(why) => return unsupported(why),
-            Lowering::Inline => return self.inline_call(sig, args),
+            Lowering::Inline(inline) => return self.inline_call(inline, args),
             _ => {}
         }
         if let Some(joined) = self.concat_chain(sig, args)? {
@@ -144,7 +144,7 @@ impl Lowerer {
             }),
             Lowering::Helper => self.row_helper(sig.display(), imp, ids, ret),
             Lowering::Interpreted(why) => return unsupported(why),
-            Lowering::Inline => return self.inline_call(sig, args),
+            Lowering::Inline(inline) => return self.inline_call(inline, args),
         })
     }
 

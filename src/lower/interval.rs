@@ -8,11 +8,11 @@
 
 use arrow::datatypes::IntervalMonthDayNano;
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
-use broadhead_codegen::{ArithOp, CmpOp, Node, NodeId, PType};
+use broadhead_codegen::{ArithOp, Node, NodeId, PType};
 
 use super::{unsupported, Lowerer, Unsupported};
 use crate::functions::datetime::{interval_key, NANOS_PER_DAY};
-use crate::functions::Signature;
+use crate::functions::Inline;
 use crate::scalar::ScalarValue;
 use crate::typed::TypedExpr;
 
@@ -21,19 +21,6 @@ pub(super) fn packed(v: IntervalMonthDayNano) -> i128 {
     i128::from(v.months as u32)
         | (i128::from(v.days as u32) << 32)
         | (i128::from(v.nanoseconds) << 64)
-}
-
-/// The comparison a registry function of two intervals is, by name.
-fn comparison(name: &str) -> Option<CmpOp> {
-    Some(match name {
-        "equal" => CmpOp::Eq,
-        "not_equal" => CmpOp::Ne,
-        "less_than" => CmpOp::Lt,
-        "less_than_or_equal_to" => CmpOp::Le,
-        "greater_than" => CmpOp::Gt,
-        "greater_than_or_equal_to" => CmpOp::Ge,
-        _ => return None,
-    })
 }
 
 /// Whether values of `t` are read as INTERVAL by [`Lowerer::interval_from`].
@@ -53,23 +40,18 @@ struct Fields {
 
 impl Lowerer {
     /// A registry function of intervals with
-    /// [`Lowering::Inline`](crate::functions::Lowering::Inline).
+    /// [`Lowering::Inline`](crate::functions::Lowering::Inline): what `inline` says.
     pub(super) fn inline_call(
         &mut self,
-        sig: &'static Signature,
+        inline: Inline,
         args: &[TypedExpr],
     ) -> Result<NodeId, Unsupported> {
-        if let (Some(op), [a, b]) = (comparison(sig.name), args) {
-            let (ka, kb) = (self.interval_span(a)?, self.interval_span(b)?);
-            return Ok(self.add(Node::Cmp(op, ka, kb)));
-        }
-        match (sig.name, args) {
-            ("add" | "subtract", [a, b]) => {
-                let op = if sig.name == "add" {
-                    ArithOp::Add
-                } else {
-                    ArithOp::Sub
-                };
+        match (inline, args) {
+            (Inline::Compare(op), [a, b]) => {
+                let (ka, kb) = (self.interval_span(a)?, self.interval_span(b)?);
+                Ok(self.add(Node::Cmp(op, ka, kb)))
+            }
+            (Inline::FieldWise(op), [a, b]) => {
                 let (x, y) = (self.expr(a)?, self.expr(b)?);
                 let (x, y) = (self.fields(x), self.fields(y));
                 // Each field's own checked arithmetic: beyond i32 (months, days) or
@@ -79,13 +61,13 @@ impl Lowerer {
                 let nanos = self.add(Node::Arith(op, x.nanos, y.nanos));
                 Ok(self.add(Node::Pack(vec![months, days, nanos])))
             }
-            ("negate", [a]) => {
+            (Inline::Negate, [a]) => {
                 let x = self.expr(a)?;
                 let x = self.fields(x);
                 let parts = [x.months, x.days, x.nanos].map(|f| self.add(Node::Neg(f)));
                 Ok(self.add(Node::Pack(parts.to_vec())))
             }
-            _ => unsupported(format!("{} in the kernel", sig.display())),
+            _ => unsupported(format!("{inline:?} of {} arguments", args.len())),
         }
     }
 

@@ -14,7 +14,9 @@ use super::fields::{unknown_unit, Field};
 use super::zones::zone;
 use super::{read_ts, write_ts, F, I, OUT_OF_RANGE, S, UNITS};
 use crate::functions::row::{map1, map2, map3, Bool, Outcome, Utf8};
-use crate::functions::{Lowering, Registry};
+use broadhead_codegen::{ArithOp, CmpOp};
+
+use crate::functions::{Inline, Lowering, Registry};
 use crate::time::{from_local, to_local};
 use crate::types::units_per_second;
 
@@ -26,7 +28,6 @@ const ZERO: IntervalMonthDayNano = IntervalMonthDayNano::new(0, 0, 0);
 
 /// How the JIT computes the comparisons and the field-wise arithmetic of intervals:
 /// vector instructions on the packed 128-bit value (`lower::interval`).
-const INLINE: Lowering = Lowering::Inline;
 
 /// How the JIT computes the other functions of intervals: the row-wise
 /// implementation, called once per block (an interval is 16 bytes a lane).
@@ -176,21 +177,16 @@ fn timestamp_difference(a: i64, b: i64, unit: TimeUnit) -> Outcome<IntervalMonth
 pub(super) fn register(r: &mut Registry) {
     type Iv = IntervalMonthDayNanoType;
     let b = DataType::Boolean;
-    for (name, test) in [
-        (
-            "equal",
-            (|o| o == std::cmp::Ordering::Equal) as fn(std::cmp::Ordering) -> bool,
-        ),
-        ("not_equal", |o| o != std::cmp::Ordering::Equal),
-        ("less_than", |o| o == std::cmp::Ordering::Less),
-        ("less_than_or_equal_to", |o| {
-            o != std::cmp::Ordering::Greater
-        }),
-        ("greater_than", |o| o == std::cmp::Ordering::Greater),
-        ("greater_than_or_equal_to", |o| {
-            o != std::cmp::Ordering::Less
-        }),
-    ] {
+    type Test = fn(std::cmp::Ordering) -> bool;
+    let comparisons: [(&str, CmpOp, Test); 6] = [
+        ("equal", CmpOp::Eq, |o| o.is_eq()),
+        ("not_equal", CmpOp::Ne, |o| o.is_ne()),
+        ("less_than", CmpOp::Lt, |o| o.is_lt()),
+        ("less_than_or_equal_to", CmpOp::Le, |o| o.is_le()),
+        ("greater_than", CmpOp::Gt, |o| o.is_gt()),
+        ("greater_than_or_equal_to", CmpOp::Ge, |o| o.is_ge()),
+    ];
+    for (name, op, test) in comparisons {
         r.function(name).lowered_sig(
             &[IV, IV],
             b.clone(),
@@ -198,17 +194,19 @@ pub(super) fn register(r: &mut Registry) {
             map2::<Iv, Iv, Bool, _>(move |x, y| {
                 Ok(Some(test(interval_key(x).cmp(&interval_key(y)))))
             }),
-            INLINE,
+            Lowering::Inline(Inline::Compare(op)),
         );
     }
-    for (name, sign, doc) in [
+    for (name, op, sign, doc) in [
         (
             "add",
+            ArithOp::Add,
             1,
             "interval + interval, field by field; beyond the fields' range is an error",
         ),
         (
             "subtract",
+            ArithOp::Sub,
             -1,
             "interval - interval, field by field; beyond the fields' range is an error",
         ),
@@ -218,7 +216,7 @@ pub(super) fn register(r: &mut Registry) {
             IV,
             doc,
             map2::<Iv, Iv, Iv, _>(move |x, y| interval_sum(x, y, sign).map(Some)).fallible(),
-            INLINE,
+            Lowering::Inline(Inline::FieldWise(op)),
         );
     }
     r.function("negate").lowered_sig(
@@ -226,7 +224,7 @@ pub(super) fn register(r: &mut Registry) {
         IV,
         "-interval, field by field",
         map1::<Iv, Iv, _>(|x| interval_sum(ZERO, x, -1).map(Some)).fallible(),
-        INLINE,
+        Lowering::Inline(Inline::Negate),
     );
     let f = r.function("multiply");
     f.lowered_sig(
