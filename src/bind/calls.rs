@@ -32,19 +32,8 @@ impl Binder<'_> {
         let mut candidates: Vec<&'static Signature> = functions::lookup(name).collect();
         decimal_rounding_candidates(&mut candidates, &args);
         if candidates.is_empty() {
-            let mut names = functions::names();
-            names.extend([
-                "coalesce",
-                "nullif",
-                "if",
-                "ifnull",
-                "nvl",
-                "nvl2",
-                "current_date",
-                "current_timestamp",
-                "now",
-            ]);
-            let close = suggestions(name, names.into_iter());
+            // The registry's names include the special forms the binder rewrites.
+            let close = suggestions(name, functions::names().into_iter());
             let hint = if close.is_empty() {
                 String::new()
             } else {
@@ -292,4 +281,23 @@ fn unquoted_date(e: &TypedExpr) -> Option<String> {
     let (y, m, d) = (int(y)?, int(m)?, int(d)?);
     let valid = (1..=9999).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d);
     valid.then(|| format!("{y:04}-{m:02}-{d:02}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_schema::{DataType, Field, Schema};
+
+    #[test]
+    fn special_forms_are_suggested_for_a_typo() {
+        let schema = Schema::new(vec![Field::new("a", DataType::Int64, true)]);
+        for (typo, suggested) in [
+            ("coalese(a, 1)", "'coalesce'"),
+            ("nvl3(a, 1, 2)", "'nvl2'"),
+            ("curent_date()", "'current_date'"),
+        ] {
+            let e = crate::sql::parse_expr(typo).unwrap();
+            let message = crate::bind::bind(&e, &schema).unwrap_err().to_string();
+            assert!(message.contains(suggested), "{typo}: {message}");
+        }
+    }
 }
