@@ -14,9 +14,10 @@ use std::fmt;
 
 use arrow_schema::{DataType, Schema};
 
-use crate::expr::{binary_operator, postfix_operator, write_identifier, Span};
+use crate::expr::Span;
 use crate::functions::Signature;
 use crate::scalar::ScalarValue;
+use crate::sql::print::{binary_operator, postfix_operator, write_identifier};
 use crate::types::sql_type_name;
 
 /// A typed node.

@@ -215,11 +215,11 @@ pub(super) fn mismatch_message(
         (Some(FuncId::Modulo), [a, b]) => format!("cannot take {a} modulo {b}"),
         (Some(FuncId::Negate), [a]) => format!("cannot negate {a}"),
         (Some(FuncId::Like | FuncId::ILike), [a, b]) => {
-            let op = crate::expr::binary_operator(name).unwrap_or(name);
+            let op = crate::sql::print::binary_operator(name).unwrap_or(name);
             format!("{op} needs VARCHAR operands, not {a} and {b}")
         }
-        (Some(_), [a]) if crate::expr::postfix_operator(name).is_some() => {
-            let op = crate::expr::postfix_operator(name).unwrap_or(name);
+        (Some(_), [a]) if crate::sql::print::postfix_operator(name).is_some() => {
+            let op = crate::sql::print::postfix_operator(name).unwrap_or(name);
             format!("{op} needs a BOOLEAN operand, not {a}")
         }
         _ => {

@@ -10,10 +10,10 @@ use super::{functions, names, Function};
 /// How an operator-named function is written in SQL (`a + b`, `x IS TRUE`, `-x`);
 /// `None` for functions called by name.
 pub fn sql_form(name: &str) -> Option<String> {
-    if let Some(op) = crate::expr::binary_operator(name) {
+    if let Some(op) = crate::sql::print::binary_operator(name) {
         return Some(format!("a {op} b"));
     }
-    if let Some(op) = crate::expr::postfix_operator(name) {
+    if let Some(op) = crate::sql::print::postfix_operator(name) {
         return Some(format!("x {op}"));
     }
     (name == "negate").then(|| "-x".to_string())

@@ -40,6 +40,7 @@ mod forms;
 mod literals;
 mod operators;
 mod predicates;
+pub(crate) mod print;
 #[cfg(test)]
 mod test_util;
 mod tokens;
