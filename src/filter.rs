@@ -405,7 +405,7 @@ struct Statements {
     entries: std::sync::Mutex<lru::LruCache<u64, Filter>>,
 }
 
-/// At most this many filters (and so their kernels, about 0.5 MB each) are kept
+/// At most this many filters (and so their kernels, about 26 KB each) are kept
 /// alive by the statement cache, beyond the kernel cache's own bound.
 const STATEMENT_CAPACITY: std::num::NonZeroUsize = match std::num::NonZeroUsize::new(64) {
     Some(n) => n,

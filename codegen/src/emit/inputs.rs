@@ -42,12 +42,10 @@ impl<'ctx> Emitter<'_, 'ctx> {
         // row0 < rows.
         let p = unsafe { self.b.build_in_bounds_gep(words, &[index], "")? };
         let w = self.b.build_load(p, "word")?.into_int_value();
-        if LANES == 64 {
-            return Ok(w);
-        }
+        // The block's `LANES` bits of the word (a block never straddles two words).
         let shift = self.b.build_and(block.row0, self.c64(63), "")?;
         let chunk = self.b.build_right_shift(w, shift, false, "")?;
-        Ok(self.b.build_int_truncate(chunk, self.mt, "")?)
+        Ok(self.b.build_int_truncate_or_bit_cast(chunk, self.mt, "")?)
     }
 
     pub(super) fn input(&mut self, slot: usize, block: &Block<'ctx>) -> R<V<'ctx>> {
@@ -98,7 +96,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
         Ok(Some(self.word(words, block)?))
     }
 
-    /// Pointer to `<64 x T>` at the block's first row of a values buffer.
+    /// Pointer to `<LANES x T>` at the block's first row of a values buffer.
     pub(super) fn elem_ptr(
         &self,
         base: PointerValue<'ctx>,
@@ -109,8 +107,8 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let p = self
             .b
             .build_pointer_cast(base, elem.ptr_type(AddressSpace::default()), "")?;
-        // SAFETY (of the generated code): row0 + 64 <= rows for full blocks; tail blocks
-        // only touch active lanes through masked operations.
+        // SAFETY (of the generated code): row0 + LANES <= rows for full blocks; other
+        // blocks only touch active lanes through masked operations.
         let p = unsafe { self.b.build_in_bounds_gep(p, &[block.row0], "")? };
         Ok(self
             .b

@@ -144,12 +144,12 @@ impl<'ctx> Emitter<'_, 'ctx> {
         })
     }
 
-    /// `<64 x i1>` → `i64` bitmask.
+    /// `<LANES x i1>` → mask (an `i16`: bit `i` for lane `i`).
     pub(super) fn to_mask(&self, v: VectorValue<'ctx>) -> R<IntValue<'ctx>> {
         Ok(self.b.build_bit_cast(v, self.mt, "mask")?.into_int_value())
     }
 
-    /// `i64` bitmask → `<64 x i1>`.
+    /// Mask → `<LANES x i1>`.
     pub(super) fn to_lanes(&self, m: IntValue<'ctx>) -> R<VectorValue<'ctx>> {
         Ok(self
             .b
