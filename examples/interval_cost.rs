@@ -20,10 +20,8 @@ use std::time::Instant;
 
 use arrow::array::{ArrayRef, IntervalMonthDayNanoArray, RecordBatch, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType, Field, IntervalMonthDayNano, IntervalUnit, Schema, TimeUnit};
-use broadhead::bind::{bind, bind_predicate};
 use broadhead::interpret::interpret;
-use broadhead::optimize::optimize;
-use broadhead::sql::parse_expr;
+use broadhead::prepare::{Prepared, Purpose};
 use broadhead::{Filter, Projector};
 
 const BATCH: usize = 8_192;
@@ -85,13 +83,13 @@ fn main() {
     let filter_sql = "iv > INTERVAL '1 month 10 days'";
     let filter = Filter::new(&schema, filter_sql).expect("binds");
     assert!(filter.is_jit() && filter.explain().expect("explains").interpreted.is_empty());
-    let typed =
-        optimize(bind_predicate(&parse_expr(filter_sql).expect("parses"), &schema).expect("binds"));
+    let prepared = Prepared::parse(filter_sql, &schema, Purpose::Predicate).expect("binds");
+    let typed = prepared.optimized();
     let jit = best(&batches, |b| {
         black_box(filter.evaluate_mask(b).expect("runs"));
     });
     let interpreted = best(&batches, |b| {
-        black_box(interpret(&typed, b).expect("runs"));
+        black_box(interpret(typed, b).expect("runs"));
     });
     println!(
         "{filter_sql:<40} {jit:>10.2} {interpreted:>12.2} {:>6.1}x",
@@ -107,12 +105,13 @@ fn main() {
                     .interpreted
                     .is_empty()
         );
-        let typed = optimize(bind(&parse_expr(sql).expect("parses"), &schema).expect("binds"));
+        let prepared = Prepared::parse(sql, &schema, Purpose::Projection).expect("binds");
+        let typed = prepared.optimized();
         let jit = best(&batches, |b| {
             black_box(projector.evaluate(b).expect("runs"));
         });
         let interpreted = best(&batches, |b| {
-            black_box(interpret(&typed, b).expect("runs"));
+            black_box(interpret(typed, b).expect("runs"));
         });
         println!(
             "{sql:<40} {jit:>10.2} {interpreted:>12.2} {:>6.1}x",

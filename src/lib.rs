@@ -1,11 +1,11 @@
 //! Broadhead: an LLVM JIT expression engine for Apache Arrow.
 //!
-//! SQL expressions are parsed into a node tree ([`Expr`]), bound to an Arrow schema
-//! ([`bind`]), optimized ([`optimize`]), lowered to a vectorized kernel program and
-//! compiled to native code with LLVM. A [`Filter`] returns the selected rows of a
-//! batch; a [`Projector`] computes new columns. The [`interpret`] module evaluates
-//! the same typed expressions with Arrow compute kernels: it is the reference the
-//! JIT is tested against and the baseline it is measured against.
+//! SQL expressions are parsed into a node tree ([`Expr`]), bound to an Arrow schema,
+//! optimized, lowered to a vectorized kernel program and compiled to native code with
+//! LLVM, all through one path: [`prepare::Prepared`]. A [`Filter`] returns the
+//! selected rows of a batch; a [`Projector`] computes new columns. The [`interpret`]
+//! module evaluates the same typed expressions with Arrow compute kernels: it is the
+//! reference the JIT is tested against and the baseline it is measured against.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -35,6 +35,9 @@
 pub struct ReadmeDoctests;
 
 mod background;
+/// The binder, a stage of [`prepare::Prepared`]: hidden from the documentation, for
+/// the crate's own tests and integrations; callers go through `Prepared`.
+#[doc(hidden)]
 pub mod bind;
 pub mod cache;
 pub mod decimal;
@@ -51,6 +54,9 @@ pub mod interpret;
 mod kernel;
 mod layout;
 mod lower;
+/// The optimizer, a stage of [`prepare::Prepared`]: hidden from the documentation,
+/// for the crate's own tests; callers go through `Prepared`.
+#[doc(hidden)]
 pub mod optimize;
 mod outputs;
 #[cfg(feature = "parquet")]
