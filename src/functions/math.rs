@@ -603,6 +603,15 @@ pub(super) fn register(r: &mut Registry) {
             "whether x is neither infinite nor NaN",
             map1::<Float64Type, Bool, _>(|x: f64| Ok(Some(x.is_finite()))),
         );
+    r.function("signbit")
+        .example("signbit(-1.5)", "true")
+        .example("signbit(0.0)", "false")
+        .sig(
+            &[F],
+            DataType::Boolean,
+            "whether the sign bit of x is set (-0.0 and negative numbers; DuckDB's)",
+            map1::<Float64Type, Bool, _>(|x: f64| Ok(Some(x.is_sign_negative()))),
+        );
     r.function("modulo")
         .alias("mod")
         .example("mod(-7, 3)", "-1");
