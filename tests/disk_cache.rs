@@ -2,17 +2,49 @@
 //! kernel another compiled without compiling; damaged entries are detected, ignored
 //! and replaced; a directory that cannot be written leaves the cache in memory;
 //! concurrent writers leave one whole entry; the directory stays within its bound.
-//! Every test uses a directory of its own under a temporary directory.
+//! Attacks: an entry planted with everything but the user's secret recomputed is not
+//! run, nor is anything in a directory others may write; a FIFO in place of an entry
+//! does not hang the compile. Every test uses a directory of its own under a
+//! temporary directory. (The unit tests in `src/disk_cache` check each rule alone.)
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
+use broadhead::disk_cache::Refusal;
 use broadhead::prepare::{Prepared, Purpose};
 use broadhead::sql::parse_expr;
 use broadhead::{CompilePolicy, DiskCache, Filter, KernelCache, Pipeline, Upgrade};
+use sha2::{Digest, Sha256};
 use tempfile::TempDir;
+
+/// The entry header before the MAC: magic, format version, key, object length.
+const FIELDS: usize = 8 + 4 + 32 + 8;
+
+/// HMAC-SHA256 (RFC 2104) of `message` under a key of at most 64 bytes.
+fn hmac(key: &[u8], message: &[u8]) -> [u8; 32] {
+    let pad = |byte: u8| {
+        let mut block = [byte; 64];
+        block.iter_mut().zip(key).for_each(|(b, k)| *b ^= k);
+        block
+    };
+    let inner = Sha256::new().chain_update(pad(0x36)).chain_update(message);
+    let outer = Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner.finalize());
+    outer.finalize().into()
+}
+
+/// `good`'s header (magic, version, key) around `object`, with a MAC under `secret`.
+fn entry_with(good: &[u8], object: &[u8], secret: &[u8]) -> Vec<u8> {
+    let mut b = good[..FIELDS - 8].to_vec();
+    b.extend_from_slice(&(object.len() as u64).to_le_bytes());
+    let mac = hmac(secret, &[&b[..], object].concat());
+    b.extend_from_slice(&mac);
+    b.extend_from_slice(object);
+    b
+}
 
 fn schema() -> Schema {
     Schema::new(vec![
@@ -120,15 +152,10 @@ fn corrupt_and_truncated_entries_are_detected_ignored_and_replaced() {
     drop(selected(&cache(&dir), &sql));
     let entry = entries(&dir, "bhk").pop().expect("an entry");
     let good = std::fs::read(&entry).unwrap();
-    // A whole entry (its checksum holds) of bytes that are not object code.
-    let not_object = {
-        let junk = b"not an object file".repeat(10);
-        let mut b = good[..44].to_vec(); // magic, format version, key
-        b.extend_from_slice(&(junk.len() as u64).to_le_bytes());
-        b.extend_from_slice(&crc32fast::hash(&junk).to_le_bytes());
-        b.extend_from_slice(&junk);
-        b
-    };
+    // A whole entry (its MAC, under the user's own secret, holds) of bytes that are
+    // not object code.
+    let secret = std::fs::read(dir.join("secret")).unwrap();
+    let not_object = entry_with(&good, &b"not an object file".repeat(10), &secret);
     let damaged: [(&str, Vec<u8>); 5] = [
         ("a flipped byte in the object", {
             let mut b = good.clone();
@@ -305,4 +332,140 @@ fn an_upgraded_kernel_is_what_the_next_process_loads() {
     assert_eq!(stats.optimized_after, None);
     assert_eq!(second.stats().disk_hits, 1);
     assert_eq!(second.stats().disk_writes, 0);
+}
+
+/// Whether this process runs as root, which the parts of a test that need a second
+/// uid (files chowned to 65534) require; says so when it is not.
+fn root(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let root = std::fs::metadata(dir).unwrap().uid() == 0;
+    if !root {
+        eprintln!("skipped: the part of this test that needs a second uid (not root)");
+    }
+    root
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn a_planted_entry_is_not_run_and_the_kernel_is_compiled_again() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let (sql, expected) = predicate(7);
+    drop(selected(&cache(&dir), &sql));
+    let entry = entries(&dir, "bhk").pop().expect("an entry");
+    let good = std::fs::read(&entry).unwrap();
+    // The attacker's code: another kernel's real object code (it selects other
+    // rows), under this kernel's key and length, with the MAC recomputed under a
+    // secret of the attacker's own and, second, as a bare SHA-256: everything but
+    // the user's secret.
+    let (other_sql, other_expected) = predicate(8);
+    assert_ne!(other_expected, expected);
+    let other_dir = tmp.path().join("attacker");
+    drop(selected(&cache(&other_dir), &other_sql));
+    let theirs = std::fs::read(entries(&other_dir, "bhk").pop().unwrap()).unwrap();
+    let their_object = &theirs[FIELDS + 32..];
+    let with_sha = {
+        let mut b = entry_with(&good, their_object, &[0; 32]);
+        let digest: [u8; 32] = Sha256::new()
+            .chain_update(&b[..FIELDS])
+            .chain_update(their_object)
+            .finalize()
+            .into();
+        b[FIELDS..FIELDS + 32].copy_from_slice(&digest);
+        b
+    };
+    for planted in [
+        entry_with(&good, their_object, b"attacker's own secret"),
+        with_sha,
+    ] {
+        std::fs::write(&entry, &planted).unwrap();
+        let c = cache(&dir);
+        let (n, f) = selected(&c, &sql);
+        assert_eq!(n, expected, "the right answer, not the planted kernel's");
+        assert!(!f.compile_timings().from_disk_cache);
+        let stats = c.stats();
+        assert_eq!((stats.disk_hits, stats.disk_writes), (0, 1));
+        assert_eq!(std::fs::read(&entry).unwrap(), good, "deleted and replaced");
+    }
+}
+
+#[test]
+fn nothing_is_loaded_from_or_written_to_a_directory_others_may_write() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let (sql, expected) = predicate(9);
+    drop(selected(&cache(&dir), &sql));
+    let entry = entries(&dir, "bhk").pop().expect("an entry");
+    let listing = || {
+        let mut v: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing();
+    let refused = |what: &str| {
+        let c = cache(&dir);
+        let (n, f) = selected(&c, &sql);
+        assert_eq!(n, expected, "{what}");
+        assert!(!f.compile_timings().from_disk_cache, "{what}");
+        let stats = c.stats();
+        assert_eq!((stats.disk_hits, stats.disk_writes), (0, 0), "{what}");
+        let disk = c.disk_cache().unwrap();
+        assert!(
+            matches!(disk.refusal(), Some(Refusal::Unsafe(_))),
+            "{what}: {:?}",
+            disk.refusal()
+        );
+        assert_eq!(listing(), before, "{what}: nothing written or deleted");
+    };
+    // The attack: a world-writable directory (as /tmp is).
+    chmod(&dir, 0o1777);
+    refused("mode 1777");
+    chmod(&dir, 0o777);
+    refused("mode 777");
+    chmod(&dir, 0o700);
+    if root(tmp.path()) {
+        // An entry that would load (its MAC holds), written by another uid.
+        std::os::unix::fs::chown(&entry, Some(65534), None).unwrap();
+        let c = cache(&dir);
+        let (n, _f) = selected(&c, &sql);
+        assert_eq!(n, expected);
+        assert_eq!(c.stats().disk_hits, 0, "another uid's entry is not loaded");
+        std::os::unix::fs::chown(&dir, Some(65534), None).unwrap();
+        refused("a directory of another uid");
+    }
+}
+
+#[test]
+fn a_fifo_in_place_of_an_entry_does_not_block() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("kernels");
+    let (sql, expected) = predicate(20);
+    drop(selected(&cache(&dir), &sql));
+    let entry = entries(&dir, "bhk").pop().expect("an entry");
+    std::fs::remove_file(&entry).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&entry).status();
+    assert!(made.unwrap().success(), "mkfifo");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let c = cache(&dir);
+    let compiling = c.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(selected(&compiling, &sql).0);
+    });
+    // 30 s guards against a hang; the assertion is on the answer.
+    let n = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the compile did not hang on the FIFO");
+    assert_eq!(n, expected);
+    assert_eq!(c.stats().disk_hits, 0);
+    assert!(
+        std::fs::symlink_metadata(&entry).unwrap().is_file(),
+        "replaced"
+    );
 }

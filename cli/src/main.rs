@@ -321,11 +321,23 @@ fn set_up_llvm_meanwhile() {
 /// kernels still compiling in the background: each is written to the disk cache
 /// when it is compiled, so the next run loads it instead of compiling. A query that
 /// ends before its kernel is ready thus pays for the compile once, at its end,
-/// rather than in every run. Without a disk cache nothing waits: the process ends
-/// with `_exit` under any compile.
+/// rather than in every run. Without a disk cache, or with one found unusable,
+/// nothing waits: the process ends with `_exit` under any compile.
+///
+/// A cache directory (or secret) that others could write is refused by the library
+/// (nothing is loaded from it or written to it); this says so in one line, once,
+/// after the output. A directory that cannot be made or written stays silent.
 fn finish_kernels_for_the_disk_cache() {
     let cache = broadhead::KernelCache::global();
-    if cache.disk_cache().is_some() {
+    let Some(disk) = cache.disk_cache() else {
+        return;
+    };
+    if disk.refusal().is_none() {
         cache.wait_for_background_compiles();
+    }
+    if let Some(broadhead::disk_cache::Refusal::Unsafe(why)) = disk.refusal() {
+        warn(format_args!(
+            "broadhead: warning: kernel cache not used: {why}"
+        ));
     }
 }
