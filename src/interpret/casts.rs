@@ -11,7 +11,7 @@ use crate::error::{EvalError, Result};
 use crate::functions::cast;
 use crate::types::{is_float, is_integer, is_time, sql_type_name, time_unit, units_per_second};
 
-use super::arithmetic::{rename_overflow, scale_checked};
+use super::checked::{rename_overflow, scale_checked};
 use super::errors::{ErrorKind, Errors};
 use super::values::{logical, reinterpret_i64, valid_rows, Value};
 use super::Interpreter;

@@ -9,7 +9,7 @@ use arrow::datatypes::{self as t, ArrowPrimitiveType, DataType};
 use crate::error::Result;
 use crate::functions::FuncId;
 
-use super::arithmetic::{arithmetic_errors, checked_map, checked_map_as};
+use super::checked::{arithmetic_errors, checked_map, checked_map_as};
 use super::values::Value;
 
 /// `-x` or `abs(x)` of decimals (exact: a decimal's range is symmetric; a value

@@ -13,6 +13,7 @@
 mod arithmetic;
 mod calls;
 mod casts;
+mod checked;
 mod control;
 mod decimals;
 mod errors;
