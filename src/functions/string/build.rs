@@ -1,0 +1,223 @@
+//! Strings built from others: concatenation, padding, `repeat`, `replace`,
+//! `translate`, `reverse` and `quote_literal`.
+
+use arrow::datatypes::Int64Type;
+
+use crate::functions::row::{
+    join_block, map1, map1_with, map2, map3, map3_with, push_short, variadic_with, Outcome,
+    RowImpl, Utf8, Written,
+};
+use crate::functions::{Registry, Specialization};
+
+use super::cut::byte_at;
+use super::{I, S};
+
+/// `a || b || …`: the strings joined, NULL if any is NULL. The JIT lowers a chain
+/// of `||` to one call of it with every operand, so a row builds one string, not one
+/// per `||`.
+pub(crate) fn joined() -> RowImpl {
+    variadic_with::<Utf8, Written, _>(true, |parts: &[Option<&str>], out: &mut String| {
+        for part in parts.iter().flatten() {
+            push_short(out, part);
+        }
+        Ok(Some(()))
+    })
+    .with_block(join_block(true))
+}
+
+/// Strings built from others.
+pub(super) fn build(r: &mut Registry) {
+    r.function("concat_op")
+        .example("'ab' || 'cd'", "abcd")
+        .sig(
+            &[S, S],
+            S,
+            "a || b: the strings joined; NULL if either is NULL",
+            joined(),
+        )
+        .specialize(Specialization::Concatenation);
+    r.function("concat")
+        .example("concat('a', NULL, 'b')", "ab")
+        .variadic_sig(
+            &[S],
+            S,
+            "the strings joined, NULLs skipped (never NULL)",
+            variadic_with::<Utf8, Written, _>(false, |parts: &[Option<&str>], out: &mut String| {
+                out.extend(parts.iter().flatten().copied());
+                Ok(Some(()))
+            })
+            .with_block(join_block(false)),
+        );
+    r.function("concat_ws")
+        .example("concat_ws(', ', 'a', NULL, 'b')", "a, b")
+        .variadic_sig(
+            &[S],
+            S,
+            "the strings after the first joined with the first between them, NULLs skipped; NULL if the separator is NULL",
+            variadic_with::<Utf8, Written, _>(false, |parts: &[Option<&str>], out: &mut String| {
+                let Some((Some(sep), rest)) = parts.split_first() else {
+                    return Ok(None);
+                };
+                for (k, part) in rest.iter().flatten().enumerate() {
+                    if k > 0 {
+                        out.push_str(sep);
+                    }
+                    out.push_str(part);
+                }
+                Ok(Some(()))
+            }),
+        );
+    for (name, on_left, sql, result) in [
+        ("lpad", true, "lpad('hi', 5, 'xy')", "xyxhi"),
+        ("rpad", false, "rpad('héllo', 3)", "hél"),
+    ] {
+        r.function(name)
+            .example(sql, result)
+            .sig(
+                &[S, I],
+                S,
+                "s filled with spaces to n characters, or cut to n; '' for n ≤ 0",
+                map2::<Utf8, Int64Type, Utf8, _>(move |s: &str, n: i64| pad(s, n, " ", on_left))
+                    .fallible(),
+            )
+            .sig(
+                &[S, I, S],
+                S,
+                "s filled with fill (repeated) to n characters, or cut to n; '' for n ≤ 0",
+                map3::<Utf8, Int64Type, Utf8, Utf8, _>(move |s: &str, n: i64, fill: &str| {
+                    pad(s, n, fill, on_left)
+                })
+                .fallible(),
+            );
+    }
+    r.function("repeat")
+        .example("repeat('ab', 3)", "ababab")
+        .sig(
+            &[S, I],
+            S,
+            "s repeated n times; '' for n ≤ 0; a result over 1 GB is an error",
+            map2::<Utf8, Int64Type, Utf8, _>(|s: &str, n: i64| {
+                let n = usize::try_from(n).unwrap_or(0);
+                match s.len().checked_mul(n) {
+                    Some(bytes) if bytes <= MAX_BYTES => Ok(Some(s.repeat(n))),
+                    _ => Err(TOO_LARGE.into()),
+                }
+            })
+            .fallible(),
+        );
+    r.function("replace")
+        .example("replace('héllo héllo', 'é', 'e')", "hello hello")
+        .sig(
+            &[S, S, S],
+            S,
+            "s with every from replaced by to (s as it is when from is '')",
+            map3_with::<Utf8, Utf8, Utf8, Written, _>(
+                |s: &str, from: &str, to: &str, out: &mut String| {
+                    replace_into(s, from, to, out);
+                    Ok(Some(()))
+                },
+            ),
+        );
+    r.function("translate")
+        .example("translate('straße', 'ßa', 'sA')", "strAse")
+        .sig(
+            &[S, S, S],
+            S,
+            "s with each character of from replaced by the one at its position in to, or removed if to is shorter",
+            map3::<Utf8, Utf8, Utf8, Utf8, _>(|s: &str, from: &str, to: &str| {
+                Ok(Some(translate(s, from, to)))
+            }),
+        );
+    r.function("reverse")
+        .example("reverse('日本語')", "語本日")
+        .sig(
+            &[S],
+            S,
+            "the characters of s in reverse order",
+            map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+                out.extend(s.chars().rev());
+                Ok(Some(()))
+            }),
+        );
+    r.function("quote_literal")
+        .example("quote_literal('O''Reilly')", "'O''Reilly'")
+        .sig(
+            &[S],
+            S,
+            "s as an SQL string literal: quoted, quotes doubled (E'…' with backslashes doubled if it has any)",
+            map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(quote_literal(s)))),
+        );
+}
+
+/// PostgreSQL's limit on a computed string (1 GB less one byte), which `lpad`,
+/// `rpad` and `repeat` check before allocating.
+const MAX_BYTES: usize = 0x3fff_ffff;
+
+const TOO_LARGE: &str = "requested length too large";
+
+/// `lpad` / `rpad`: `s` filled with `fill` (repeated) on the left or right to `n`
+/// characters, or cut to its first `n` characters.
+fn pad(s: &str, n: i64, fill: &str, on_left: bool) -> Outcome<String> {
+    let n = n.max(0);
+    let end = byte_at(s, n);
+    let kept = &s[..end];
+    let have = kept.chars().count() as i64;
+    if fill.is_empty() || have == n {
+        return Ok(Some(kept.to_string()));
+    }
+    // PostgreSQL's worst-case check: four bytes a character.
+    if n.saturating_mul(4) > MAX_BYTES as i64 {
+        return Err(TOO_LARGE.into());
+    }
+    let filler: String = fill.chars().cycle().take((n - have) as usize).collect();
+    Ok(Some(if on_left {
+        filler + kept
+    } else {
+        [kept, &filler].concat()
+    }))
+}
+
+/// `translate`: each character of `from` in `s` replaced by the character at the
+/// same position of `to`, or removed when `to` is shorter.
+fn translate(s: &str, from: &str, to: &str) -> String {
+    let to: Vec<char> = to.chars().collect();
+    s.chars()
+        .filter_map(|c| match from.chars().position(|f| f == c) {
+            Some(i) => to.get(i).copied(),
+            None => Some(c),
+        })
+        .collect()
+}
+
+/// `replace(s, from, to)` appended to `out`; `s` as it is when `from` is empty.
+fn replace_into(s: &str, from: &str, to: &str, out: &mut String) {
+    if from.is_empty() {
+        out.push_str(s);
+        return;
+    }
+    let mut rest = 0;
+    for (at, _) in s.match_indices(from) {
+        out.push_str(&s[rest..at]);
+        out.push_str(to);
+        rest = at + from.len();
+    }
+    out.push_str(&s[rest..]);
+}
+
+/// `quote_literal`: `s` as an SQL string literal (quotes doubled; with backslashes,
+/// doubled and the `E'…'` form, as PostgreSQL writes it).
+fn quote_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 3);
+    if s.contains('\\') {
+        out.push('E');
+    }
+    out.push('\'');
+    for c in s.chars() {
+        if c == '\'' || c == '\\' {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
