@@ -552,41 +552,59 @@ fn widens(a: &DataType, b: &DataType) -> bool {
     }
 }
 
+/// DataFusion's scalar functions that Broadhead computes alike: DataFusion's names,
+/// the number of arguments (`None`: any number from one), and the Broadhead
+/// registry function. A test checks every one is in the registry with that arity,
+/// so renaming a Broadhead function cannot silently drop its translation.
+const SAME_MEANING: &[(&[&str], Option<usize>, &str)] = &[
+    (&["upper"], Some(1), "upper"),
+    (&["lower"], Some(1), "lower"),
+    (
+        &["character_length", "char_length", "length"],
+        Some(1),
+        "length",
+    ),
+    (&["octet_length"], Some(1), "octet_length"),
+    (&["btrim", "trim"], Some(1), "btrim"),
+    (&["ltrim"], Some(1), "ltrim"),
+    (&["rtrim"], Some(1), "rtrim"),
+    (&["substr", "substring"], Some(2), "substr"),
+    (&["substr", "substring"], Some(3), "substr"),
+    (&["strpos", "instr"], Some(2), "strpos"),
+    (&["left"], Some(2), "left"),
+    (&["right"], Some(2), "right"),
+    (&["replace"], Some(3), "replace"),
+    (&["starts_with"], Some(2), "starts_with"),
+    (&["ends_with"], Some(2), "ends_with"),
+    (&["coalesce"], None, "coalesce"),
+    (&["nullif"], Some(2), "nullif"),
+    (&["concat"], None, "concat"),
+    (&["abs"], Some(1), "abs"),
+    (&["floor"], Some(1), "floor"),
+    (&["ceil"], Some(1), "ceil"),
+    (&["round"], Some(1), "round"),
+    (&["sqrt"], Some(1), "sqrt"),
+    (&["ln"], Some(1), "ln"),
+    (&["log10"], Some(1), "log10"),
+    (&["exp"], Some(1), "exp"),
+];
+
 /// The Broadhead function a DataFusion scalar function is, when their meaning is the
 /// same for these arguments.
 fn function_name(df: &str, args: &[Arc<dyn PhysicalExpr>], lenient: bool) -> Option<&'static str> {
     let n = args.len();
-    Some(match (df, n) {
-        ("upper", 1) => "upper",
-        ("lower", 1) => "lower",
-        ("character_length" | "char_length" | "length", 1) => "length",
-        ("octet_length", 1) => "octet_length",
-        ("btrim" | "trim", 1) => "btrim",
-        ("ltrim", 1) => "ltrim",
-        ("rtrim", 1) => "rtrim",
-        ("substr" | "substring", 2) => "substr",
-        // A negative length is an error in both, but DataFusion raises it for every
-        // row it evaluates: a literal length that is not negative cannot fail.
-        ("substr" | "substring", 3) if lenient || non_negative_literal(&args[2]) => "substr",
-        ("strpos" | "instr", 2) => "strpos",
-        ("left", 2) => "left",
-        ("right", 2) => "right",
-        ("replace", 3) => "replace",
-        ("starts_with", 2) => "starts_with",
-        ("ends_with", 2) => "ends_with",
-        ("coalesce", _) if n >= 1 => "coalesce",
-        ("nullif", 2) => "nullif",
-        ("concat", _) if n >= 1 => "concat",
-        ("abs", 1) => "abs",
-        ("floor", 1) => "floor",
-        ("ceil", 1) => "ceil",
-        ("round", 1) => "round",
-        ("sqrt", 1) => "sqrt",
-        ("ln", 1) => "ln",
-        ("log10", 1) => "log10",
-        ("exp", 1) => "exp",
-        _ => return None,
-    })
+    // A negative length is an error in both, but DataFusion raises it for every row
+    // it evaluates: a literal length that is not negative cannot fail.
+    if matches!(df, "substr" | "substring")
+        && n == 3
+        && !(lenient || non_negative_literal(&args[2]))
+    {
+        return None;
+    }
+    SAME_MEANING
+        .iter()
+        .find(|(names, arity, _)| names.contains(&df) && arity.map_or(n >= 1, |a| a == n))
+        .map(|&(_, _, name)| name)
 }
 
 fn non_negative_literal(e: &Arc<dyn PhysicalExpr>) -> bool {
@@ -650,4 +668,22 @@ fn supported_type(t: &DataType) -> bool {
             t,
             Boolean | Utf8 | LargeUtf8 | Utf8View | Date32 | Decimal128(..) | Timestamp(..)
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SAME_MEANING;
+
+    #[test]
+    fn every_translation_target_is_a_registry_function_of_its_arity() {
+        for &(names, arity, name) in SAME_MEANING {
+            let f = broadhead::functions::function(name)
+                .unwrap_or_else(|| panic!("{names:?} translate to '{name}', not in the registry"));
+            let n = arity.unwrap_or(1);
+            assert!(
+                f.signatures.iter().any(|s| s.accepts_count(n)) || !f.forms.is_empty(),
+                "'{name}' has no signature of {n} arguments"
+            );
+        }
+    }
 }
