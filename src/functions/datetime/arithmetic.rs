@@ -32,11 +32,20 @@ pub(super) fn add_months(dt: NaiveDateTime, n: i64) -> Result<NaiveDateTime, Str
 /// A step of interval arithmetic: `x` plus `n` of some unit.
 type Step = fn(NaiveDateTime, i64) -> Result<NaiveDateTime, String>;
 
+/// One of the functions `x ± INTERVAL '…'` becomes: name, example, doc, step, and
+/// how it reads a zoned timestamp.
+type IntervalStep = (
+    &'static str,
+    (&'static str, &'static str),
+    &'static str,
+    Step,
+    ZoneReading,
+);
+
 /// The functions `x ± INTERVAL '…'` becomes, in PostgreSQL's order (months, then
-/// days, then the time part): name, example, doc and step.
-/// `add_months`, `add_days` (calendar steps, on the wall clock) and
-/// `add_nanoseconds` (on the instant).
-const INTERVAL_STEPS: [(&str, (&str, &str), &str, Step, ZoneReading); 3] = [
+/// days, then the time part): `add_months` and `add_days` are calendar steps, on the
+/// wall clock; `add_nanoseconds` is on the instant.
+const INTERVAL_STEPS: [IntervalStep; 3] = [
     (
         "add_months",
         ("add_months(TIMESTAMP '2024-01-31 10:00:00', 1)", "2024-02-29T10:00:00"),

@@ -26,9 +26,6 @@ pub(crate) const IV: DataType = DataType::Interval(IntervalUnit::MonthDayNano);
 /// The zero interval.
 const ZERO: IntervalMonthDayNano = IntervalMonthDayNano::new(0, 0, 0);
 
-/// How the JIT computes the comparisons and the field-wise arithmetic of intervals:
-/// vector instructions on the packed 128-bit value (`lower::interval`).
-
 /// How the JIT computes the other functions of intervals: the row-wise
 /// implementation, called once per block (an interval is 16 bytes a lane).
 const BY_HELPER: Lowering = Lowering::Helper;
