@@ -3,7 +3,7 @@
 # (non-PIE) executable, into target/dist/broadhead (or the path given):
 #
 #   scripts/build-static-cli.sh [OUT]
-#   LLVM_VERSION=14 scripts/build-static-cli.sh [OUT]   # against LLVM 14 (default 19)
+#   LLVM_VERSION=19 scripts/build-static-cli.sh [OUT]   # against LLVM 19 (default 14)
 #
 # Why: every other build links libLLVM-NN.so dynamically (the 30+ test binaries link in
 # seconds that way). Starting such a process costs ~24 ms of CPU, most of it the dynamic
@@ -12,7 +12,7 @@
 # in ~5 ms (docs/performance-notes.md, "Process start"). That is what a command line run
 # once per query pays on every run.
 #
-# How: llvm-sys (`links = "llvm-19"`, or `"llvm-14"`) is given its link flags by a Cargo override
+# How: llvm-sys (`links = "llvm-14"`, or `"llvm-19"`) is given its link flags by a Cargo override
 # instead of its build script: LLVM's static libraries from llvm-config (those present;
 # Polly's are optional), the C wrappers llvm-sys would compile (LLVM_InitializeNative*
 # are macros in llvm-c), and the system libraries, and the llvm-config path its build
@@ -25,10 +25,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The LLVM version: the cargo feature (`llvm19` or `llvm14`) and the llvm-config used.
-LLVM_VERSION=${LLVM_VERSION:-19}
+LLVM_VERSION=${LLVM_VERSION:-14}
 case "$LLVM_VERSION" in
-    19) features=() ;;
-    14) features=(--no-default-features --features llvm14) ;;
+    14) features=() ;;
+    19) features=(--no-default-features --features llvm19) ;;
     *)
         echo "build-static-cli: LLVM_VERSION must be 19 or 14, not $LLVM_VERSION" >&2
         exit 1
