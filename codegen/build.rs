@@ -44,8 +44,14 @@ fn main() {
         "cargo:rustc-env=BROADHEAD_CODEGEN_SOURCE_HASH={:016x}",
         h.finish()
     );
-    // llvm-sys (`links = "llvm-14"`) tells its dependents where its llvm-config is.
-    let version = std::env::var("DEP_LLVM_14_CONFIG_PATH")
+    // llvm-sys (`links = "llvm-14"` or `"llvm-19"`, by the feature chosen) tells its
+    // dependents where its llvm-config is.
+    let major = if std::env::var_os("CARGO_FEATURE_LLVM14").is_some() {
+        "14"
+    } else {
+        "19"
+    };
+    let version = std::env::var(format!("DEP_LLVM_{major}_CONFIG_PATH"))
         .ok()
         .and_then(|path| {
             std::process::Command::new(path)
@@ -55,6 +61,6 @@ fn main() {
         })
         .filter(|out| out.status.success())
         .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
-        .unwrap_or_else(|| "14".to_string());
+        .unwrap_or_else(|| major.to_string());
     println!("cargo:rustc-env=BROADHEAD_LLVM_VERSION={version}");
 }

@@ -7,6 +7,25 @@
 
 #![warn(missing_docs)]
 
+// The LLVM version is chosen by a cargo feature: `llvm14` (the default) or `llvm19`.
+#[cfg(all(feature = "llvm14", feature = "llvm19"))]
+compile_error!(
+    "features `llvm14` and `llvm19` are exclusive: for LLVM 19 build with \
+     `--no-default-features --features llvm19` (plus `parquet` for the `broadhead` crate)"
+);
+#[cfg(not(any(feature = "llvm14", feature = "llvm19")))]
+compile_error!(
+    "no LLVM version chosen: enable feature `llvm14` (the default) or `llvm19` \
+     (`--no-default-features --features llvm19`)"
+);
+
+// The one place the LLVM C API's crate is named: `llvm_sys` is the one that goes
+// with the chosen LLVM (and with inkwell's feature).
+#[cfg(feature = "llvm14")]
+use llvm_sys_140 as llvm_sys;
+#[cfg(all(feature = "llvm19", not(feature = "llvm14")))]
+use llvm_sys_191 as llvm_sys;
+
 mod emit;
 mod jit;
 mod orc;

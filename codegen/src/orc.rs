@@ -23,24 +23,28 @@ use std::ffi::{c_void, CStr, CString};
 use std::ptr;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
-use inkwell::targets::{InitializationConfig, Target};
-use llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy;
-use llvm_sys::error::{
+use crate::llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy;
+use crate::llvm_sys::error::{
     LLVMConsumeError, LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage,
 };
-use llvm_sys::orc2::lljit::{
+use crate::llvm_sys::orc2::lljit::{
     LLVMOrcCreateLLJIT, LLVMOrcLLJITAddObjectFileWithRT, LLVMOrcLLJITGetExecutionSession,
     LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup,
     LLVMOrcLLJITMangleAndIntern, LLVMOrcLLJITRef,
 };
-use llvm_sys::orc2::{
-    LLVMJITCSymbolMapPair, LLVMJITEvaluatedSymbol, LLVMJITSymbolFlags, LLVMJITSymbolGenericFlags,
-    LLVMOrcAbsoluteSymbols, LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess,
-    LLVMOrcDisposeMaterializationUnit, LLVMOrcExecutionSessionGetSymbolStringPool,
-    LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator,
-    LLVMOrcJITDylibCreateResourceTracker, LLVMOrcJITDylibDefine, LLVMOrcJITDylibRef,
-    LLVMOrcReleaseResourceTracker, LLVMOrcResourceTrackerRef, LLVMOrcResourceTrackerRemove,
-    LLVMOrcSymbolStringPoolClearDeadEntries,
+use inkwell::targets::{InitializationConfig, Target};
+// The one name the LLVM 14 and LLVM 15+ C APIs spell differently.
+#[cfg(feature = "llvm14")]
+use crate::llvm_sys::orc2::LLVMJITCSymbolMapPair as SymbolMapPair;
+#[cfg(not(feature = "llvm14"))]
+use crate::llvm_sys::orc2::LLVMOrcCSymbolMapPair as SymbolMapPair;
+use crate::llvm_sys::orc2::{
+    LLVMJITEvaluatedSymbol, LLVMJITSymbolFlags, LLVMJITSymbolGenericFlags, LLVMOrcAbsoluteSymbols,
+    LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcDisposeMaterializationUnit,
+    LLVMOrcExecutionSessionGetSymbolStringPool, LLVMOrcExecutionSessionSetErrorReporter,
+    LLVMOrcJITDylibAddGenerator, LLVMOrcJITDylibCreateResourceTracker, LLVMOrcJITDylibDefine,
+    LLVMOrcJITDylibRef, LLVMOrcReleaseResourceTracker, LLVMOrcResourceTrackerRef,
+    LLVMOrcResourceTrackerRemove, LLVMOrcSymbolStringPoolClearDeadEntries,
 };
 
 /// How many kernels are unloaded between sweeps of the symbol string pool (each
@@ -165,7 +169,7 @@ impl State {
             None => {}
         }
         let cname = CString::new(name).map_err(|e| e.to_string())?;
-        let mut pair = LLVMJITCSymbolMapPair {
+        let mut pair = SymbolMapPair {
             // SAFETY: `lljit` is valid; the interned name is retained for the pair,
             // whose ownership passes to the materialization unit below.
             Name: unsafe { LLVMOrcLLJITMangleAndIntern(self.lljit, cname.as_ptr()) },

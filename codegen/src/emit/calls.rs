@@ -3,8 +3,9 @@
 //! blocks go through stack memory.
 
 use inkwell::module::Linkage;
+use inkwell::types::ArrayType;
 use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, IntValue, PointerValue};
-use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
+use inkwell::{FloatPredicate, IntPredicate};
 
 use super::{Block, EmitError, Emitter, LANES, R, V};
 use crate::program::{CmpOp, Helper, NodeId, PType, QuickCheck};
@@ -69,10 +70,10 @@ impl<'ctx> Emitter<'_, 'ctx> {
             });
         }
         let vt = self.vec_ty(out);
-        let p =
-            self.b
-                .build_pointer_cast(self.helper_buf, vt.ptr_type(AddressSpace::default()), "")?;
-        let load = self.b.build_load(p, "")?;
+        let p = self
+            .b
+            .build_pointer_cast(self.helper_buf, self.ptr_to(vt), "")?;
+        let load = self.load(vt, p, "")?;
         if let Some(inst) = load.as_instruction_value() {
             inst.set_alignment(8)
                 .map_err(|e| EmitError(e.to_string()))?;
@@ -97,8 +98,8 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let f = match self.module.get_function(helper.name) {
             Some(f) => f,
             None => {
-                let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
-                let sp = self.slot_ty.ptr_type(AddressSpace::default());
+                let i8p = self.ptr_to(self.ctx.i8_type());
+                let sp = self.ptr_to(self.slot_ty);
                 let ty = self.i64t.fn_type(
                     &[
                         i8p.into(),
@@ -119,13 +120,11 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let a = self.slot_ptr(args[0])?;
         let b = match args.get(1) {
             Some(s) => self.slot_ptr(*s)?,
-            None => self.slot_ty.ptr_type(AddressSpace::default()).const_null(),
+            None => self.ptr_to(self.slot_ty).const_null(),
         };
-        let buf = self.b.build_pointer_cast(
-            self.helper_buf,
-            self.ctx.i8_type().ptr_type(AddressSpace::default()),
-            "",
-        )?;
+        let buf =
+            self.b
+                .build_pointer_cast(self.helper_buf, self.ptr_to(self.ctx.i8_type()), "")?;
         let m = self
             .call(
                 f,
@@ -195,8 +194,8 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let mem = self
             .call_mem
             .ok_or_else(|| EmitError("no call memory".into()))?;
-        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
-        let i64p = self.i64t.ptr_type(AddressSpace::default());
+        let i8p = self.ptr_to(self.ctx.i8_type());
+        let i64p = self.ptr_to(self.i64t);
         let f = match self.module.get_function(helper.name) {
             Some(f) => f,
             None => {
@@ -204,8 +203,8 @@ impl<'ctx> Emitter<'_, 'ctx> {
                     &[
                         i8p.into(),
                         i8p.into(),
-                        mem.arg_ty.ptr_type(AddressSpace::default()).into(),
-                        mem.out_ty.ptr_type(AddressSpace::default()).into(),
+                        self.ptr_to(mem.arg_ty).into(),
+                        self.ptr_to(mem.out_ty).into(),
                     ],
                     false,
                 );
@@ -213,31 +212,29 @@ impl<'ctx> Emitter<'_, 'ctx> {
                     .add_function(helper.name, ty, Some(Linkage::External))
             }
         };
-        let area = |e: &Self, base: PointerValue<'ctx>, k: usize| -> R<PointerValue<'ctx>> {
+        let area = |e: &Self,
+                    (ty, base): (ArrayType<'ctx>, PointerValue<'ctx>),
+                    k: usize|
+         -> R<PointerValue<'ctx>> {
             // SAFETY (of the generated code): k <= the largest call's argument count,
             // for which the areas were sized.
-            let p = unsafe {
-                e.b.build_in_bounds_gep(base, &[e.c64(0), e.c64(k as u64), e.c64(0)], "")?
-            };
-            Ok(p)
+            unsafe { e.gep(ty, base, &[e.c64(0), e.c64(k as u64), e.c64(0)], true) }
         };
         let mut err = None;
         let mut all_valid = None;
         for (k, (a, id)) in args.iter().zip(arg_ids).enumerate() {
             let t = self.prog.type_of(*id);
-            let values = area(self, mem.values, k)?;
-            let lens = area(self, mem.lens, k)?;
+            let values = area(self, (mem.values_ty, mem.values), k)?;
+            let lens = area(self, (mem.lens_ty, mem.lens), k)?;
             let valid = self.validity(a)?;
             err = self.or_opt(err, a.err())?;
             all_valid = self.and_opt(all_valid, valid)?;
             let mut has_lens = false;
             match *a {
                 V::Vals { v, .. } => {
-                    let p = self.b.build_pointer_cast(
-                        values,
-                        v.get_type().ptr_type(AddressSpace::default()),
-                        "",
-                    )?;
+                    let p = self
+                        .b
+                        .build_pointer_cast(values, self.ptr_to(v.get_type()), "")?;
                     let st = self.b.build_store(p, v)?;
                     st.set_alignment(t.width().max(1))
                         .map_err(|e| EmitError(e.to_string()))?;
@@ -247,7 +244,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
                     self.b.build_store(values, w)?;
                 }
                 V::Str { ptr, len, .. } => {
-                    let vp = ptr.get_type().ptr_type(AddressSpace::default());
+                    let vp = self.ptr_to(ptr.get_type());
                     let p = self.b.build_pointer_cast(values, vp, "")?;
                     self.b
                         .build_store(p, ptr)?
@@ -263,8 +260,12 @@ impl<'ctx> Emitter<'_, 'ctx> {
             }
             // SAFETY (of the generated code): k < the descriptor array's length.
             let desc = unsafe {
-                self.b
-                    .build_in_bounds_gep(mem.args, &[self.c64(0), self.c64(k as u64)], "")?
+                self.gep(
+                    mem.args_ty,
+                    mem.args,
+                    &[self.c64(0), self.c64(k as u64)],
+                    true,
+                )?
             };
             let fields: [BasicValueEnum<'ctx>; 3] = [
                 self.b.build_pointer_cast(values, i8p, "")?.into(),
@@ -278,7 +279,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
                     .into(),
             ];
             for (i, v) in fields.into_iter().enumerate() {
-                let fp = self.b.build_struct_gep(desc, i as u32, "")?;
+                let fp = self.struct_gep(mem.arg_ty, desc, i as u32)?;
                 self.b.build_store(fp, v)?;
             }
         }
@@ -287,23 +288,21 @@ impl<'ctx> Emitter<'_, 'ctx> {
         } else {
             block.active
         };
-        let out_values = area(self, mem.values, args.len())?;
-        let out_lens = area(self, mem.lens, args.len())?;
+        let out_values = area(self, (mem.values_ty, mem.values), args.len())?;
+        let out_lens = area(self, (mem.lens_ty, mem.lens), args.len())?;
         let out_fields: [BasicValueEnum<'ctx>; 3] = [
             self.b.build_pointer_cast(out_values, i8p, "")?.into(),
             out_lens.into(),
             self.b.build_int_z_extend(compute, self.i64t, "")?.into(),
         ];
         for (i, v) in out_fields.into_iter().enumerate() {
-            let fp = self.b.build_struct_gep(mem.out, i as u32, "")?;
+            let fp = self.struct_gep(mem.out_ty, mem.out, i as u32)?;
             self.b.build_store(fp, v)?;
         }
         let state = self.params[state].ok_or_else(|| EmitError("call state not loaded".into()))?;
-        let args_ptr = self.b.build_pointer_cast(
-            mem.args,
-            mem.arg_ty.ptr_type(AddressSpace::default()),
-            "",
-        )?;
+        let args_ptr = self
+            .b
+            .build_pointer_cast(mem.args, self.ptr_to(mem.arg_ty), "")?;
         let failed = self
             .call(
                 f,
@@ -318,15 +317,17 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let failed = self.b.build_int_truncate_or_bit_cast(failed, self.mt, "")?;
         let failed = self.and(failed, compute)?;
         err = self.or_opt(err, Some(failed))?;
-        let vp = self.b.build_struct_gep(mem.out, 2, "")?;
-        let valid = self.b.build_load(vp, "")?.into_int_value();
+        let vp = self.struct_gep(mem.out_ty, mem.out, 2)?;
+        let valid = self.load(self.i64t, vp, "")?.into_int_value();
         let valid = self.b.build_int_truncate_or_bit_cast(valid, self.mt, "")?;
         let valid = self.and(valid, compute)?;
         Ok(match ret {
             PType::Bool => {
-                let m = self
-                    .b
-                    .build_load(self.b.build_pointer_cast(out_values, i64p, "")?, "")?;
+                let m = self.load(
+                    self.i64t,
+                    self.b.build_pointer_cast(out_values, i64p, "")?,
+                    "",
+                )?;
                 let m = self
                     .b
                     .build_int_truncate_or_bit_cast(m.into_int_value(), self.mt, "")?;
@@ -337,13 +338,10 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 }
             }
             PType::Str => {
-                let vp = self.i64t.vec_type(LANES).ptr_type(AddressSpace::default());
-                let ptr = self
-                    .b
-                    .build_load(self.b.build_pointer_cast(out_values, vp, "")?, "")?;
-                let len = self
-                    .b
-                    .build_load(self.b.build_pointer_cast(out_lens, vp, "")?, "")?;
+                let vt = self.i64t.vec_type(LANES);
+                let vp = self.ptr_to(vt);
+                let ptr = self.load(vt, self.b.build_pointer_cast(out_values, vp, "")?, "")?;
+                let len = self.load(vt, self.b.build_pointer_cast(out_lens, vp, "")?, "")?;
                 for x in [ptr, len] {
                     if let Some(inst) = x.as_instruction_value() {
                         inst.set_alignment(8)
@@ -358,10 +356,12 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 }
             }
             t => {
-                let vp = self.vec_ty(t).ptr_type(AddressSpace::default());
-                let v = self
-                    .b
-                    .build_load(self.b.build_pointer_cast(out_values, vp, "")?, "")?;
+                let vt = self.vec_ty(t);
+                let v = self.load(
+                    vt,
+                    self.b.build_pointer_cast(out_values, self.ptr_to(vt), "")?,
+                    "",
+                )?;
                 if let Some(inst) = v.as_instruction_value() {
                     inst.set_alignment(t.width())
                         .map_err(|e| EmitError(e.to_string()))?;

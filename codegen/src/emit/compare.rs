@@ -3,7 +3,7 @@
 
 use inkwell::module::Linkage;
 use inkwell::values::{IntValue, VectorValue};
-use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
+use inkwell::{FloatPredicate, IntPredicate};
 
 use super::{EmitError, Emitter, IN_SET_LOOKUP, LANES, R, V};
 use crate::program::{CmpOp, PType};
@@ -221,11 +221,9 @@ impl<'ctx> Emitter<'_, 'ctx> {
         } else {
             self.b.build_int_z_extend(v, keys_ty, "")?
         };
-        let buf = self.b.build_pointer_cast(
-            self.helper_buf,
-            keys_ty.ptr_type(AddressSpace::default()),
-            "",
-        )?;
+        let buf = self
+            .b
+            .build_pointer_cast(self.helper_buf, self.ptr_to(keys_ty), "")?;
         let store = self.b.build_store(buf, keys)?;
         store
             .set_alignment(8)
@@ -233,19 +231,17 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let f = match self.module.get_function(IN_SET_LOOKUP) {
             Some(f) => f,
             None => {
-                let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
-                let i64p = self.i64t.ptr_type(AddressSpace::default());
+                let i8p = self.ptr_to(self.ctx.i8_type());
+                let i64p = self.ptr_to(self.i64t);
                 let ty = self.i64t.fn_type(&[i8p.into(), i64p.into()], false);
                 self.module
                     .add_function(IN_SET_LOOKUP, ty, Some(Linkage::External))
             }
         };
         let set = self.params[state].ok_or_else(|| EmitError("IN set not loaded".into()))?;
-        let keys_ptr = self.b.build_pointer_cast(
-            self.helper_buf,
-            self.i64t.ptr_type(AddressSpace::default()),
-            "",
-        )?;
+        let keys_ptr = self
+            .b
+            .build_pointer_cast(self.helper_buf, self.ptr_to(self.i64t), "")?;
         let m = self
             .call(f, &[set.into(), keys_ptr.into()])?
             .into_int_value();

@@ -1,9 +1,7 @@
 //! Reading a block of an input column: its slot's buffers, validity words, values
 //! loaded whole or masked, and prefetches ahead.
 
-use inkwell::types::BasicType;
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue, VectorValue};
-use inkwell::AddressSpace;
 
 use super::{Block, EmitError, Emitter, LANES, PREFETCH_AHEAD, R, V};
 use crate::program::PType;
@@ -13,24 +11,26 @@ impl<'ctx> Emitter<'_, 'ctx> {
         // SAFETY (of the generated code): `slot` < number of inputs (validated) and
         // the caller passes that many slots; field < 3.
         let p = unsafe {
-            self.b.build_in_bounds_gep(
+            self.gep(
+                self.slot_ty,
                 self.inputs,
                 &[
                     self.c64(slot as u64),
                     self.ctx.i32_type().const_int(field as u64, false),
                 ],
-                "",
+                true,
             )?
         };
-        Ok(self.b.build_load(p, "")?)
+        let ty = self
+            .slot_ty
+            .get_field_type_at_index(field)
+            .ok_or_else(|| EmitError(format!("no slot field {field}")))?;
+        self.load(ty, p, "")
     }
 
     pub(super) fn slot_ptr(&self, slot: usize) -> R<PointerValue<'ctx>> {
         // SAFETY (of the generated code): as in `slot_field`.
-        Ok(unsafe {
-            self.b
-                .build_in_bounds_gep(self.inputs, &[self.c64(slot as u64)], "")?
-        })
+        unsafe { self.gep(self.slot_ty, self.inputs, &[self.c64(slot as u64)], true) }
     }
 
     /// The block's rows of a bitmap of 64-bit words (bit 0 of word 0 is row 0).
@@ -40,8 +40,8 @@ impl<'ctx> Emitter<'_, 'ctx> {
             .build_right_shift(block.row0, self.c64(6), false, "")?;
         // SAFETY (of the generated code): word buffers hold ceil(rows / 64) words and
         // row0 < rows.
-        let p = unsafe { self.b.build_in_bounds_gep(words, &[index], "")? };
-        let w = self.b.build_load(p, "word")?.into_int_value();
+        let p = unsafe { self.gep(self.i64t, words, &[index], true)? };
+        let w = self.load(self.i64t, p, "word")?.into_int_value();
         // The block's `LANES` bits of the word (a block never straddles two words).
         let shift = self.b.build_and(block.row0, self.c64(63), "")?;
         let chunk = self.b.build_right_shift(w, shift, false, "")?;
@@ -55,11 +55,9 @@ impl<'ctx> Emitter<'_, 'ctx> {
             PType::Str => self.string_views(slot, valid, block),
             PType::Bool => {
                 let words = self.slot_field(slot, 0)?.into_pointer_value();
-                let words = self.b.build_pointer_cast(
-                    words,
-                    self.i64t.ptr_type(AddressSpace::default()),
-                    "",
-                )?;
+                let words = self
+                    .b
+                    .build_pointer_cast(words, self.ptr_to(self.i64t), "")?;
                 let bits = self.word(words, block)?;
                 let valid = valid.unwrap_or(self.ones());
                 let t = self.and(bits, valid)?;
@@ -104,15 +102,13 @@ impl<'ctx> Emitter<'_, 'ctx> {
         block: &Block<'ctx>,
     ) -> R<PointerValue<'ctx>> {
         let elem = self.scalar_ty(t);
-        let p = self
-            .b
-            .build_pointer_cast(base, elem.ptr_type(AddressSpace::default()), "")?;
+        let p = self.b.build_pointer_cast(base, self.ptr_to(elem), "")?;
         // SAFETY (of the generated code): row0 + LANES <= rows for full blocks; other
         // blocks only touch active lanes through masked operations.
-        let p = unsafe { self.b.build_in_bounds_gep(p, &[block.row0], "")? };
+        let p = unsafe { self.gep(elem, p, &[block.row0], true)? };
         Ok(self
             .b
-            .build_pointer_cast(p, self.vec_ty(t).ptr_type(AddressSpace::default()), "")?)
+            .build_pointer_cast(p, self.ptr_to(self.vec_ty(t)), "")?)
     }
 
     /// Loads a block's vector of `t` from `p`: whole in full blocks, the active
@@ -124,7 +120,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
         block: &Block<'ctx>,
     ) -> R<VectorValue<'ctx>> {
         Ok(if block.full {
-            let load = self.b.build_load(p, "")?;
+            let load = self.load(self.vec_ty(t), p, "")?;
             if let Some(inst) = load.as_instruction_value() {
                 inst.set_alignment(Self::align(t))
                     .map_err(|e| EmitError(e.to_string()))?;
@@ -147,7 +143,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
     /// `p`: a prefetch never faults, so the lines past the end of the column (the
     /// last blocks') are harmless.
     fn prefetch_ahead(&self, p: PointerValue<'ctx>, t: PType) -> R<()> {
-        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+        let i8p = self.ptr_to(self.ctx.i8_type());
         let base = self.b.build_pointer_cast(p, i8p, "")?;
         let f = self.intrinsic("llvm.prefetch", &[i8p.into()])?;
         let i32t = self.ctx.i32_type();
@@ -157,8 +153,12 @@ impl<'ctx> Emitter<'_, 'ctx> {
             // Not `inbounds`: the address may lie past the column's buffer.
             // SAFETY (of the generated code): the address is only prefetched.
             let at = unsafe {
-                self.b
-                    .build_gep(base, &[self.c64(PREFETCH_AHEAD + line)], "")?
+                self.gep(
+                    self.ctx.i8_type(),
+                    base,
+                    &[self.c64(PREFETCH_AHEAD + line)],
+                    false,
+                )?
             };
             self.b.build_call(
                 f,

@@ -1,19 +1,123 @@
 //! The small typed IR vocabulary the other files speak: the LLVM types of
-//! [`PType`]s, constants and splats, mask logic, a node value's parts, intrinsic
-//! calls, and branches weighted or joined.
+//! [`PType`]s, pointers, loads and element addresses, constants and splats, mask
+//! logic, a node value's parts, intrinsic calls, and branches weighted or joined.
+//!
+//! Pointers are where LLVM 14 and LLVM 15+ differ: LLVM 14's are typed (`i64*`, a
+//! load's type is its pointer's element type), LLVM 15+'s are one opaque `ptr` (a
+//! load or address computation names the type it reads). The IR is built the
+//! LLVM 15+ way everywhere, through [`ptr_to`], [`Emitter::load`],
+//! [`Emitter::gep`] and [`Emitter::struct_gep`], which name the pointee type; on
+//! LLVM 14 they build the typed form, and check (in debug builds) that the type
+//! named is the pointer's element type, so the LLVM 14 tests vouch for the types
+//! the LLVM 19 build relies on. Pointer casts are kept (no-ops on LLVM 15+).
 
 use inkwell::basic_block::BasicBlock;
+use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
-use inkwell::types::{BasicTypeEnum, VectorType};
+use inkwell::types::{BasicType, BasicTypeEnum, PointerType, StructType, VectorType};
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue, VectorValue,
+    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue, PointerValue, VectorValue,
 };
 use inkwell::AddressSpace;
 
 use super::{EmitError, Emitter, LANES, R, V};
 use crate::program::{int_range, PType};
 
+/// The type of pointers to `elem`s: `elem*` on LLVM 14, `ptr` on LLVM 15+.
+#[cfg(feature = "llvm14")]
+pub(super) fn ptr_to<'ctx>(_ctx: &'ctx Context, elem: impl BasicType<'ctx>) -> PointerType<'ctx> {
+    elem.ptr_type(AddressSpace::default())
+}
+
+/// The type of pointers to `elem`s: `elem*` on LLVM 14, `ptr` on LLVM 15+.
+#[cfg(not(feature = "llvm14"))]
+pub(super) fn ptr_to<'ctx>(ctx: &'ctx Context, _elem: impl BasicType<'ctx>) -> PointerType<'ctx> {
+    ctx.ptr_type(AddressSpace::default())
+}
+
+/// On LLVM 14, that `p` points at `ty`s: the type an access through `p` names is
+/// the one the LLVM 15+ build reads or steps over.
+#[cfg(feature = "llvm14")]
+fn check_pointee<'ctx>(p: PointerValue<'ctx>, ty: impl BasicType<'ctx>) {
+    debug_assert_eq!(
+        p.get_type().get_element_type(),
+        ty.as_any_type_enum(),
+        "pointee type named for {p:?}"
+    );
+}
+
 impl<'ctx> Emitter<'_, 'ctx> {
+    /// The type of pointers to `elem`s ([`ptr_to`]).
+    pub(super) fn ptr_to(&self, elem: impl BasicType<'ctx>) -> PointerType<'ctx> {
+        ptr_to(self.ctx, elem)
+    }
+
+    /// Loads a `ty` from `p` (which points at `ty`s).
+    pub(super) fn load(
+        &self,
+        ty: impl BasicType<'ctx>,
+        p: PointerValue<'ctx>,
+        name: &str,
+    ) -> R<BasicValueEnum<'ctx>> {
+        #[cfg(feature = "llvm14")]
+        {
+            check_pointee(p, ty);
+            Ok(self.b.build_load(p, name)?)
+        }
+        #[cfg(not(feature = "llvm14"))]
+        Ok(self.b.build_load(ty, p, name)?)
+    }
+
+    /// The address `indices` select from `p`, which points at `ty`s (`inbounds`
+    /// when `in_bounds`).
+    ///
+    /// # Safety
+    ///
+    /// Of the generated code: with `in_bounds`, the address must lie within the
+    /// object `p` points into.
+    pub(super) unsafe fn gep(
+        &self,
+        ty: impl BasicType<'ctx>,
+        p: PointerValue<'ctx>,
+        indices: &[IntValue<'ctx>],
+        in_bounds: bool,
+    ) -> R<PointerValue<'ctx>> {
+        #[cfg(feature = "llvm14")]
+        check_pointee(p, ty);
+        // SAFETY: as the caller promises.
+        unsafe {
+            #[cfg(feature = "llvm14")]
+            let p = if in_bounds {
+                self.b.build_in_bounds_gep(p, indices, "")
+            } else {
+                self.b.build_gep(p, indices, "")
+            };
+            #[cfg(not(feature = "llvm14"))]
+            let p = if in_bounds {
+                self.b.build_in_bounds_gep(ty, p, indices, "")
+            } else {
+                self.b.build_gep(ty, p, indices, "")
+            };
+            Ok(p?)
+        }
+    }
+
+    /// The address of field `field` of the `ty` at `p`.
+    pub(super) fn struct_gep(
+        &self,
+        ty: StructType<'ctx>,
+        p: PointerValue<'ctx>,
+        field: u32,
+    ) -> R<PointerValue<'ctx>> {
+        #[cfg(feature = "llvm14")]
+        {
+            check_pointee(p, ty);
+            Ok(self.b.build_struct_gep(p, field, "")?)
+        }
+        #[cfg(not(feature = "llvm14"))]
+        Ok(self.b.build_struct_gep(ty, p, field, "")?)
+    }
+
     pub(super) fn scalar_ty(&self, t: PType) -> BasicTypeEnum<'ctx> {
         match t {
             PType::I8 | PType::U8 => self.ctx.i8_type().into(),
@@ -24,7 +128,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
             PType::F32 => self.ctx.f32_type().into(),
             PType::F64 => self.ctx.f64_type().into(),
             PType::Bool => self.ctx.bool_type().into(),
-            PType::Str | PType::Ptr => self.ctx.i8_type().ptr_type(AddressSpace::default()).into(),
+            PType::Str | PType::Ptr => self.ptr_to(self.ctx.i8_type()).into(),
         }
     }
 

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use inkwell::types::BasicType;
+use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValue, IntValue, PointerValue};
-use inkwell::{AddressSpace, IntPredicate};
+use inkwell::IntPredicate;
 
 use super::{Block, EmitError, Emitter, LANES, LOG2_LANES, R, V};
 use crate::program::{Mode, NodeId, PType};
@@ -15,27 +15,18 @@ impl<'ctx> Emitter<'_, 'ctx> {
     pub(super) fn load_params(&mut self, params: PointerValue<'ctx>) -> R<()> {
         for (i, t) in self.prog.params.iter().enumerate() {
             // SAFETY (of the generated code): the caller passes one 8-byte slot per parameter.
-            let p = unsafe {
-                self.b
-                    .build_in_bounds_gep(params, &[self.c64(i as u64)], "")?
-            };
-            let ty = match *t {
+            let p = unsafe { self.gep(self.i64t, params, &[self.c64(i as u64)], true)? };
+            let ty: BasicTypeEnum = match *t {
                 // The parameter points at the string's `{ u64 address, u64 length }`.
-                PType::Str => self.i64t.ptr_type(AddressSpace::default()).into(),
+                PType::Str => self.ptr_to(self.i64t).into(),
                 // The parameter points at the 16-byte value.
-                PType::I128 => self
-                    .ctx
-                    .i128_type()
-                    .ptr_type(AddressSpace::default())
-                    .into(),
+                PType::I128 => self.ptr_to(self.ctx.i128_type()).into(),
                 t => self.scalar_ty(t),
             };
-            let p = self
-                .b
-                .build_pointer_cast(p, ty.ptr_type(AddressSpace::default()), "")?;
-            let mut v = self.b.build_load(p, &format!("param{i}"))?;
+            let p = self.b.build_pointer_cast(p, self.ptr_to(ty), "")?;
+            let mut v = self.load(ty, p, &format!("param{i}"))?;
             if *t == PType::I128 {
-                let load = self.b.build_load(v.into_pointer_value(), "")?;
+                let load = self.load(self.ctx.i128_type(), v.into_pointer_value(), "")?;
                 if let Some(inst) = load.as_instruction_value() {
                     inst.set_alignment(8)
                         .map_err(|e| EmitError(e.to_string()))?;
@@ -106,7 +97,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
             self.b.position_at_end(done);
         }
         let result = match self.prog.mode {
-            Mode::Filter => self.b.build_load(self.count, "")?.into_int_value(),
+            Mode::Filter => self.load(self.i64t, self.count, "")?.into_int_value(),
             // The outputs whose validity is not stored, bit k for output k.
             Mode::Project => self.c64(
                 self.stores_validity
@@ -136,7 +127,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
         self.b.build_unconditional_branch(head)?;
 
         self.b.position_at_end(head);
-        let bi = self.b.build_load(b_var, "bi")?.into_int_value();
+        let bi = self.load(self.i64t, b_var, "bi")?.into_int_value();
         let more = self
             .b
             .build_int_compare(IntPredicate::ULT, bi, blocks, "")?;

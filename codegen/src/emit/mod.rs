@@ -65,15 +65,15 @@ use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::Module;
-use inkwell::types::{IntType, StructType};
+use inkwell::types::{ArrayType, IntType, StructType};
 use inkwell::values::{
     BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue, VectorValue,
 };
-use inkwell::AddressSpace;
 
 use crate::program::{Callee, Node, PType, Program};
 use crate::ranges::{value_ranges, Range};
 
+use ir::ptr_to;
 use quick::{fast_gathers, Heads};
 
 /// The symbol kernels call [`in_set_lookup`](crate::program::in_set_lookup) by.
@@ -134,13 +134,16 @@ impl<'ctx> V<'ctx> {
 /// Stack memory for [`Node::Call`]s to helpers: `args + 1` value areas of `2 *
 /// LANES` `i64`s (room for 128-bit values) and length areas of `LANES` `i64`s (the
 /// last of each for the result), the [`CallArg`]
-/// descriptors and the [`CallOut`](crate::CallOut).
+/// descriptors and the [`CallOut`](crate::CallOut); with the types they hold.
 #[derive(Clone, Copy)]
 struct CallMem<'ctx> {
     values: PointerValue<'ctx>,
     lens: PointerValue<'ctx>,
     args: PointerValue<'ctx>,
     out: PointerValue<'ctx>,
+    values_ty: ArrayType<'ctx>,
+    lens_ty: ArrayType<'ctx>,
+    args_ty: ArrayType<'ctx>,
     arg_ty: StructType<'ctx>,
     out_ty: StructType<'ctx>,
 }
@@ -169,6 +172,8 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// The mask type: one bit per row of a block.
     mt: IntType<'ctx>,
     slot_ty: StructType<'ctx>,
+    /// The type of the kernel's `outs` (an array of them).
+    out_slot_ty: StructType<'ctx>,
     inputs: PointerValue<'ctx>,
     outs: PointerValue<'ctx>,
     err_row: PointerValue<'ctx>,
@@ -281,19 +286,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         (cpu, features): (&str, &str),
         one_body: bool,
     ) -> R<()> {
-        let i8p = ctx.i8_type().ptr_type(AddressSpace::default());
+        let i8p = ptr_to(ctx, ctx.i8_type());
         let i64t = ctx.i64_type();
-        let i64p = i64t.ptr_type(AddressSpace::default());
+        let i64p = ptr_to(ctx, i64t);
         let slot_ty = ctx.opaque_struct_type("Slot");
         slot_ty.set_body(&[i8p.into(), i64p.into(), i8p.into()], false);
         let out_ty = ctx.opaque_struct_type("OutSlot");
         out_ty.set_body(&[i8p.into(), i64p.into()], false);
         let fn_ty = i64t.fn_type(
             &[
-                slot_ty.ptr_type(AddressSpace::default()).into(),
+                ptr_to(ctx, slot_ty).into(),
                 i64p.into(),
                 i64t.into(),
-                out_ty.ptr_type(AddressSpace::default()).into(),
+                ptr_to(ctx, out_ty).into(),
                 i64p.into(),
                 i8p.into(),
             ],
@@ -354,13 +359,17 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 arg_ty.set_body(&[i8p.into(), i64p.into(), i64t.into()], false);
                 let out_ty = ctx.opaque_struct_type("CallOut");
                 out_ty.set_body(&[i8p.into(), i64p.into(), i64t.into()], false);
-                let args = b.build_alloca(arg_ty.array_type(n.max(1) as u32), "call_args")?;
+                let args_ty = arg_ty.array_type(n.max(1) as u32);
+                let args = b.build_alloca(args_ty, "call_args")?;
                 let out = b.build_alloca(out_ty, "call_out")?;
                 Some(CallMem {
                     values,
                     lens,
                     args,
                     out,
+                    values_ty: values_area,
+                    lens_ty: lens_area,
+                    args_ty,
                     arg_ty,
                     out_ty,
                 })
@@ -376,6 +385,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             i64t,
             mt: mask_type(ctx),
             slot_ty,
+            out_slot_ty: out_ty,
             inputs: param(0).into_pointer_value(),
             outs: param(3).into_pointer_value(),
             err_row: param(4).into_pointer_value(),

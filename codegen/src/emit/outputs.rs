@@ -2,7 +2,6 @@
 //! values and validity.
 
 use inkwell::values::{IntValue, PointerValue, VectorValue};
-use inkwell::AddressSpace;
 
 use super::{Block, EmitError, Emitter, R, UNSTORED_VALIDITY_OUTPUTS, V};
 use crate::program::{NodeId, PType};
@@ -11,16 +10,21 @@ impl<'ctx> Emitter<'_, 'ctx> {
     fn out_field(&self, k: usize, field: u32) -> R<PointerValue<'ctx>> {
         // SAFETY (of the generated code): the caller passes one OutSlot per output.
         let p = unsafe {
-            self.b.build_in_bounds_gep(
+            self.gep(
+                self.out_slot_ty,
                 self.outs,
                 &[
                     self.c64(k as u64),
                     self.ctx.i32_type().const_int(field as u64, false),
                 ],
-                "",
+                true,
             )?
         };
-        Ok(self.b.build_load(p, "")?.into_pointer_value())
+        let ty = self
+            .out_slot_ty
+            .get_field_type_at_index(field)
+            .ok_or_else(|| EmitError(format!("no output slot field {field}")))?;
+        Ok(self.load(ty, p, "")?.into_pointer_value())
     }
 
     /// The block's mask of selected rows as its 16 bits of the result words, and its
@@ -31,17 +35,15 @@ impl<'ctx> Emitter<'_, 'ctx> {
         block: &Block<'ctx>,
     ) -> R<()> {
         let out = self.out_field(0, 0)?;
-        let words =
-            self.b
-                .build_pointer_cast(out, self.mt.ptr_type(AddressSpace::default()), "")?;
+        let words = self.b.build_pointer_cast(out, self.ptr_to(self.mt), "")?;
         // SAFETY (of the generated code): the caller sizes the buffer to ceil(rows / 64)
         // 64-bit words, which hold every block's chunk.
-        let p = unsafe { self.b.build_in_bounds_gep(words, &[block.index], "")? };
+        let p = unsafe { self.gep(self.mt, words, &[block.index], true)? };
         self.b.build_store(p, selected)?;
         let ctpop = self.intrinsic("llvm.ctpop", &[self.mt.into()])?;
         let n = self.call(ctpop, &[selected.into()])?.into_int_value();
         let n = self.b.build_int_z_extend(n, self.i64t, "")?;
-        let c = self.b.build_load(self.count, "")?.into_int_value();
+        let c = self.load(self.i64t, self.count, "")?.into_int_value();
         let c = self.b.build_int_add(c, n, "")?;
         self.b.build_store(self.count, c)?;
         Ok(())
@@ -57,11 +59,10 @@ impl<'ctx> Emitter<'_, 'ctx> {
         let values = self.out_field(k, 0)?;
         let validity = self.out_field(k, 1)?;
         let words_ptr = |e: &Self, p: PointerValue<'ctx>| -> R<PointerValue<'ctx>> {
-            let p =
-                e.b.build_pointer_cast(p, e.mt.ptr_type(AddressSpace::default()), "")?;
+            let p = e.b.build_pointer_cast(p, e.ptr_to(e.mt), "")?;
             // SAFETY (of the generated code): word buffers hold ceil(rows / 64) 64-bit
             // words, which hold every block's chunk.
-            Ok(unsafe { e.b.build_in_bounds_gep(p, &[block.index], "")? })
+            unsafe { e.gep(e.mt, p, &[block.index], true) }
         };
         let valid = match v {
             V::Bool { t, f, .. } => {
@@ -82,21 +83,16 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 let rows = self
                     .total_rows
                     .ok_or_else(|| EmitError("rows not known".into()))?;
-                let base = self.b.build_pointer_cast(
-                    values,
-                    self.i64t.ptr_type(AddressSpace::default()),
-                    "",
-                )?;
+                let base = self
+                    .b
+                    .build_pointer_cast(values, self.ptr_to(self.i64t), "")?;
                 // SAFETY (of the generated code): the caller sizes string outputs to
                 // 2 * rows values.
-                let lens_base = unsafe { self.b.build_in_bounds_gep(base, &[rows], "")? };
+                let lens_base = unsafe { self.gep(self.i64t, base, &[rows], true)? };
                 for (v, area) in [(ptr, base), (len, lens_base)] {
                     let p = self.elem_ptr(
-                        self.b.build_pointer_cast(
-                            area,
-                            self.ctx.i8_type().ptr_type(AddressSpace::default()),
-                            "",
-                        )?,
+                        self.b
+                            .build_pointer_cast(area, self.ptr_to(self.ctx.i8_type()), "")?,
                         PType::U64,
                         block,
                     )?;

@@ -1,9 +1,8 @@
 //! Quick checks: string predicates decided in the kernel from each row's length
 //! and first bytes, so that a helper is called only for the rows left undecided.
 
-use inkwell::types::BasicType;
 use inkwell::values::{BasicValue, IntValue, PointerValue, VectorValue};
-use inkwell::{AddressSpace, IntPredicate};
+use inkwell::IntPredicate;
 
 use super::{Block, EmitError, Emitter, LANES, R};
 use crate::program::{ByteLayout, CaseMap, CmpOp, Find, PType, QuickCheck, QuickTest};
@@ -102,11 +101,14 @@ impl<'ctx> Emitter<'_, 'ctx> {
             .total_rows
             .ok_or_else(|| EmitError("rows not set".into()))?;
         let offsets = self.slot_field(slot, 0)?.into_pointer_value();
-        let offp = self.scalar_ty(off).ptr_type(AddressSpace::default());
-        let offsets = self.b.build_pointer_cast(offsets, offp, "")?;
+        let offsets = self
+            .b
+            .build_pointer_cast(offsets, self.ptr_to(self.scalar_ty(off)), "")?;
         // SAFETY (of the generated code): offsets hold rows + 1 entries.
-        let last = unsafe { self.b.build_in_bounds_gep(offsets, &[rows], "")? };
-        let last = self.b.build_load(last, "last_offset")?.into_int_value();
+        let last = unsafe { self.gep(self.scalar_ty(off), offsets, &[rows], true)? };
+        let last = self
+            .load(self.scalar_ty(off), last, "last_offset")?
+            .into_int_value();
         let last = self.b.build_int_z_extend_or_bit_cast(last, self.i64t, "")?;
         // Eight bytes at offset o lie inside when o < last - 7; reads are clamped to
         // offset last - 8, or made in the helper buffer when last < 8.
@@ -118,7 +120,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
         };
         let bound = pick(self.b.build_int_sub(last, self.c64(7), "")?, self.c64(0))?;
         let clamp = pick(self.b.build_int_sub(last, self.c64(8), "")?, self.c64(0))?;
-        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+        let i8p = self.ptr_to(self.ctx.i8_type());
         let data = self.slot_field(slot, 2)?.into_pointer_value();
         let data = self.b.build_pointer_cast(data, i8p, "")?;
         let spare = self.b.build_pointer_cast(self.helper_buf, i8p, "")?;
@@ -177,7 +179,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
     /// little-endian: one gather, or where gathers are slow ([`fast_gathers`]) a
     /// load per lane, as the hand-written loop and arrow's `starts_with` do.
     fn words_at(&self, base: PointerValue<'ctx>, at: VectorValue<'ctx>) -> R<VectorValue<'ctx>> {
-        let i64p = self.i64t.ptr_type(AddressSpace::default());
+        let i64p = self.ptr_to(self.i64t);
         let vt = self.i64t.vec_type(LANES);
         if self.gathers {
             let at = self.b.build_int_z_extend_or_bit_cast(at, vt, "")?;
@@ -200,9 +202,9 @@ impl<'ctx> Emitter<'_, 'ctx> {
             let o = self.b.build_extract_element(at, lane, "")?.into_int_value();
             let o = self.b.build_int_z_extend_or_bit_cast(o, self.i64t, "")?;
             // SAFETY (of the generated code): the caller's addresses are valid.
-            let p = unsafe { self.b.build_gep(base, &[o], "")? };
+            let p = unsafe { self.gep(self.ctx.i8_type(), base, &[o], false)? };
             let p = self.b.build_pointer_cast(p, i64p, "")?;
-            let word = self.b.build_load(p, "")?;
+            let word = self.load(self.i64t, p, "")?;
             if let Some(load) = word.as_instruction_value() {
                 load.set_alignment(1)
                     .map_err(|e| EmitError(format!("load alignment: {e}")))?;

@@ -1,9 +1,9 @@
 //! String values: literals, and each row's address and length read in place from a
 //! column's offsets or views.
 
-use inkwell::types::{BasicType, IntType, VectorType};
+use inkwell::types::{IntType, VectorType};
 use inkwell::values::{BasicValue, InstructionOpcode, IntValue, PointerValue, VectorValue};
-use inkwell::{AddressSpace, IntPredicate};
+use inkwell::IntPredicate;
 
 use super::{Block, EmitError, Emitter, LANES, R, V};
 use crate::program::{ByteLayout, PType};
@@ -11,10 +11,10 @@ use crate::program::{ByteLayout, PType};
 impl<'ctx> Emitter<'_, 'ctx> {
     /// A string literal: the parameter points at its `{ u64 address, u64 length }`.
     pub(super) fn string_param(&self, p: PointerValue<'ctx>) -> R<V<'ctx>> {
-        let addr = self.b.build_load(p, "str_addr")?;
+        let addr = self.load(self.i64t, p, "str_addr")?;
         // SAFETY (of the generated code): the parameter points at two u64s.
-        let lp = unsafe { self.b.build_in_bounds_gep(p, &[self.c64(1)], "")? };
-        let len = self.b.build_load(lp, "str_len")?;
+        let lp = unsafe { self.gep(self.i64t, p, &[self.c64(1)], true)? };
+        let len = self.load(self.i64t, lp, "str_len")?;
         Ok(V::Str {
             ptr: self.splat(addr)?,
             len: self.splat(len)?,
@@ -73,12 +73,13 @@ impl<'ctx> Emitter<'_, 'ctx> {
         block: &Block<'ctx>,
     ) -> R<(VectorValue<'ctx>, VectorValue<'ctx>)> {
         let offsets = self.slot_field(slot, 0)?.into_pointer_value();
-        let offp = self.scalar_ty(off).ptr_type(AddressSpace::default());
-        let offsets = self.b.build_pointer_cast(offsets, offp, "")?;
+        let offsets = self
+            .b
+            .build_pointer_cast(offsets, self.ptr_to(self.scalar_ty(off)), "")?;
         // SAFETY (of the generated code): offsets hold rows + 1 entries, so the block's
         // starts (row0 ..) and ends (row0 + 1 ..) are in bounds for its active lanes.
-        let next = unsafe { self.b.build_in_bounds_gep(offsets, &[self.c64(1)], "")? };
-        let i8p = self.ctx.i8_type().ptr_type(AddressSpace::default());
+        let next = unsafe { self.gep(self.scalar_ty(off), offsets, &[self.c64(1)], true)? };
+        let i8p = self.ptr_to(self.ctx.i8_type());
         let mut pair = Vec::with_capacity(2);
         for base in [offsets, next] {
             let base = self.b.build_pointer_cast(base, i8p, "")?;
@@ -98,19 +99,18 @@ impl<'ctx> Emitter<'_, 'ctx> {
         block: &Block<'ctx>,
     ) -> R<(VectorValue<'ctx>, VectorValue<'ctx>)> {
         let views = self.slot_field(slot, 0)?.into_pointer_value();
-        let i64p = self.i64t.ptr_type(AddressSpace::default());
-        let views = self.b.build_pointer_cast(views, i64p, "")?;
+        let views = self
+            .b
+            .build_pointer_cast(views, self.ptr_to(self.i64t), "")?;
         let both = self.i64t.vec_type(2 * LANES);
         let first = self.b.build_left_shift(block.row0, self.c64(1), "")?;
         // SAFETY (of the generated code): the slot holds `rows` views of two u64s; a
         // full block's 2 * LANES words are in bounds, a tail block reads only the
         // words of its active lanes (masked).
-        let p = unsafe { self.b.build_in_bounds_gep(views, &[first], "")? };
-        let p = self
-            .b
-            .build_pointer_cast(p, both.ptr_type(AddressSpace::default()), "")?;
+        let p = unsafe { self.gep(self.i64t, views, &[first], true)? };
+        let p = self.b.build_pointer_cast(p, self.ptr_to(both), "")?;
         let words = if block.full {
-            let load = self.b.build_load(p, "views")?;
+            let load = self.load(both, p, "views")?;
             if let Some(inst) = load.as_instruction_value() {
                 inst.set_alignment(8)
                     .map_err(|e| EmitError(e.to_string()))?;
@@ -183,7 +183,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
         // The gather below dereferences these addresses only for lanes whose view
         // names a data buffer (Arrow validates buffer indices when a view array is
         // built), so the table is read in bounds.
-        let i64p = self.i64t.ptr_type(AddressSpace::default());
+        let i64p = self.ptr_to(self.i64t);
         let addrs = self
             .b
             .build_cast(InstructionOpcode::IntToPtr, at, i64p.vec_type(LANES), "")?
