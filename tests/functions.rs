@@ -80,7 +80,15 @@ fn random_array(t: &DataType, len: usize, r: &mut Rng, null_p: f64) -> ArrayRef 
             }
         }
         DataType::Date32 => Arc::new(Date32Array::from_iter((0..len).map(|_| {
-            let v = -1000 + r.below(30_000) as i32;
+            // Mostly 1967 to 2049; also the extremes of an i32 day, any day, and the
+            // years around year 0 (1 BC), where calendars are easy to get wrong.
+            let v = match r.below(20) {
+                0 => i32::MIN,
+                1 => i32::MAX,
+                2 => r.below(1 << 32) as u32 as i32,
+                3 => -719_468 - 200_000 + r.below(400_000) as i32,
+                _ => -1000 + r.below(30_000) as i32,
+            };
             valid(r).then_some(v)
         }))),
         DataType::Interval(arrow::datatypes::IntervalUnit::MonthDayNano) => {
@@ -128,6 +136,9 @@ fn random_array(t: &DataType, len: usize, r: &mut Rng, null_p: f64) -> ArrayRef 
                     0 => i64::MAX,
                     1 => i64::MIN,
                     2 => 1_700_000_000_000,
+                    // Any of about ±35,000 years of seconds (NULL where the type is
+                    // narrower).
+                    3 => r.below(1 << 41) as i64 - (1 << 40),
                     _ => r.below(41) as i64 - 20,
                 };
                 valid(r).then_some(v)

@@ -83,6 +83,7 @@ fn schema() -> Arc<Schema> {
         text("domain", false),
         text("null_behavior", false),
         Field::new("can_error", DataType::Boolean, false),
+        text("kernel", false),
         text("description", false),
     ]))
 }
@@ -116,6 +117,7 @@ pub fn run(a: FunctionsArgs) -> CliResult {
         Arc::new(BooleanArray::from_iter(
             rows.iter().map(|(_, s)| Some(s.can_error)),
         )),
+        strings(&|_, e| Some(e.kernel.to_string())),
         strings(&|_, e| Some(e.doc.to_string())),
     ];
     let schema = schema();

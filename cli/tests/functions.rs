@@ -36,7 +36,7 @@ fn names(csv: &str) -> Vec<String> {
 fn lists_one_row_per_signature_of_every_function() {
     let csv = ok(&["--format", "csv"]);
     assert!(csv.starts_with(
-        "name,signature,operator,aliases,domain,null_behavior,can_error,description\n"
+        "name,signature,operator,aliases,domain,null_behavior,can_error,kernel,description\n"
     ));
     // One row per signature, and one per special form (`coalesce(x, …)`).
     let entries: usize = broadhead::functions::functions()

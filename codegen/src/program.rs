@@ -92,6 +92,9 @@ pub enum ArithOp {
     Rem,
     /// integer division rounding toward negative infinity (divisor must be a positive constant).
     FloorDiv,
+    /// the remainder of [`ArithOp::FloorDiv`], from 0 to the divisor less one (divisor
+    /// must be a positive constant).
+    FloorMod,
 }
 
 /// Comparison operators (floats: NaN equals NaN and is above every number; -0.0 = 0.0).
@@ -784,10 +787,10 @@ impl Program {
                     }
                 }
             }
-            if let Node::Arith(ArithOp::FloorDiv, _, r) = node {
+            if let Node::Arith(op @ (ArithOp::FloorDiv | ArithOp::FloorMod), _, r) = node {
                 if !matches!(self.nodes[*r], Node::Const(_, v) if (v as i64) > 0) {
                     return Err(format!(
-                        "node {id}: FloorDiv needs a positive constant divisor"
+                        "node {id}: {op:?} needs a positive constant divisor"
                     ));
                 }
             }

@@ -36,9 +36,21 @@ pub(crate) fn value_ranges(prog: &Program) -> Vec<Option<Range>> {
                     .or(Some(full)),
                 _ => Some(full),
             },
+            (Node::Cast(x, _), Some(_)) if prog.type_of(*x) == PType::Bool => Some((0, 1)),
             (Node::Cast(x, _), Some(full)) => {
                 of(*x).and_then(|r| intersect(r, full)).or(Some(full))
             }
+            (Node::Case(arms, otherwise), Some(full)) => arms
+                .iter()
+                .map(|&(_, v)| v)
+                .chain([*otherwise])
+                .map(of)
+                .try_fold(None, |all: Option<Range>, r| {
+                    let r = r?;
+                    Some(Some(all.map_or(r, |a| (a.0.min(r.0), a.1.max(r.1)))))
+                })
+                .flatten()
+                .or(Some(full)),
             (_, full) => full,
         };
         ranges.push(range);
@@ -49,8 +61,12 @@ pub(crate) fn value_ranges(prog: &Program) -> Vec<Option<Range>> {
 /// Whether `Arith(op, a, b)` of a signed integer type `t` can never overflow `t`
 /// given the operands' ranges.
 pub(crate) fn cannot_overflow(op: ArithOp, t: PType, a: Option<Range>, b: Option<Range>) -> bool {
+    let sum_or_product = matches!(
+        op,
+        ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::WideMul
+    );
     match (t.is_signed(), int_range(t), a, b) {
-        (true, Some(full), Some(a), Some(b)) if t != PType::I128 => {
+        (true, Some(full), Some(a), Some(b)) if t != PType::I128 && sum_or_product => {
             exact(op, a, b).is_some_and(|(lo, hi)| lo >= full.0 && hi <= full.1)
         }
         _ => false,
@@ -71,6 +87,21 @@ fn exact(op: ArithOp, a: Range, b: Range) -> Option<Range> {
                 a.1.checked_mul(b.1)?,
             ];
             Some((*products.iter().min()?, *products.iter().max()?))
+        }
+        // A quotient or remainder by a positive constant.
+        ArithOp::Div | ArithOp::FloorDiv | ArithOp::Rem | ArithOp::FloorMod
+            if b.0 == b.1 && b.0 > 0 =>
+        {
+            let d = b.0;
+            Some(match op {
+                ArithOp::Div => (a.0 / d, a.1 / d),
+                ArithOp::FloorDiv => (a.0.div_euclid(d), a.1.div_euclid(d)),
+                ArithOp::FloorMod => (0, d - 1),
+                _ => (
+                    if a.0 < 0 { -(d - 1) } else { 0 },
+                    if a.1 > 0 { d - 1 } else { 0 },
+                ),
+            })
         }
         _ => None,
     }
@@ -97,7 +128,7 @@ fn constant(t: PType, bits: u64) -> i128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{InputSpec, Mode};
+    use crate::program::{CmpOp, InputSpec, Mode};
 
     fn program(nodes: Vec<Node>, inputs: Vec<PType>) -> Program {
         let outputs = vec![nodes.len() - 1];
@@ -140,6 +171,39 @@ mod tests {
         // Unchecked inputs may overflow anything.
         assert!(!cannot_overflow(ArithOp::Add, PType::I64, r[0], r[6]));
         assert!(!cannot_overflow(ArithOp::Add, PType::I64, r[0], r[1]));
+    }
+
+    /// The calendar's steps (`lower::datetime`): quotients and remainders by positive
+    /// constants, booleans as 0 or 1 and CASE arms bound what follows, so its sums
+    /// and products need no overflow test.
+    #[test]
+    fn ranges_follow_divisions_flags_and_cases() {
+        let k = |v: i32| Node::Const(PType::I32, u64::from(v as u32));
+        let p = program(
+            vec![
+                Node::Input(0),
+                k(146_097),
+                Node::Arith(ArithOp::FloorDiv, 0, 1),
+                Node::Arith(ArithOp::FloorMod, 0, 1),
+                Node::Cmp(CmpOp::Ge, 3, 1),
+                Node::Cast(4, PType::I32),
+                k(-9),
+                Node::Case(vec![(4, 6)], 5),
+                Node::Arith(ArithOp::Div, 3, 1),
+                Node::Arith(ArithOp::Rem, 0, 1),
+            ],
+            vec![PType::I32],
+        );
+        let r = value_ranges(&p);
+        assert_eq!(r[2], Some((-14_700, 14_699)));
+        assert_eq!(r[3], Some((0, 146_096)));
+        assert_eq!(r[5], Some((0, 1)));
+        assert_eq!(r[7], Some((-9, 1)));
+        assert_eq!(r[8], Some((0, 0)));
+        assert_eq!(r[9], Some((-146_096, 146_096)));
+        assert!(cannot_overflow(ArithOp::Mul, PType::I32, r[2], Some((400, 400))));
+        // A quotient is not a sum or product: it keeps its own checks.
+        assert!(!cannot_overflow(ArithOp::Div, PType::I32, r[3], r[1]));
     }
 
     #[test]

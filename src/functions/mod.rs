@@ -33,6 +33,7 @@ pub(crate) mod row;
 pub(crate) mod string;
 mod system;
 
+pub use datetime::Field;
 pub use reference::{by_domain, domain_title, reference_markdown, sql_form};
 pub use row::RowImpl;
 
@@ -130,10 +131,14 @@ pub enum Lowering {
     Inline(Inline),
 }
 
-/// What [`Lowering::Inline`] builds: an INTERVAL is Arrow's 16 bytes read as one
-/// `i128` of three fields (months, days, nanoseconds).
+/// What [`Lowering::Inline`] builds. An INTERVAL is Arrow's 16 bytes read as one
+/// `i128` of three fields (months, days, nanoseconds) (`lower::interval`); a field
+/// of a date is computed from its days by the civil calendar's integer arithmetic
+/// (`lower::datetime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Inline {
+    /// A field of a DATE, TIMESTAMP (without time zone) or TIME, as a BIGINT.
+    Field(Field),
     /// Two intervals compared as PostgreSQL does (a month is 30 days, a day 24 hours).
     Compare(CmpOp),
     /// Two intervals added or subtracted field by field, each field's overflow an
@@ -236,6 +241,19 @@ impl PartialEq for Signature {
 }
 
 impl Signature {
+    /// How the JIT computes a call, in a word for the reference: `native` (vector
+    /// instructions in the kernel, or a helper written for the job over a whole
+    /// block), `row function` (the row-wise implementation called once per block of
+    /// rows, a row at a time) or `interpreter` (computed by the interpreter before
+    /// the kernel runs).
+    pub fn kernel_form(&self) -> &'static str {
+        match (self.func, self.lowering) {
+            (FuncId::Row, Lowering::Helper) => "row function",
+            (FuncId::Row, Lowering::Interpreted(_)) => "interpreter",
+            _ => "native",
+        }
+    }
+
     /// Whether the argument types match this signature exactly (time zones aside).
     pub fn matches(&self, args: &[DataType]) -> bool {
         self.accepts_count(args.len())
@@ -303,6 +321,8 @@ pub struct Entry {
     pub can_error: bool,
     /// One line.
     pub doc: &'static str,
+    /// How the JIT computes it ([`Signature::kernel_form`]).
+    pub kernel: &'static str,
 }
 
 /// A function: its names, documentation and signatures.
@@ -456,12 +476,14 @@ impl Function {
             nulls: s.nulls,
             can_error: s.can_error,
             doc: s.doc,
+            kernel: s.kernel_form(),
         });
         let forms = self.forms.iter().map(|f| Entry {
             signature: f.syntax.to_string(),
             nulls: f.nulls,
             can_error: false,
             doc: f.doc,
+            kernel: "native",
         });
         sigs.chain(forms).collect()
     }

@@ -99,7 +99,11 @@ pub fn reference_markdown() -> String {
         md,
         "Each signature gives its argument and result types, what it returns for NULL \
          arguments, and whether it can fail (an error naming the row, raised only for \
-         rows whose value is used). Arguments of other types are converted implicitly \
+         rows whose value is used), and how the compiled kernel computes it: `native` \
+         (vector instructions, or a helper written for the job over a block of rows), \
+         `row function` (the row-wise implementation, called once per block of 16 rows \
+         and looping over them: as fast as an interpreter) or `interpreter` (computed \
+         before the kernel runs). Arguments of other types are converted implicitly \
          where the promotion rules allow (an INTEGER column to a BIGINT parameter).\n"
     );
     let _ = writeln!(md, "## Contents\n");
@@ -142,16 +146,17 @@ fn write_function(md: &mut String, f: &Function) {
     }
     let _ = writeln!(
         md,
-        "| signature | NULL arguments | can fail | description |"
+        "| signature | NULL arguments | can fail | in the kernel | description |"
     );
-    let _ = writeln!(md, "|---|---|---|---|");
+    let _ = writeln!(md, "|---|---|---|---|---|");
     for e in f.entries() {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             cell(&code(&e.signature)),
             e.nulls.describe(),
             if e.can_error { "yes" } else { "no" },
+            e.kernel,
             cell(e.doc)
         );
     }

@@ -39,14 +39,16 @@ struct Fields {
 }
 
 impl Lowerer {
-    /// A registry function of intervals with
-    /// [`Lowering::Inline`](crate::functions::Lowering::Inline): what `inline` says.
+    /// A registry function with
+    /// [`Lowering::Inline`](crate::functions::Lowering::Inline): what `inline` says
+    /// (built here for intervals, in `datetime` for the fields of dates).
     pub(super) fn inline_call(
         &mut self,
         inline: Inline,
         args: &[TypedExpr],
     ) -> Result<NodeId, Unsupported> {
         match (inline, args) {
+            (Inline::Field(field), [x]) => self.date_field(field, x),
             (Inline::Compare(op), [a, b]) => {
                 let (ka, kb) = (self.interval_span(a)?, self.interval_span(b)?);
                 Ok(self.add(Node::Cmp(op, ka, kb)))

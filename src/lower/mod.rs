@@ -30,6 +30,7 @@ use decimals::decimal_max;
 mod builder;
 mod calls;
 mod casts;
+mod datetime;
 mod decimals;
 mod in_list;
 mod interval;

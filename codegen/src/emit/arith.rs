@@ -20,7 +20,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 ArithOp::Add => b.build_float_add(lv, rv, "")?,
                 ArithOp::Sub => b.build_float_sub(lv, rv, "")?,
                 ArithOp::Mul | ArithOp::WideMul => b.build_float_mul(lv, rv, "")?,
-                ArithOp::Div | ArithOp::Rem | ArithOp::FloorDiv => {
+                ArithOp::Div | ArithOp::Rem | ArithOp::FloorDiv | ArithOp::FloorMod => {
                     let zero = b.build_float_compare(
                         FloatPredicate::OEQ,
                         rv,
@@ -111,9 +111,9 @@ impl<'ctx> Emitter<'_, 'ctx> {
                         (_, false) => self.b.build_int_unsigned_rem(lv, safe, "")?,
                     }
                 }
-                ArithOp::FloorDiv => {
-                    // divisor is a positive constant (validated)
-                    let q = self.b.build_int_signed_div(lv, rv, "")?;
+                ArithOp::FloorDiv | ArithOp::FloorMod => {
+                    // The divisor is a positive constant (validated): LLVM divides by
+                    // multiplying, and neither can fail.
                     let m = self.b.build_int_signed_rem(lv, rv, "")?;
                     let neg = self.b.build_int_compare(
                         IntPredicate::SLT,
@@ -121,8 +121,14 @@ impl<'ctx> Emitter<'_, 'ctx> {
                         lv.get_type().const_zero(),
                         "",
                     )?;
-                    let adj = self.b.build_int_s_extend(neg, lv.get_type(), "")?;
-                    self.b.build_int_add(q, adj, "")?
+                    if op == ArithOp::FloorMod {
+                        let up = self.b.build_int_add(m, rv, "")?;
+                        self.b.build_select(neg, up, m, "")?.into_vector_value()
+                    } else {
+                        let q = self.b.build_int_signed_div(lv, rv, "")?;
+                        let adj = self.b.build_int_s_extend(neg, lv.get_type(), "")?;
+                        self.b.build_int_add(q, adj, "")?
+                    }
                 }
             }
         };

@@ -6,9 +6,18 @@ use inkwell::{FloatPredicate, IntPredicate};
 use super::ir::IntVec;
 use super::{EmitError, Emitter, R, V};
 use crate::program::PType;
+use crate::ranges::Range;
 
 impl<'ctx> Emitter<'_, 'ctx> {
-    pub(super) fn cast(&mut self, from: PType, to: PType, x: V<'ctx>) -> R<V<'ctx>> {
+    /// `x`, of type `from`, as a `to`; `known`: the range of `x`'s values
+    /// ([`crate::ranges`]), which spares an integer the range check it cannot fail.
+    pub(super) fn cast(
+        &mut self,
+        from: PType,
+        to: PType,
+        x: V<'ctx>,
+        known: Option<Range>,
+    ) -> R<V<'ctx>> {
         if from == to {
             return Ok(x);
         }
@@ -77,6 +86,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
             // Integer to integer: range check in the source type, then resize.
             let (smin, smax) = Self::min_max(from);
             let (tmin, tmax) = Self::min_max(to);
+            let (smin, smax) = known.map_or((smin, smax), |(lo, hi)| (lo.max(smin), hi.min(smax)));
             let mut bad: Option<VectorValue<'ctx>> = None;
             if tmin > smin {
                 let below = self.b.build_int_compare(

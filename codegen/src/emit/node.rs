@@ -201,8 +201,9 @@ impl<'ctx> Emitter<'_, 'ctx> {
             }
             Node::Cast(x, to) => {
                 let from = self.prog.type_of(x);
+                let known = self.ranges[x];
                 let xv = self.node(x, block, memo)?;
-                self.cast(from, to, xv)?
+                self.cast(from, to, xv, known)?
             }
             Node::Extract(x, lsb, to) => {
                 let from = self.prog.type_of(x);

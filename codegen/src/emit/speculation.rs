@@ -220,7 +220,7 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 let xv = self.node(x, block, memo)?;
                 match from {
                     PType::I64 => xv,
-                    _ => self.cast(from, t, xv)?,
+                    _ => self.cast(from, t, xv, None)?,
                 }
             }
             _ => return Ok(None),

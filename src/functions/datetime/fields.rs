@@ -4,12 +4,17 @@
 use arrow::datatypes::{Float64Type, Int64Type};
 use chrono::{Datelike, NaiveDateTime, Timelike};
 
+use super::civil::civil_from_days;
 use super::{epoch_nanos, on1, on_s1, Kind, F, I, KINDS, S, TIME_KINDS};
-use crate::functions::{Registry, ZoneReading};
+use crate::functions::{Inline, Lowering, Registry, ZoneReading};
 
-/// A field of a date or time (EXTRACT's and date_part's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Field {
+/// A field of a date or time (EXTRACT's and date_part's), as PostgreSQL names
+/// them: `Dow` is 0 (Sunday) to 6, `IsoDow` 1 (Monday) to 7, `Doy` 1 to 366,
+/// `Week` and `IsoYear` ISO 8601's; `Second`, `Millisecond` and `Microsecond`
+/// count whole units of the minute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Field {
     Millennium,
     Century,
     Decade,
@@ -116,6 +121,42 @@ pub(super) fn pg_year(y: i32) -> i64 {
     }
 }
 
+/// A field of the DATE `days` days after 1970-01-01 (a time field is 0) from the
+/// integer calendar, which covers every DATE; `None` for the ISO week's fields,
+/// which chrono computes.
+fn date_field(f: Field, days: i64) -> Option<i64> {
+    use Field::*;
+    let c = civil_from_days(days);
+    let pg = if c.year <= 0 { c.year - 1 } else { c.year };
+    // 1970-01-01 was a Thursday.
+    let weekday = days.rem_euclid(7);
+    Some(match f {
+        Millennium if c.year > 0 => (c.year - 1) / 1000 + 1,
+        Millennium => -((-c.year) / 1000 + 1),
+        Century if c.year > 0 => (c.year - 1) / 100 + 1,
+        Century => -((-c.year) / 100 + 1),
+        Decade => pg.div_euclid(10),
+        Year => pg,
+        Quarter => (c.month + 2) / 3,
+        Month => c.month,
+        Day => c.day,
+        Dow => (weekday + 4) % 7,
+        IsoDow => (weekday + 3) % 7 + 1,
+        Doy => c.day_of_year,
+        Hour | Minute | Second | Millisecond | Microsecond => 0,
+        Epoch => days * 86_400,
+        Week | IsoYear => return None,
+    })
+}
+
+/// The field `f` of value `v` of kind `k`, as an integer ([`int_field`]).
+fn int_field_of(f: Field, k: Kind, v: i64) -> Result<i64, String> {
+    match (k == Kind::Date).then(|| date_field(f, v)).flatten() {
+        Some(x) => Ok(x),
+        None => Ok(int_field(f, k.read(v)?)),
+    }
+}
+
 /// The field as an integer; second, millisecond and microsecond count whole units
 /// of the minute (DuckDB's `second()`, `millisecond()`, `microsecond()`), epoch
 /// whole seconds.
@@ -146,6 +187,15 @@ fn int_field(f: Field, dt: NaiveDateTime) -> i64 {
         Millisecond => sub_minute_nanos / 1_000_000,
         Microsecond => sub_minute_nanos / 1_000,
         Epoch => dt.and_utc().timestamp(),
+    }
+}
+
+/// The field `f` of value `v` of kind `k` as `date_part` gives it ([`float_field`]).
+fn float_field_of(f: Field, k: Kind, v: i64) -> Result<f64, String> {
+    match (k, f) {
+        // A DATE's fields are whole numbers.
+        (Kind::Date, _) => Ok(int_field_of(f, k, v)? as f64),
+        _ => Ok(float_field(f, k.read(v)?)),
     }
 }
 
@@ -299,12 +349,18 @@ pub(super) fn register(r: &mut Registry) {
         f.example(sql, result);
         let times = TIME_KINDS.iter().filter(|_| field.of_time());
         for k in KINDS.iter().chain(times).copied() {
-            f.sig(
-                &[k.data_type()],
-                I,
-                doc,
-                on1::<Int64Type>(k, move |v| Ok(Some(int_field(field, k.read(v)?)))).fallible(),
-            );
+            let imp = on1::<Int64Type>(k, move |v| int_field_of(field, k, v).map(Some));
+            // Every DATE has its fields; chrono's range bounds the rest.
+            let imp = if k == Kind::Date && date_field(field, 0).is_some() {
+                imp
+            } else {
+                imp.fallible()
+            };
+            let lowering = match field {
+                Field::Week | Field::IsoYear => Lowering::Helper,
+                _ => Lowering::Inline(Inline::Field(field)),
+            };
+            f.lowered_sig(&[k.data_type()], I, doc, imp, lowering);
         }
     }
     let f = r
@@ -316,7 +372,7 @@ pub(super) fn register(r: &mut Registry) {
             &[k.data_type()],
             F,
             "seconds since 1970-01-01 00:00:00 (UTC for a TIMESTAMP WITH TIME ZONE), with the fraction",
-            on1::<Float64Type>(k, move |v| Ok(Some(float_field(Field::Epoch, k.read(v)?)))).fallible(),
+            on1::<Float64Type>(k, move |v| float_field_of(Field::Epoch, k, v).map(Some)).fallible(),
         );
     }
     let f = r
@@ -338,7 +394,7 @@ pub(super) fn register(r: &mut Registry) {
                 if matches!(k, Kind::Time(_)) && !f.of_time() {
                     return Err(not_of_time(field));
                 }
-                Ok(Some(float_field(f, k.read(v)?)))
+                float_field_of(f, k, v).map(Some)
             })
             .fallible(),
         );

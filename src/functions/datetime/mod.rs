@@ -7,15 +7,16 @@
 //! wall-clock function (fields, `date_trunc`, `date_diff`, formatting) sees it,
 //! the binder converts it to the wall-clock time in its zone with `timezone(zone,
 //! x)` (`bind::datetime`), and converts a truncated result back. Values outside the
-//! calendar's range (±262,000 years) are errors ("timestamp out of range").
+//! calendar's range (±262,000 years) are errors ("timestamp out of range"), except
+//! for a DATE's fields, which `civil` computes for every DATE.
 //!
 //! `current_date`, `current_timestamp` and `now()` are special forms (documented in
 //! the registry, without signatures): the binder folds them to one literal per
 //! bound expression (`bind::datetime`).
 //!
 //! This file holds what the parts share: the kinds of date and time arguments, reading
-//! and writing their values, and the row adapters over them. The parts: `fields`
-//! (EXTRACT), `truncation` (`date_trunc`, `date_diff`), `arithmetic` (adding months,
+//! and writing their values, and the row adapters over them. The parts: `civil`
+//! (the calendar in integer arithmetic), `fields` (EXTRACT), `truncation` (`date_trunc`, `date_diff`), `arithmetic` (adding months,
 //! days and times), `intervals` (INTERVAL values), `zones`, `formatting` (to text and
 //! back) and `constructors` (`make_date`, `to_timestamp`, …).
 
@@ -250,6 +251,7 @@ fn on_s2<R: Ret>(
 
 // The domain's parts, declared after the macros above, which they use.
 mod arithmetic;
+pub(crate) mod civil;
 mod constructors;
 mod fields;
 mod formatting;
@@ -257,7 +259,8 @@ mod intervals;
 mod truncation;
 mod zones;
 
-pub(crate) use fields::{not_of_time, unknown_unit, Field};
+pub use fields::Field;
+pub(crate) use fields::{not_of_time, unknown_unit};
 pub(crate) use intervals::{interval_key, not_of_interval, IV, NANOS_PER_DAY};
 
 /// Registers the date and time functions.
