@@ -572,6 +572,24 @@ impl ColumnTest for InSet {
 /// State of `length(column)` (characters); no fields.
 pub(crate) struct Length;
 
+/// The characters of UTF-8 `bytes`: the bytes that do not continue a character
+/// (`10xxxxxx`), counted eight at a time.
+pub(crate) fn char_count(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut continuing = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Bit 7 of each byte set and bit 6 (shifted up into bit 7) clear.
+        continuing += (w & !(w << 1) & HIGH).count_ones() as usize;
+    }
+    let rest = chunks.remainder();
+    continuing += rest.iter().filter(|&&b| b & 0xC0 == 0x80).count();
+    bytes.len() - continuing
+}
+
 unsafe extern "C" fn str_length<L: SlotLayout>(
     _state: *const u8,
     a: *const Slot,
@@ -584,7 +602,7 @@ unsafe extern "C" fn str_length<L: SlotLayout>(
     let a = unsafe { Rows::<L>::new(a, row0, rows) };
     let out = out as *mut i32;
     for (i, v) in a.bytes() {
-        let chars = v.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        let chars = char_count(v);
         // SAFETY: `out` is the kernel's helper buffer, `LANES` (16) i64 values: room
         // for the `LANES` i32 values of a block, whose rows mask `rows` is (so
         // `i < LANES`).
@@ -788,6 +806,25 @@ mod tests {
 
     /// Helpers read and answer only the rows their `rows` mask asks for: the bits of
     /// the others are clear, `<>` (a negated `=`) included.
+    #[test]
+    fn char_count_counts_code_points() {
+        for s in [
+            "",
+            "a",
+            "abcdefgh",
+            "abcdefghi",
+            "é",
+            "naïve café, 東京 and 🦀🦀 over eight bytes",
+            "\u{10FFFF}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}x",
+        ] {
+            for start in 0..s.len() {
+                if let Some(t) = s.get(start..) {
+                    assert_eq!(char_count(t.as_bytes()), t.chars().count(), "{t:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn helpers_read_and_answer_only_the_rows_asked_for() {
         let strings = StringArray::from(vec!["abc", "xabx", "ab", "zzz", "cab"]);

@@ -861,3 +861,92 @@ fn hashes() {
     );
     assert_eq!(eval(&c, "hash(i)").map(|v| v[2].clone()), Ok("NULL".into()));
 }
+
+/// `x / d` and `x % d` by literals, which the kernel computes by multiplying
+/// (`DivisionMagic`): against Rust's `/` and `%` (PostgreSQL's: truncating, the
+/// remainder with the dividend's sign) for INTEGER and BIGINT extremes, small and
+/// large, positive and negative divisors; 0 is an error and -1 overflows on MIN as
+/// before.
+#[test]
+fn division_by_literals_per_integer_type() {
+    let bigs: Vec<i64> = vec![
+        i64::MIN,
+        i64::MIN + 1,
+        -1_000_000_007,
+        -86_400_000_001,
+        -7,
+        -6,
+        -1,
+        0,
+        1,
+        6,
+        7,
+        13,
+        1 << 40,
+        9_007_199_254_740_993,
+        i64::MAX - 1,
+        i64::MAX,
+    ];
+    let ints: Vec<i32> = vec![
+        i32::MIN,
+        i32::MIN + 1,
+        -100_003,
+        -7,
+        -1,
+        0,
+        1,
+        7,
+        65_536,
+        i32::MAX,
+    ];
+    let divisors: [i64; 12] = [
+        2,
+        -2,
+        3,
+        7,
+        -7,
+        10,
+        16,
+        1_000,
+        -1_000_003,
+        86_400,
+        2_147_483_647,
+        -2_147_483_647,
+    ];
+    for d in divisors {
+        for (op, f) in [
+            ("/", i64::wrapping_div as fn(i64, i64) -> i64),
+            ("%", i64::wrapping_rem),
+        ] {
+            let cols = [("x", Arc::new(Int64Array::from(bigs.clone())) as ArrayRef)];
+            let expected: Vec<String> = bigs.iter().map(|&x| f(x, d).to_string()).collect();
+            assert_eq!(
+                eval(&cols, &format!("x {op} {d}")),
+                Ok(expected),
+                "BIGINT {op} {d}"
+            );
+            let cols = [("x", Arc::new(Int32Array::from(ints.clone())) as ArrayRef)];
+            let literal = if i32::try_from(d).is_ok() {
+                format!("CAST({d} AS INTEGER)")
+            } else {
+                continue;
+            };
+            let expected: Vec<String> = ints
+                .iter()
+                .map(|&x| f(i64::from(x), d).to_string())
+                .collect();
+            assert_eq!(
+                eval(&cols, &format!("x {op} {literal}")),
+                Ok(expected),
+                "INTEGER {op} {d}"
+            );
+        }
+    }
+    let cols = [(
+        "x",
+        Arc::new(Int64Array::from(vec![i64::MIN, 5])) as ArrayRef,
+    )];
+    assert!(eval(&cols, "x / 0").is_err_and(|e| e.contains("division by zero")));
+    assert!(eval(&cols, "x / -1").is_err_and(|e| e.contains("out of range")));
+    assert_eq!(eval(&cols, "x % -1"), Ok(vec!["0".into(), "0".into()]));
+}

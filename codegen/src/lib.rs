@@ -26,12 +26,14 @@ use llvm_sys_140 as llvm_sys;
 #[cfg(all(feature = "llvm19", not(feature = "llvm14")))]
 use llvm_sys_191 as llvm_sys;
 
+mod division;
 mod emit;
 mod jit;
 mod orc;
 mod program;
 mod ranges;
 
+pub use division::DivisionMagic;
 pub use emit::LANES;
 pub use jit::{
     compile, compile_object, host_cpu, initialize, load, loaded_kernels, CodegenError,

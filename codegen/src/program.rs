@@ -276,6 +276,19 @@ pub enum Node {
     /// as a `ty` (shifted right, then truncated: no check): a field of a packed
     /// value (an INTERVAL's months, days or nanoseconds).
     Extract(NodeId, u32, PType),
+    /// `x / d`, or `x % d` where `remainder`, of a signed `I32` or `I64` `x` by a
+    /// literal `d` with `|d| ≥ 2`, by multiplying: `magic` are the parameters of
+    /// `d`'s [`DivisionMagic`](crate::DivisionMagic), each of `x`'s type, in order
+    /// `|d|`, the multiplier, the shift, all ones where `x` is added (else 0) and all
+    /// ones where the quotient is negated. Cannot fail.
+    DivideByLiteral {
+        /// The dividend.
+        x: NodeId,
+        /// The divisor's parameters.
+        magic: [NodeId; 5],
+        /// `%` rather than `/`.
+        remainder: bool,
+    },
     /// Integer values side by side in one [`PType::I128`], the first in the lowest
     /// bits; their widths add up to 16 bytes (an INTERVAL from its `i32` months, `i32`
     /// days and `i64` nanoseconds, Arrow's `IntervalMonthDayNano` layout).
@@ -518,6 +531,9 @@ impl Node {
             Node::InList { x, values, .. } => {
                 std::iter::once(*x).chain(values.iter().copied()).collect()
             }
+            Node::DivideByLiteral { x, magic, .. } => {
+                std::iter::once(*x).chain(magic.iter().copied()).collect()
+            }
         }
     }
 }
@@ -531,7 +547,7 @@ impl Program {
             Node::Const(t, _) | Node::Null(t) | Node::Cast(_, t) => *t,
             Node::Const128(_) | Node::Pack(_) => PType::I128,
             Node::Extract(_, _, t) => *t,
-            Node::Arith(_, l, _) => self.type_of(*l),
+            Node::Arith(_, l, _) | Node::DivideByLiteral { x: l, .. } => self.type_of(*l),
             Node::Neg(x) | Node::Abs(x) | Node::RangeCheck(x, ..) => self.type_of(*x),
             Node::Case(_, e) => self.type_of(*e),
             Node::Coalesce(args) => self.type_of(args[0]),
@@ -708,6 +724,17 @@ impl Program {
                     let t = child(*x)?;
                     if !t.is_int() || !to.is_int() || lsb + 8 * to.width() > 8 * t.width() {
                         return Err(format!("node {id}: no {to:?} at bit {lsb} of {t:?}"));
+                    }
+                }
+                Node::DivideByLiteral { x, magic, .. } => {
+                    let t = child(*x)?;
+                    if !matches!(t, PType::I32 | PType::I64) {
+                        return Err(format!("node {id}: division by a literal of {t:?}"));
+                    }
+                    for &m in magic {
+                        if child(m)? != t {
+                            return Err(format!("node {id}: a division parameter not of {t:?}"));
+                        }
                     }
                 }
                 Node::Pack(parts) => {

@@ -201,7 +201,12 @@ mod tests {
         assert_eq!(r[7], Some((-9, 1)));
         assert_eq!(r[8], Some((0, 0)));
         assert_eq!(r[9], Some((-146_096, 146_096)));
-        assert!(cannot_overflow(ArithOp::Mul, PType::I32, r[2], Some((400, 400))));
+        assert!(cannot_overflow(
+            ArithOp::Mul,
+            PType::I32,
+            r[2],
+            Some((400, 400))
+        ));
         // A quotient is not a sum or product: it keeps its own checks.
         assert!(!cannot_overflow(ArithOp::Div, PType::I32, r[3], r[1]));
     }

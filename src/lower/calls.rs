@@ -3,12 +3,13 @@
 //! calls of their row-wise implementation over blocks (the generic row helper).
 
 use arrow_schema::DataType;
-use broadhead_codegen::{ArithOp, Callee, CmpOp, Node, NodeId, PType, TruthTest};
+use broadhead_codegen::{ArithOp, Callee, CmpOp, DivisionMagic, Node, NodeId, PType, TruthTest};
 
 use super::strings::is_bytes;
 use super::{physical, unsupported, Lowerer, Unsupported, DECIMAL_I64_DIGITS};
 use crate::functions::row::{self, CallState};
 use crate::functions::{FuncId, Lowering, RowImpl, Signature};
+use crate::scalar::ScalarValue;
 use crate::strings::computed;
 use crate::typed::TypedExpr;
 
@@ -51,6 +52,9 @@ impl Lowerer {
             Subtract | DateSubDays | DateDiffDays => arith(ArithOp::Sub)(self),
             Multiply if wide => self.wide_multiply(&args[0], &args[1], ret),
             Multiply => arith(ArithOp::Mul)(self),
+            Divide | Modulo if self.by_literal(args, ret).is_some() => {
+                self.divide_by_literal(args, ret, func == Modulo)
+            }
             // 128-bit `/` and `%` are calls of the JIT's `__divti3` and `__modti3`.
             Divide => arith(ArithOp::Div)(self),
             Modulo => arith(ArithOp::Rem)(self),
@@ -100,6 +104,54 @@ impl Lowerer {
             Length => self.length(&args[0]),
             Row => unsupported("a row function outside its signature"),
         }
+    }
+
+    /// The magic numbers of `x / d` or `x % d` (`args`, of type `ret`) where `ret`
+    /// is INTEGER or BIGINT and `d` a literal of at least 2 in magnitude.
+    fn by_literal(&self, args: &[TypedExpr], ret: &DataType) -> Option<DivisionMagic> {
+        let bits = match ret {
+            DataType::Int32 => 32,
+            DataType::Int64 => 64,
+            _ => return None,
+        };
+        let d = match args.get(1)?.as_literal()? {
+            ScalarValue::Int32(v) => i64::from(*v),
+            ScalarValue::Int64(v) => *v,
+            _ => return None,
+        };
+        (args[0].data_type == *ret)
+            .then(|| DivisionMagic::of(d, bits))
+            .flatten()
+    }
+
+    /// `x / d` or `x % d` by a literal `d` ([`Lowerer::by_literal`]): a multiply by
+    /// its magic numbers, passed as parameters so that every such literal shares
+    /// the kernel.
+    fn divide_by_literal(
+        &mut self,
+        args: &[TypedExpr],
+        ret: &DataType,
+        remainder: bool,
+    ) -> Result<NodeId, Unsupported> {
+        let Some(m) = self.by_literal(args, ret) else {
+            return unsupported("a division by a literal without its magic numbers");
+        };
+        let ty = Self::typ_of(ret)?;
+        let x = self.expr(&args[0])?;
+        let mask = |on: bool| if on { u64::MAX } else { 0 };
+        let magic = [
+            m.abs_divisor as u64,
+            m.multiplier as u64,
+            u64::from(m.shift),
+            mask(m.add),
+            mask(m.negate),
+        ]
+        .map(|bits| self.param(ty, bits));
+        Ok(self.add(Node::DivideByLiteral {
+            x,
+            magic,
+            remainder,
+        }))
     }
 
     /// A registry function implemented row by row (or by an LLVM intrinsic).

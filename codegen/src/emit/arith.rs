@@ -135,6 +135,63 @@ impl<'ctx> Emitter<'_, 'ctx> {
         Ok(V::Vals { v, valid, err })
     }
 
+    /// `x / d` or `x % d` by a literal `d` from its magic parameters `m` (`|d|`,
+    /// multiplier, shift, add mask, negate mask; [`crate::DivisionMagic`]): the
+    /// high half of a widening multiply, vector instructions for 32-bit lanes and a
+    /// multiply per lane for 64-bit ones, where a division would be an `idiv`
+    /// per lane.
+    pub(super) fn divide_by_literal(
+        &mut self,
+        x: V<'ctx>,
+        m: &[VectorValue<'ctx>],
+        remainder: bool,
+    ) -> R<V<'ctx>> {
+        let (n, valid, err) = Self::vals(x)?;
+        let [abs_d, multiplier, shift, add, negate] = m else {
+            return Err(EmitError(
+                "a division by a literal takes five parameters".into(),
+            ));
+        };
+        let vt = n.get_type();
+        let bits = vt.get_element_type().into_int_type().get_bit_width();
+        let wide = if bits == 32 {
+            self.i64t
+        } else {
+            self.ctx.i128_type()
+        }
+        .vec_type(LANES);
+        let b = &self.b;
+        let product = b.build_int_mul(
+            b.build_int_s_extend(n, wide, "")?,
+            b.build_int_s_extend(*multiplier, wide, "")?,
+            "",
+        )?;
+        let width = wide
+            .get_element_type()
+            .into_int_type()
+            .const_int(u64::from(bits), false);
+        let width = VectorType::const_vector(&vec![width; LANES as usize]);
+        let high = b.build_int_truncate(b.build_right_shift(product, width, true, "")?, vt, "")?;
+        let q = b.build_int_add(high, b.build_and(n, *add, "")?, "")?;
+        let q = b.build_right_shift(q, *shift, true, "")?;
+        let sign = vt
+            .get_element_type()
+            .into_int_type()
+            .const_int(u64::from(bits - 1), false);
+        let sign = VectorType::const_vector(&vec![sign; LANES as usize]);
+        let q = b.build_int_add(
+            q,
+            b.build_right_shift(q, sign, false, "")?,
+            "trunc_quotient",
+        )?;
+        let v = if remainder {
+            b.build_int_sub(n, b.build_int_mul(q, *abs_d, "")?, "")?
+        } else {
+            b.build_int_sub(b.build_xor(q, *negate, "")?, *negate, "")?
+        };
+        Ok(V::Vals { v, valid, err })
+    }
+
     /// `l op r` (a sum, difference or product) of signed integers that
     /// [`cannot_overflow`]: no overflow test.
     pub(super) fn exact_arith(&mut self, op: ArithOp, l: V<'ctx>, r: V<'ctx>) -> R<V<'ctx>> {

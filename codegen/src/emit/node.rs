@@ -222,6 +222,18 @@ impl<'ctx> Emitter<'_, 'ctx> {
                 };
                 V::Vals { v, valid, err }
             }
+            Node::DivideByLiteral {
+                x,
+                magic,
+                remainder,
+            } => {
+                let xv = self.node(x, block, memo)?;
+                let mut m = Vec::with_capacity(magic.len());
+                for p in magic {
+                    m.push(Self::vals(self.node(p, block, memo)?)?.0);
+                }
+                self.divide_by_literal(xv, &m, remainder)?
+            }
             Node::Pack(parts) => {
                 let wide = self.vec_ty(PType::I128).into_vector_type_int()?;
                 let mut packed = wide.const_zero();
