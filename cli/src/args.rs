@@ -34,10 +34,15 @@ pub struct OutputArgs {
     /// --output, from the file's extension]
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// Write to this file (a regular file is written to a temporary file beside it and
-    /// renamed over it when complete; devices, pipes and /dev/stdout are written directly)
+    /// Write to this file. A regular file is written to a temporary file beside it and
+    /// renamed over it when complete, keeping the replaced file's permissions (and, as
+    /// root, its owner); devices, pipes and /dev/stdout are written directly
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Replace an output file that is read-only (its permissions are kept); without
+    /// it, such a file is refused
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Output formats.

@@ -37,6 +37,8 @@ mod output;
 mod schema;
 mod sql;
 mod table;
+mod target;
+mod temp;
 
 use std::io::{IsTerminal, Write};
 
@@ -196,8 +198,15 @@ pub fn progress_allowed(quiet: bool) -> bool {
 }
 
 /// Writes a message to stderr, ignoring a failure (there is nowhere left to report it).
+/// Control characters are escaped on each line ([`broadhead::escape`]): a message
+/// quoting a file name or expression text cannot forge lines or drive the terminal.
 pub fn warn(message: std::fmt::Arguments) {
-    let _ = writeln!(std::io::stderr(), "{message}");
+    let text = message.to_string();
+    let _ = writeln!(
+        std::io::stderr(),
+        "{}",
+        broadhead::escape::escape_lines(&text)
+    );
 }
 
 fn main() {
@@ -295,7 +304,7 @@ fn run() -> u8 {
     });
     let code = match result {
         Ok(Ok(())) => 0,
-        Ok(Err(_)) if output::stdout_closed() => 0,
+        Ok(Err(_)) if output::reader_gone() => 0,
         Ok(Err(f)) => {
             warn(format_args!("broadhead: error: {}", f.message));
             f.code

@@ -15,6 +15,7 @@ use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 
 use super::footer::{check_footer, check_metadata};
 use super::{guarded, ScanError};
+use crate::escape::escape_path;
 use crate::types::{sql_type_name, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION};
 
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
@@ -156,7 +157,10 @@ pub fn expand_paths(args: &[impl AsRef<Path>]) -> Result<Vec<PathBuf>, ScanError
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && is_glob(&text) => {
                 let found = expand_glob(path)?;
                 if found.is_empty() {
-                    return Err(ScanError::Input(format!("{text}: no file matches")));
+                    return Err(ScanError::Input(format!(
+                        "{}: no file matches",
+                        escape_path(path)
+                    )));
                 }
                 out.extend(found);
             }
@@ -264,7 +268,8 @@ fn walk(
 /// The regular files a glob matches.
 fn expand_glob(pattern: &Path) -> Result<Vec<PathBuf>, ScanError> {
     let text = pattern.to_string_lossy();
-    let bad = |e: globset::Error| ScanError::Input(format!("{text}: {}", e.kind()));
+    let bad =
+        |e: globset::Error| ScanError::Input(format!("{}: {}", escape_path(pattern), e.kind()));
     let matcher = globset::GlobBuilder::new(&text)
         .literal_separator(true)
         .backslash_escape(true)
@@ -460,7 +465,7 @@ impl Dataset {
                     &f.path,
                     format!(
                         "its schema differs from that of {}: {diff}",
-                        first.path.display()
+                        escape_path(&first.path)
                     ),
                 ));
             }

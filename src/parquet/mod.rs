@@ -104,7 +104,7 @@ pub enum ScanError {
     #[error(transparent)]
     Engine(#[from] crate::Error),
     /// A file could not be read, is not Parquet, is corrupted, or does not fit.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {message}", crate::escape::escape_path(path))]
     File {
         /// The file.
         path: PathBuf,
@@ -112,7 +112,7 @@ pub enum ScanError {
         message: String,
     },
     /// Evaluating the predicate failed on a row of a file.
-    #[error("{}, {error}", path.display())]
+    #[error("{}, {error}", crate::escape::escape_path(path))]
     Row {
         /// The file.
         path: PathBuf,
