@@ -60,6 +60,7 @@ mod footer;
 mod gather;
 mod keys;
 mod pages;
+mod paths;
 mod predicate;
 mod scan;
 mod source;
@@ -69,7 +70,8 @@ use std::path::{Path, PathBuf};
 use parquet::basic::Encoding;
 use parquet::file::metadata::ParquetMetaData;
 
-pub use dataset::{engine_schema, engine_type, expand_paths, to_engine_batch, Dataset, SourceFile};
+pub use dataset::{engine_schema, engine_type, to_engine_batch, Dataset, SourceFile};
+pub use paths::expand_paths;
 pub use predicate::{JitPredicate, RowError};
 pub use scan::{Scan, ScanItem, ScanOptions, ScanStats};
 pub use source::ENV_MMAP;
