@@ -39,6 +39,7 @@ mod sql;
 mod table;
 mod target;
 mod temp;
+mod text_arg;
 
 use std::io::{IsTerminal, Write};
 
@@ -264,7 +265,14 @@ fn run() -> u8 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            // An error quoting an argument with control characters is printed
+            // escaped (without clap's colours); help and others as clap prints them.
+            let plain = e.render().to_string();
+            if e.use_stderr() && plain.chars().any(|c| c != '\n' && c.is_control()) {
+                warn(format_args!("{}", plain.trim_end()));
+            } else {
+                let _ = e.print();
+            }
             return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
