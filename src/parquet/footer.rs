@@ -524,6 +524,51 @@ fn page_header(buf: &[u8]) -> Check<(u64, u64)> {
 mod tests {
     use super::*;
 
+    /// A footer split in pieces of 2 row groups decodes to the same row groups, in
+    /// order, as the whole.
+    #[test]
+    fn footers_split_into_pieces_decode_to_the_same_row_groups() {
+        use arrow::array::{Int64Array, RecordBatch};
+        use parquet::arrow::ArrowWriter;
+        use parquet::file::metadata::ParquetMetaDataReader;
+        use std::sync::Arc;
+        let batch = RecordBatch::try_from_iter([(
+            "i",
+            Arc::new(Int64Array::from((0..5).collect::<Vec<i64>>())) as _,
+        )])
+        .unwrap();
+        let mut bytes = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
+        for row in 0..5 {
+            w.write(&batch.slice(row, 1)).unwrap();
+            w.flush().unwrap();
+        }
+        w.close().unwrap();
+        let n = bytes.len();
+        let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+        let footer = &bytes[n - 8 - len..n - 8];
+        assert!(split_row_groups(footer, 5).unwrap().is_none());
+        let pieces = split_row_groups(footer, 2).unwrap().unwrap();
+        assert_eq!(pieces.len(), 3);
+        let whole = ParquetMetaDataReader::decode_metadata(footer).unwrap();
+        let mut offsets = Vec::new();
+        for p in &pieces {
+            let m = ParquetMetaDataReader::decode_metadata(p).unwrap();
+            assert_eq!(m.file_metadata().num_rows(), 5);
+            offsets.extend(
+                m.row_groups()
+                    .iter()
+                    .map(|rg| rg.column(0).data_page_offset()),
+            );
+        }
+        let expected: Vec<i64> = whole
+            .row_groups()
+            .iter()
+            .map(|rg| rg.column(0).data_page_offset())
+            .collect();
+        assert_eq!(offsets, expected);
+    }
+
     #[test]
     fn schema_trees() {
         assert!(check_schema_tree(&[Some(2), None, None]).is_ok());
