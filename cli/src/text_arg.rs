@@ -1,4 +1,5 @@
-//! Expression and statement arguments (`--where`, `--select`, `sql`'s statement)
+//! Expression and statement arguments (`--where`, `--select`, `sql`'s statement,
+//! `explain`'s expression)
 //! given as `@FILE` (the text of a file) or `-` (standard input), for text longer
 //! than the system's limit on arguments (128 KiB a value on Linux) or kept in a file.
 //!
