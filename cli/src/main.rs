@@ -265,14 +265,7 @@ fn run() -> u8 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // An error quoting an argument with control characters is printed
-            // escaped (without clap's colours); help and others as clap prints them.
-            let plain = e.render().to_string();
-            if e.use_stderr() && plain.chars().any(|c| c != '\n' && c.is_control()) {
-                warn(format_args!("{}", plain.trim_end()));
-            } else {
-                let _ = e.print();
-            }
+            print_usage_error(&e);
             return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
@@ -321,6 +314,29 @@ fn run() -> u8 {
     };
     finish_kernels_for_the_disk_cache();
     code
+}
+
+/// Prints clap's error (or help, or version). An error among whose arguments one has
+/// control characters is found again on the arguments as messages show them
+/// ([`broadhead::escape`]), so that it quotes them escaped, and printed without
+/// colours: clap quotes arguments as they are (only its colour handling drops some
+/// control characters, and never a newline).
+fn print_usage_error(e: &clap::Error) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let controls = args
+        .iter()
+        .any(|a| a.to_string_lossy().chars().any(char::is_control));
+    if !(e.use_stderr() && controls) {
+        let _ = e.print();
+        return;
+    }
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| broadhead::escape::escape_path(std::path::Path::new(a)).into_owned())
+        .collect();
+    let again = Cli::try_parse_from(&shown).err();
+    let text = again.as_ref().unwrap_or(e).render().to_string();
+    warn(format_args!("{}", text.trim_end()));
 }
 
 /// Sets up LLVM (about 0.7 ms) on a thread of its own while the command opens its

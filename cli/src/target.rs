@@ -132,7 +132,8 @@ pub fn open_target(path: &Path, force: bool) -> CliResult<Opened> {
 }
 
 /// Whether an existing output file is read-only: no write permission bit at all (so
-/// for root too, as `cp` and editors treat it), or one this user cannot write.
+/// for root too, as `cp` and editors treat it), or one this (effective) user may not
+/// write. (A read-only file system is not this: the write fails with its own error.)
 #[cfg(unix)]
 fn read_only(path: &Path, m: &std::fs::Metadata) -> bool {
     use std::os::unix::ffi::OsStrExt;
@@ -143,8 +144,10 @@ fn read_only(path: &Path, m: &std::fs::Metadata) -> bool {
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return false;
     };
-    // SAFETY: `access` reads the NUL-terminated path `c`, alive for the call.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) != 0 }
+    // SAFETY: `faccessat` reads the NUL-terminated path `c`, alive for the call.
+    let denied =
+        unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
+    denied != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EACCES)
 }
 
 #[cfg(not(unix))]

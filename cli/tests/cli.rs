@@ -1915,4 +1915,13 @@ fn control_characters_in_names_and_expressions_are_escaped() {
     assert_eq!(lines[1], "  i\\x1b = 1", "{}", r.stderr);
     // The caret stays under the escaped character.
     assert_eq!(lines[2], "   ^^^^", "{}", r.stderr);
+    // Arguments quoted by clap's own errors.
+    let r = run(&["filter", f, "--frob\nerror: forged\x07"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("'--frob\\nerror: forged\\x07'") && !r.stderr.contains('\x07'),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.lines().any(|l| l.starts_with("error: forged")));
 }
