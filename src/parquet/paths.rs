@@ -77,9 +77,11 @@ fn dir_key(path: &Path, _: &std::fs::Metadata) -> DirKey {
     DirKey(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
-/// A directory being read: its entries still to visit, in reverse order of name.
+/// A directory being read: its entries still to visit, in reverse order of name,
+/// each with whether the directory says it is a regular file (not a link: no need
+/// to look it up).
 struct Frame {
-    entries: Vec<PathBuf>,
+    entries: Vec<(PathBuf, bool)>,
     key: DirKey,
     depth: usize,
 }
@@ -117,15 +119,18 @@ fn walk_counted(
     let max_depth = glob.map_or(usize::MAX, |(_, d)| d);
     let once = max_depth == usize::MAX;
     let fail = |at: &Path, e: &std::io::Error| ScanError::file(at, describe_io(e));
-    let read = |dir: &Path| -> Result<Vec<PathBuf>, ScanError> {
+    let read = |dir: &Path| -> Result<Vec<(PathBuf, bool)>, ScanError> {
         let mut entries = std::fs::read_dir(dir)
             .and_then(|rd| {
-                rd.map(|e| e.map(|e| e.file_name()))
+                rd.map(|e| e.map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_file()))))
                     .collect::<Result<Vec<_>, _>>()
             })
             .map_err(|e| fail(dir, &e))?;
-        entries.sort_unstable_by(|a, b| b.cmp(a));
-        Ok(entries.into_iter().map(|n| dir.join(n)).collect())
+        entries.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        Ok(entries
+            .into_iter()
+            .map(|(n, file)| (dir.join(n), file))
+            .collect())
     };
     let root_meta = std::fs::metadata(root).map_err(|e| fail(root, &e))?;
     let mut read_dirs: HashSet<DirKey> = HashSet::new();
@@ -140,35 +145,38 @@ fn walk_counted(
     let mut seen = HashSet::new();
     let mut found = Vec::new();
     while let Some(frame) = stack.last_mut() {
-        let Some(path) = frame.entries.pop() else {
+        let Some((path, plain_file)) = frame.entries.pop() else {
             stack.pop();
             continue;
         };
         let depth = frame.depth + 1;
-        let meta = std::fs::metadata(&path).map_err(|e| fail(&path, &e))?;
-        if meta.is_dir() {
-            if depth >= max_depth {
+        if !plain_file {
+            // A link, a directory, or something else: what it is, through links.
+            let meta = std::fs::metadata(&path).map_err(|e| fail(&path, &e))?;
+            if meta.is_dir() {
+                if depth >= max_depth {
+                    continue;
+                }
+                let key = dir_key(&path, &meta);
+                // A link back to an ancestor: its files are found through the ancestor.
+                if stack.iter().any(|f| f.key == key) {
+                    continue;
+                }
+                if !read_dirs.insert(key.clone()) && once {
+                    continue;
+                }
+                let entries = read(&path)?;
+                directories_read += 1;
+                stack.push(Frame {
+                    entries,
+                    key,
+                    depth,
+                });
                 continue;
             }
-            let key = dir_key(&path, &meta);
-            // A link back to an ancestor: its files are found through the ancestor.
-            if stack.iter().any(|f| f.key == key) {
+            if !meta.is_file() {
                 continue;
             }
-            if !read_dirs.insert(key.clone()) && once {
-                continue;
-            }
-            let entries = read(&path)?;
-            directories_read += 1;
-            stack.push(Frame {
-                entries,
-                key,
-                depth,
-            });
-            continue;
-        }
-        if !meta.is_file() {
-            continue;
         }
         let wanted = match glob {
             Some((m, _)) => m.is_match(&path),
