@@ -154,7 +154,17 @@ fn alive(pid: u32) -> bool {
 fn remove_if_abandoned(path: &Path) {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    // Not through a link, and never blocking (a FIFO of that name).
+    // SAFETY: `geteuid` only reads the process's effective user id.
+    let me = unsafe { libc::geteuid() };
+    let ours = |m: &std::fs::Metadata| m.is_file() && m.uid() == me;
+    // Nothing else is even opened (a device may act on an open).
+    let Ok(before) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if !ours(&before) {
+        return;
+    }
+    // Not through a link, and never blocking (a FIFO put there meanwhile).
     let Ok(file) = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
@@ -163,9 +173,7 @@ fn remove_if_abandoned(path: &Path) {
         return;
     };
     let Ok(meta) = file.metadata() else { return };
-    // SAFETY: `geteuid` only reads the process's effective user id.
-    let me = unsafe { libc::geteuid() };
-    if !meta.is_file() || meta.uid() != me {
+    if !ours(&meta) || (meta.dev(), meta.ino()) != (before.dev(), before.ino()) {
         return;
     }
     // SAFETY: `flock` on the descriptor of `file`, open until the end of this function.
