@@ -1843,6 +1843,10 @@ fn abandoned_temporary_files_of_dead_processes_are_removed() {
             0
         );
     }
+    // Another user's (where root may make one).
+    let theirs = path(format!(".broadhead-{dead}-theirs"));
+    std::fs::write(&theirs, "keep").unwrap();
+    let other_user = is_root() && std::os::unix::fs::chown(&theirs, Some(65534), None).is_ok();
     ok(&[
         "filter",
         s(odd_file()),
@@ -1856,7 +1860,42 @@ fn abandoned_temporary_files_of_dead_processes_are_removed() {
         assert!(k.exists(), "{}", k.display());
     }
     assert!(std::fs::symlink_metadata(&link).is_ok());
+    if other_user {
+        assert!(theirs.exists());
+    } else {
+        eprintln!("not root: another user's temporary file is not tested");
+    }
     drop(locked);
+}
+
+/// A run killed with SIGKILL (which cannot be caught) leaves its temporary file; the
+/// next run writing to that directory removes it.
+#[test]
+fn what_sigkill_leaves_the_next_run_removes() {
+    let dir = TempDir::new().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("broadhead");
+    let mut child = std::process::Command::new(&bin)
+        .env("BROADHEAD_KERNEL_CACHE", "off")
+        .args(["gen", "tpch", "--scale", "1000", "--quiet"])
+        .arg(dir.path().join("g.parquet"))
+        .spawn()
+        .unwrap();
+    wait_for_temporary_file(dir.path(), &mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let temps = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with(".broadhead-"))
+            .collect::<Vec<_>>()
+    };
+    let left = temps();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].starts_with(&format!(".broadhead-{}-", child.id())));
+    let out = dir.path().join("o.csv");
+    ok(&["filter", s(odd_file()), "--where", "i = 4", "-o", s(&out)]);
+    assert_eq!(temps(), Vec::<String>::new());
 }
 
 #[test]
