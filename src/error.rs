@@ -150,20 +150,30 @@ impl Error {
     ///   l_quantiy < 24
     ///   ^^^^^^^^^
     /// ```
+    ///
+    /// Control characters in the message and the line are escaped
+    /// ([`crate::escape`]), the caret staying under the escaped text.
     pub fn render(&self, source: &str) -> String {
-        let mut out = self.to_string();
+        use crate::escape::{escape, shown_width};
+        let mut out = escape(&self.to_string()).into_owned();
         if let Some(span) = self.span() {
             if let Some(line) = source.lines().nth(span.line as usize - 1) {
                 let start = span.column as usize - 1;
-                let width = (span.end_column as usize)
-                    .saturating_sub(span.column as usize)
-                    .max(1);
-                let pad: String = line
+                let end = (span.end_column as usize).saturating_sub(1).max(start + 1);
+                let pad = line.chars().take(start).map(shown_width).sum::<usize>();
+                let width = line
                     .chars()
-                    .take(start)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                out.push_str(&format!("\n  {line}\n  {pad}{}", "^".repeat(width)));
+                    .skip(start)
+                    .take(end - start)
+                    .map(shown_width)
+                    .sum::<usize>()
+                    .max(1);
+                out.push_str(&format!(
+                    "\n  {}\n  {}{}",
+                    escape(line),
+                    " ".repeat(pad),
+                    "^".repeat(width)
+                ));
             }
         }
         out

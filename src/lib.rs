@@ -45,6 +45,7 @@ mod decode;
 mod dictionary;
 pub mod disk_cache;
 pub mod error;
+pub mod escape;
 pub mod explain;
 pub mod expr;
 mod filter;

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use super::text_arg::text_arg;
+
 /// What a scan reads and computes: files, a predicate and a select list. The help
 /// here is `filter`'s; a command that means them otherwise says so with `mut_arg`
 /// (`bench`).
@@ -14,16 +16,25 @@ pub struct ScanArgs {
     /// Parquet files, directories of them, or globs ('data/*.parquet'); one schema
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// The predicate, a SQL expression: rows where it is TRUE are kept [default: every row]
+    /// The predicate, a SQL expression: rows where it is TRUE are kept; @FILE reads it
+    /// from FILE, - from standard input [default: every row]
     #[arg(
         long = "where",
         short = 'w',
         value_name = "EXPR",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = text_arg
     )]
     pub predicate: Option<String>,
-    /// The output columns, a SQL select list ("a, b * 2 AS c") [default: all columns]
-    #[arg(long, short, value_name = "LIST", allow_hyphen_values = true)]
+    /// The output columns, a SQL select list ("a, b * 2 AS c"); @FILE reads it from
+    /// FILE, - from standard input [default: all columns]
+    #[arg(
+        long,
+        short,
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        value_parser = text_arg
+    )]
     pub select: Option<String>,
 }
 
@@ -34,10 +45,15 @@ pub struct OutputArgs {
     /// --output, from the file's extension]
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// Write to this file (a regular file is written to a temporary file beside it and
-    /// renamed over it when complete; devices, pipes and /dev/stdout are written directly)
+    /// Write to this file. A regular file is written to a temporary file beside it and
+    /// renamed over it when complete, keeping the replaced file's permissions (and, as
+    /// root, its owner); devices, pipes and /dev/stdout are written directly
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Replace an output file that is read-only (its permissions are kept); without
+    /// it, such a file is refused
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Output formats.
@@ -107,8 +123,9 @@ pub struct SqlArgs {
     /// expressions, `*`, or `count(*)` alone; the file is 'path' (a file, a directory or
     /// a glob), read_parquet('path'), or a bare name such as lineitem.parquet. A build
     /// with the feature `datafusion` runs any SELECT or EXPLAIN (GROUP BY, ORDER BY,
-    /// joins, aggregates) through DataFusion
-    #[arg(allow_hyphen_values = true)]
+    /// joins, aggregates) through DataFusion. @FILE reads the statement from FILE, -
+    /// from standard input
+    #[arg(allow_hyphen_values = true, value_parser = text_arg)]
     pub query: String,
     /// Run the statement through DataFusion even when the scan could (a build with
     /// the feature `datafusion`); with --interpret, without Broadhead's rule

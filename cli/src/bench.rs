@@ -19,8 +19,8 @@ use super::{CliResult, Failure};
 #[command(group = clap::ArgGroup::new("what").required(true).multiple(true).args(["predicate", "select"]))]
 // The scan's arguments, with what they mean here.
 #[command(mut_arg("paths", |a| a.help("Parquet files, directories of them, or globs")))]
-#[command(mut_arg("predicate", |a| a.help("A predicate to time as a filter")))]
-#[command(mut_arg("select", |a| a.help("A select list to time as a projection over every row")))]
+#[command(mut_arg("predicate", |a| a.help("A predicate to time as a filter (@FILE: from FILE, -: from stdin)")))]
+#[command(mut_arg("select", |a| a.help("A select list to time as a projection over every row (@FILE, - as for --where)")))]
 pub struct BenchArgs {
     #[command(flatten)]
     scan: ScanArgs,

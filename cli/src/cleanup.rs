@@ -1,21 +1,31 @@
-//! Ctrl-C and SIGTERM: the temporary output files are removed and the progress bars
-//! cleared before the process exits with 130 (SIGINT) or 143 (SIGTERM), as a shell does.
+//! Terminating signals: the temporary output files are removed and the progress bars
+//! cleared before the process exits with 128 + the signal's number, as a shell
+//! reports a process a signal ended (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
 //!
-//! Temporary files are made with [`Temp`], which registers them here; a signal thread
-//! (signal-hook) removes whatever is registered when a signal arrives. Renaming a
-//! finished file into place holds the same lock, so a signal either comes before the
-//! rename (the temporary file is removed, the target left as it was) or after it.
+//! Every signal whose default action ends the process and that can be caught is
+//! handled: SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM,
+//! SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR and the real-time signals. SIGPIPE is
+//! ignored, as in every Rust program: a write to a pipe whose reader has gone fails
+//! instead, and the command ends quietly (see `output`). Signals a fault raises
+//! (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) cannot be handled safely, and SIGKILL
+//! cannot be caught at all: what those leave behind is removed by the next run that
+//! writes to the same directory (`temp`).
+//!
+//! Temporary files are made by `temp::Temp`, which registers them here; a signal
+//! thread (signal-hook) removes whatever is registered when a signal arrives.
+//! Renaming a finished file into place holds the same lock, so a signal either comes
+//! before the rename (the temporary file is removed, the target left as it was) or
+//! after it.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 use indicatif::ProgressBar;
-use tempfile::NamedTempFile;
 
 /// What a signal has to clean up.
-struct Registry {
-    temps: Vec<PathBuf>,
+pub struct Registry {
+    /// The temporary files in existence.
+    pub temps: Vec<PathBuf>,
     bars: Vec<ProgressBar>,
 }
 
@@ -24,17 +34,45 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     bars: Vec::new(),
 });
 
-fn registry() -> MutexGuard<'static, Registry> {
+/// The registry, locked: a signal's cleanup waits until it is released.
+pub fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Starts the thread that cleans up on SIGINT and SIGTERM. Without it (if the handlers
-/// cannot be installed) a signal kills the process as it would anyway.
+/// The signals handled (see the module's documentation).
+#[cfg(unix)]
+fn terminating_signals() -> Vec<i32> {
+    let mut signals = vec![
+        libc::SIGHUP,
+        libc::SIGINT,
+        libc::SIGQUIT,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+        libc::SIGALRM,
+        libc::SIGTERM,
+        libc::SIGVTALRM,
+        libc::SIGPROF,
+        libc::SIGXCPU,
+        libc::SIGXFSZ,
+    ];
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        signals.extend([libc::SIGIO, libc::SIGPWR]);
+        signals.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    }
+    signals
+}
+
+/// Starts the thread that cleans up on a terminating signal. A signal whose handler
+/// cannot be installed kills the process as it would anyway.
+#[cfg(unix)]
 pub fn install() {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(std::iter::empty::<i32>()) else {
         return;
     };
+    for signal in terminating_signals() {
+        let _ = signals.add_signal(signal);
+    }
     let spawned = std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
@@ -47,67 +85,20 @@ pub fn install() {
                     let _ = std::fs::remove_file(path);
                 }
                 // Exit while holding the lock: no rename can start after the removal.
-                std::process::exit(128 + signal);
+                // SAFETY: `_exit` only ends the process, without atexit handlers and
+                // C++ static destructors (a kernel may be compiling on another thread,
+                // as at the end of `main`) and without flushing stdout, whose lock
+                // the main thread may hold in a write blocked on a full pipe.
+                unsafe { libc::_exit(128 + signal) }
             }
         });
     drop(spawned);
 }
 
+#[cfg(not(unix))]
+pub fn install() {}
+
 /// Registers a progress bar to clear on a signal.
 pub fn register_bar(bar: &ProgressBar) {
     registry().bars.push(bar.clone());
-}
-
-/// A temporary file named `.broadhead-XXXXXX`, removed when dropped or on a signal.
-pub struct Temp {
-    file: Option<NamedTempFile>,
-    path: PathBuf,
-}
-
-impl Temp {
-    /// A new temporary file in `dir` with the permissions an ordinary new file gets
-    /// (rw-r--r-- before the umask, where tempfile's default is rw-------).
-    pub fn new_in(dir: &Path) -> std::io::Result<Temp> {
-        let mut b = tempfile::Builder::new();
-        b.prefix(".broadhead-");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            b.permissions(std::fs::Permissions::from_mode(0o644));
-        }
-        let mut r = registry();
-        let file = b.tempfile_in(dir)?;
-        let path = file.path().to_path_buf();
-        r.temps.push(path.clone());
-        Ok(Temp {
-            file: Some(file),
-            path,
-        })
-    }
-
-    /// The open file.
-    pub fn as_file(&self) -> &File {
-        self.file
-            .as_ref()
-            .expect("a temporary file until persisted")
-            .as_file()
-    }
-
-    /// Syncs the file and renames it to `target`.
-    pub fn persist(mut self, target: &Path) -> std::io::Result<()> {
-        let file = self.file.take().expect("a temporary file until persisted");
-        file.as_file().sync_all()?;
-        let mut r = registry();
-        let result = file.persist(target).map(drop).map_err(|e| e.error);
-        r.temps.retain(|p| *p != self.path);
-        result
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let mut r = registry();
-        drop(self.file.take());
-        r.temps.retain(|p| *p != self.path);
-    }
 }

@@ -10,13 +10,14 @@ use clap::Args;
 
 use super::filter::open_dataset;
 use super::schema::sql_name;
+use super::text_arg::text_arg;
 use super::{CliResult, Failure};
 
 /// Arguments of `broadhead explain`.
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// A SQL expression
-    #[arg(allow_hyphen_values = true)]
+    /// A SQL expression; @FILE reads it from FILE, - from standard input
+    #[arg(allow_hyphen_values = true, value_parser = text_arg)]
     expr: String,
     /// A Parquet file whose schema to bind against (without it: the parse tree only)
     #[arg(long)]

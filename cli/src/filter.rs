@@ -16,7 +16,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{ExecArgs, OutputArgs, ScanArgs};
-use super::output::{check_not_input, Output};
+use super::output::Output;
+use super::target::check_not_input;
 use super::{progress_allowed, CliResult, Failure};
 
 /// Arguments of `broadhead filter`.

@@ -36,7 +36,8 @@ use futures::StreamExt;
 use parquet::arrow::parquet_to_arrow_schema;
 
 use crate::args::SqlArgs;
-use crate::output::{check_not_input, Output};
+use crate::output::Output;
+use crate::target::check_not_input;
 use crate::{warn, CliResult, Failure};
 
 /// The table functions that read Parquet files: `read_parquet('data/*.parquet')`.
@@ -216,10 +217,18 @@ impl PathTables {
         let schema: SchemaRef = Arc::new(schema);
         let mut urls = Vec::new();
         for file in dataset.files() {
-            let absolute = std::path::absolute(&file.path)
-                .map_err(|e| table_error(format!("{}: {e}", file.path.display())))?;
-            let url = url::Url::from_file_path(&absolute)
-                .map_err(|()| table_error(format!("{}: not a file path", file.path.display())))?;
+            let absolute = std::path::absolute(&file.path).map_err(|e| {
+                table_error(format!(
+                    "{}: {e}",
+                    broadhead::escape::escape_path(&file.path)
+                ))
+            })?;
+            let url = url::Url::from_file_path(&absolute).map_err(|()| {
+                table_error(format!(
+                    "{}: not a file path",
+                    broadhead::escape::escape_path(&file.path)
+                ))
+            })?;
             // A URL of its own: the file's name is not a glob.
             urls.push(ListingTableUrl::try_new(url, None)?);
         }

@@ -38,8 +38,11 @@ pub enum GenCommand {
 /// Arguments of `broadhead gen tpch`.
 #[derive(Args, Debug)]
 pub struct TpchArgs {
-    /// The output Parquet file
+    /// The output Parquet file (see `filter --help` for how an existing one is replaced)
     output: PathBuf,
+    /// Replace the output file even if it is read-only (its permissions are kept)
+    #[arg(long)]
+    force: bool,
     /// Scale factor: 1 is 6 million lineitem rows (about 250 MB of Parquet)
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
@@ -259,8 +262,13 @@ pub fn run(cmd: GenCommand) -> CliResult {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let (schema, batches) = engine_batches(a.table, a.scale, threads, a.decimals);
-    let fail = |e: &dyn std::fmt::Display| Failure::runtime(format!("{}: {e}", a.output.display()));
-    let (file, rename) = super::output::open_target(&a.output)?;
+    let fail = |e: &dyn std::fmt::Display| {
+        Failure::runtime(format!(
+            "{}: {e}",
+            broadhead::escape::escape_path(&a.output)
+        ))
+    };
+    let opened = super::target::open_target(&a.output, a.force)?;
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(
@@ -268,7 +276,7 @@ pub fn run(cmd: GenCommand) -> CliResult {
         ))
         .build();
     let mut writer = ArrowWriter::try_new(
-        std::io::BufWriter::with_capacity(1 << 20, file),
+        std::io::BufWriter::with_capacity(1 << 20, opened.file),
         schema.clone(),
         Some(props),
     )
@@ -295,11 +303,12 @@ pub fn run(cmd: GenCommand) -> CliResult {
     }
     writer.close().map_err(|e| fail(&e))?;
     progress.finish();
-    if let Some((temp, target)) = rename {
-        temp.persist(&target).map_err(|e| fail(&e))?;
-    }
+    super::target::Opened::finish(opened.rename)?;
     if !a.quiet {
-        super::warn(format_args!("wrote {rows} rows to {}", a.output.display()));
+        super::warn(format_args!(
+            "wrote {rows} rows to {}",
+            broadhead::escape::escape_path(&a.output)
+        ));
     }
     Ok(())
 }

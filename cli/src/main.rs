@@ -37,6 +37,9 @@ mod output;
 mod schema;
 mod sql;
 mod table;
+mod target;
+mod temp;
+mod text_arg;
 
 use std::io::{IsTerminal, Write};
 
@@ -196,8 +199,15 @@ pub fn progress_allowed(quiet: bool) -> bool {
 }
 
 /// Writes a message to stderr, ignoring a failure (there is nowhere left to report it).
+/// Control characters are escaped on each line ([`broadhead::escape`]): a message
+/// quoting a file name or expression text cannot forge lines or drive the terminal.
 pub fn warn(message: std::fmt::Arguments) {
-    let _ = writeln!(std::io::stderr(), "{message}");
+    let text = message.to_string();
+    let _ = writeln!(
+        std::io::stderr(),
+        "{}",
+        broadhead::escape::escape_lines(&text)
+    );
 }
 
 fn main() {
@@ -255,7 +265,7 @@ fn run() -> u8 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            print_usage_error(&e);
             return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
@@ -295,7 +305,7 @@ fn run() -> u8 {
     });
     let code = match result {
         Ok(Ok(())) => 0,
-        Ok(Err(_)) if output::stdout_closed() => 0,
+        Ok(Err(_)) if output::reader_gone() => 0,
         Ok(Err(f)) => {
             warn(format_args!("broadhead: error: {}", f.message));
             f.code
@@ -304,6 +314,29 @@ fn run() -> u8 {
     };
     finish_kernels_for_the_disk_cache();
     code
+}
+
+/// Prints clap's error (or help, or version). An error among whose arguments one has
+/// control characters is found again on the arguments as messages show them
+/// ([`broadhead::escape`]), so that it quotes them escaped, and printed without
+/// colours: clap quotes arguments as they are (only its colour handling drops some
+/// control characters, and never a newline).
+fn print_usage_error(e: &clap::Error) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let controls = args
+        .iter()
+        .any(|a| a.to_string_lossy().chars().any(char::is_control));
+    if !(e.use_stderr() && controls) {
+        let _ = e.print();
+        return;
+    }
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| broadhead::escape::escape_path(std::path::Path::new(a)).into_owned())
+        .collect();
+    let again = Cli::try_parse_from(&shown).err();
+    let text = again.as_ref().unwrap_or(e).render().to_string();
+    warn(format_args!("{}", text.trim_end()));
 }
 
 /// Sets up LLVM (about 0.7 ms) on a thread of its own while the command opens its

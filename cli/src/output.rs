@@ -1,8 +1,7 @@
-//! Writing results: formats, stdout, or an output file (a regular file written
-//! atomically, anything else directly).
+//! Writing results: formats, stdout, or an output file (`target`).
 
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -16,24 +15,25 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use super::args::{Format, OutputArgs};
-use super::cleanup::Temp;
+use super::target::{open_target, Opened};
+use super::temp::Temp;
 use super::{CliResult, Failure};
 
 /// Rows a table shows when no --limit is given.
 const TABLE_ROWS: usize = 20;
 
-static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+static READER_GONE: AtomicBool = AtomicBool::new(false);
 
-/// Whether a write to stdout failed because its reader went away (`| head`): not an
-/// error worth reporting.
-pub fn stdout_closed() -> bool {
-    STDOUT_CLOSED.load(Ordering::Relaxed)
+/// Whether a write to stdout, or to a pipe given with `-o` (`-o /dev/stdout | head`, a
+/// FIFO), failed because its reader went away: not an error worth reporting.
+pub fn reader_gone() -> bool {
+    READER_GONE.load(Ordering::Relaxed)
 }
 
-/// Stdout that remembers a broken pipe.
-struct Stdout(std::io::Stdout);
+/// A writer that remembers a broken pipe ([`reader_gone`]).
+pub struct ReaderGone<W>(pub W);
 
-impl Write for Stdout {
+impl<W: Write> Write for ReaderGone<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.write(buf).inspect_err(note_broken_pipe)
     }
@@ -44,21 +44,23 @@ impl Write for Stdout {
 
 fn note_broken_pipe(e: &std::io::Error) {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        READER_GONE.store(true, Ordering::Relaxed);
     }
 }
 
 /// Writes formatted text to stdout. A reader that went away (`| head`) is noted (the
 /// command then ends quietly with exit code 0); any other failure is an error.
 pub fn print(args: std::fmt::Arguments) -> CliResult {
-    Stdout(std::io::stdout())
+    ReaderGone(std::io::stdout())
         .write_fmt(args)
         .map_err(stdout_failure)
 }
 
 /// Flushes stdout (a full disk shows here when the last line had no newline).
 pub fn flush_stdout() -> CliResult {
-    Stdout(std::io::stdout()).flush().map_err(stdout_failure)
+    ReaderGone(std::io::stdout())
+        .flush()
+        .map_err(stdout_failure)
 }
 
 fn stdout_failure(e: std::io::Error) -> Failure {
@@ -97,10 +99,9 @@ enum Writer {
 enum Destination {
     /// Stdout.
     Stdout,
-    /// Written directly: a device, a pipe, a dangling symlink.
-    Direct,
-    /// A temporary file, renamed over `target` (a regular file or a new path) when complete.
-    Rename { temp: Temp, target: PathBuf },
+    /// An output file (see `target`): written directly, or a temporary file renamed
+    /// over its target when complete.
+    File(Option<(Temp, PathBuf)>),
 }
 
 /// A destination for result batches.
@@ -131,72 +132,6 @@ pub fn choose_format(args: &OutputArgs) -> Format {
         Format::Table
     } else {
         Format::Csv
-    }
-}
-
-/// Refuses an output file that is one of the inputs.
-pub fn check_not_input(output: &Option<PathBuf>, inputs: &[PathBuf]) -> CliResult {
-    let Some(out) = output else { return Ok(()) };
-    let Ok(out) = std::fs::canonicalize(out) else {
-        return Ok(()); // does not exist yet
-    };
-    for input in inputs {
-        if std::fs::canonicalize(input).is_ok_and(|i| i == out) {
-            return Err(Failure::usage(format!(
-                "refusing to write the output onto the input file {}",
-                input.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// How an output path is written.
-enum Target {
-    /// A regular file (through any symlinks: this is the file itself) or a new path:
-    /// write a temporary file beside it and rename it over.
-    Rename(PathBuf),
-    /// Anything else (a device such as /dev/null, a FIFO, /dev/stdout, a dangling
-    /// symlink): open and write it directly. Renaming over it would replace the device
-    /// or the link with a regular file.
-    Direct,
-}
-
-fn target_of(path: &Path) -> Target {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => {
-            Target::Rename(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
-        }
-        Ok(_) => Target::Direct,
-        Err(_) if std::fs::symlink_metadata(path).is_ok() => Target::Direct,
-        Err(_) => Target::Rename(path.to_path_buf()),
-    }
-}
-
-/// Opens the file an output goes to (see [`Target`]).
-pub fn open_target(path: &Path) -> CliResult<(std::fs::File, Option<(Temp, PathBuf)>)> {
-    let cannot = |e: std::io::Error| {
-        Failure::runtime(format!("{}: cannot create the output: {e}", path.display()))
-    };
-    match target_of(path) {
-        Target::Direct => {
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(path)
-                .map_err(cannot)?;
-            Ok((file, None))
-        }
-        Target::Rename(target) => {
-            let dir = match target.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            let temp = Temp::new_in(&dir).map_err(cannot)?;
-            let file = temp.as_file().try_clone().map_err(cannot)?;
-            Ok((file, Some((temp, target))))
-        }
     }
 }
 
@@ -376,17 +311,17 @@ impl Output {
         let format = choose_format(args);
         let (sink, destination): (Sink, _) = match &args.output {
             Some(path) => {
-                let (file, rename) = open_target(path)?;
+                let opened = open_target(path, args.force)?;
                 (
-                    Box::new(BufWriter::with_capacity(1 << 20, file)),
-                    match rename {
-                        Some((temp, target)) => Destination::Rename { temp, target },
-                        None => Destination::Direct,
-                    },
+                    Box::new(BufWriter::with_capacity(1 << 20, opened.file)),
+                    Destination::File(opened.rename),
                 )
             }
             None => (
-                Box::new(BufWriter::with_capacity(1 << 16, Stdout(std::io::stdout()))),
+                Box::new(BufWriter::with_capacity(
+                    1 << 16,
+                    ReaderGone(std::io::stdout()),
+                )),
                 Destination::Stdout,
             ),
         };
@@ -550,15 +485,10 @@ impl Output {
         };
         sink.flush().map_err(|e| err(e.to_string()))?;
         drop(sink);
-        if let Destination::Rename { temp, target } = self.destination {
-            temp.persist(&target).map_err(|e| {
-                Failure::runtime(format!(
-                    "{}: cannot write the output: {e}",
-                    target.display()
-                ))
-            })?;
+        match self.destination {
+            Destination::File(rename) => Opened::finish(rename),
+            Destination::Stdout => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -606,6 +536,7 @@ mod tests {
         let args = OutputArgs {
             format: Some(format),
             output: Some(path.clone()),
+            force: false,
         };
         write_all(&args, &schema, &[batch]).unwrap();
         std::fs::read_to_string(path).unwrap()

@@ -20,18 +20,7 @@ fn is_numeric(t: &DataType) -> bool {
 
 /// A cell's text on one line: control characters escaped.
 fn one_line(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| match c {
-            '\n' => "\\n".to_string(),
-            '\r' => "\\r".to_string(),
-            '\t' => "\\t".to_string(),
-            c if c.is_control() => c.escape_unicode().to_string(),
-            c => c.to_string(),
-        })
-        .collect()
+    broadhead::escape::escape(s).into_owned()
 }
 
 /// `s` cut to at most `max` display columns, with `…` where it was cut.

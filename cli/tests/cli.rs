@@ -1305,7 +1305,18 @@ fn interrupted_runs_leave_no_temporary_files() {
     let out_dir = dir.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
     let bin = assert_cmd::cargo::cargo_bin("broadhead");
-    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+    // Each run gets the signals in turn: SIGPIPE is ignored (a closed pipe is a failed
+    // write instead), so the SIGTERM after it ends that run.
+    for (signals, code) in [
+        (&["INT"][..], 130),
+        (&["TERM"], 143),
+        (&["HUP"], 129),
+        (&["QUIT"], 131),
+        (&["USR1"], 138),
+        (&["USR2"], 140),
+        (&["ALRM"], 142),
+        (&["PIPE", "TERM"], 143),
+    ] {
         for args in [
             vec![
                 "filter".to_string(),
@@ -1335,15 +1346,17 @@ fn interrupted_runs_leave_no_temporary_files() {
                 .spawn()
                 .unwrap();
             wait_for_temporary_file(&out_dir, &mut child);
-            let killed = std::process::Command::new("kill")
-                .args([format!("-{signal}"), child.id().to_string()])
-                .status()
-                .unwrap();
-            assert!(killed.success());
+            for signal in signals {
+                let killed = std::process::Command::new("kill")
+                    .args([format!("-{signal}"), child.id().to_string()])
+                    .status()
+                    .unwrap();
+                assert!(killed.success());
+            }
             let status = child.wait().unwrap();
-            assert_eq!(status.code(), Some(code), "{signal} {args:?}: {status}");
+            assert_eq!(status.code(), Some(code), "{signals:?} {args:?}: {status}");
             let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().collect();
-            assert!(left.is_empty(), "{signal} {args:?}: {left:?}");
+            assert!(left.is_empty(), "{signals:?} {args:?}: {left:?}");
         }
     }
 }
@@ -1694,4 +1707,260 @@ fn no_kernel_cache_by_flag_or_environment_writes_nothing() {
     assert!(out.contains("; compiled in "), "{out}");
     assert_eq!(kernel_files(&dir), 0);
     assert!(!dir.exists());
+}
+
+fn mode_of(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+/// Whether the tests run as root (who may give files to other users).
+fn is_root() -> bool {
+    // SAFETY: `geteuid` only reads the process's effective user id.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[test]
+fn output_files_keep_their_mode_and_owner_and_read_only_ones_need_force() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let f = s(odd_file());
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("o.csv");
+    let set_mode = |m: u32| std::fs::set_permissions(&out, std::fs::Permissions::from_mode(m));
+    std::fs::write(&out, "old").unwrap();
+    set_mode(0o600).unwrap();
+    ok(&["filter", f, "--where", "i = 4", "-o", s(&out)]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "i,f,s\n4,2.0,s04\n");
+    assert_eq!(mode_of(&out), 0o600);
+    set_mode(0o640).unwrap();
+    ok(&["gen", "tpch", "--scale", "0.0001", "--quiet", s(&out)]);
+    assert_eq!(mode_of(&out), 0o640);
+    // Read-only: refused, untouched, unless --force (the mode is kept).
+    std::fs::write(&out, "old").unwrap();
+    set_mode(0o444).unwrap();
+    for args in [
+        &["filter", f, "--where", "i = 4", "-o", s(&out)][..],
+        &["gen", "tpch", "--scale", "0.0001", "--quiet", s(&out)],
+    ] {
+        let r = run(args);
+        assert_eq!(r.code, 1, "{args:?}");
+        assert!(
+            r.stderr
+                .contains("o.csv: the output file is read-only (mode 0444)")
+                && r.stderr.contains("--force"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
+    }
+    ok(&["filter", f, "--where", "i = 4", "-o", s(&out), "--force"]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "i,f,s\n4,2.0,s04\n");
+    assert_eq!(mode_of(&out), 0o444);
+    // Root keeps another user's file theirs.
+    if is_root() {
+        set_mode(0o664).unwrap();
+        std::os::unix::fs::chown(&out, Some(65534), Some(65534)).unwrap();
+        ok(&["filter", f, "--where", "i = 5", "-o", s(&out)]);
+        let m = std::fs::metadata(&out).unwrap();
+        assert_eq!((m.uid(), m.gid(), mode_of(&out)), (65534, 65534, 0o664));
+    } else {
+        eprintln!("not root: the owner test is skipped");
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+#[test]
+fn a_closed_pipe_given_with_o_ends_quietly() {
+    let f = s(lineitem());
+    let r = run_into_closed_pipe(&["filter", f, "--where", "TRUE", "-o", "/dev/stdout"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    // A FIFO whose reader reads a little and goes.
+    let dir = TempDir::new().unwrap();
+    let fifo = dir.path().join("fifo");
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    // SAFETY: `mkfifo` reads the NUL-terminated path `c`.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("broadhead"))
+        .env("BROADHEAD_KERNEL_CACHE", "off")
+        .args([
+            "filter",
+            f,
+            "--where",
+            "TRUE",
+            "--format",
+            "csv",
+            "-o",
+            s(&fifo),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Read;
+        let mut reader = std::fs::File::open(&fifo).unwrap();
+        let mut first = [0u8; 10];
+        reader.read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"l_orderkey");
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), stderr.as_ref()), (Some(0), ""));
+}
+
+#[test]
+fn abandoned_temporary_files_of_dead_processes_are_removed() {
+    let dir = TempDir::new().unwrap();
+    // A process that has ended: its pid names no process (until reused, which the
+    // next few runs' pids make unlikely).
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let dead = gone.id();
+    let me = std::process::id();
+    let path = |name: String| dir.path().join(name);
+    let abandoned = path(format!(".broadhead-{dead}-aB3xYz"));
+    std::fs::write(&abandoned, "partial").unwrap();
+    let kept = [
+        path(format!(".broadhead-{me}-aB3xYz")), // a live process's
+        path(format!(".broadhead-{dead}-aB3xYzz")), // not our pattern
+        path(format!(".broadhead-{dead}")),      // not our pattern
+        path(format!("x.broadhead-{dead}-aB3xYz")), // not our pattern
+        path(format!(".broadhead-{dead}-locked")), // locked: in use elsewhere
+    ];
+    for k in &kept {
+        std::fs::write(k, "keep").unwrap();
+    }
+    let dir_named = path(format!(".broadhead-{dead}-dirdir"));
+    std::fs::create_dir(&dir_named).unwrap();
+    let link = path(format!(".broadhead-{dead}-linkln"));
+    std::os::unix::fs::symlink(&kept[0], &link).unwrap();
+    let locked = std::fs::File::open(&kept[4]).unwrap();
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: `flock` on the descriptor `locked` owns, open to the end of the test.
+        assert_eq!(
+            unsafe { libc::flock(locked.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+    }
+    // Another user's (where root may make one).
+    let theirs = path(format!(".broadhead-{dead}-theirs"));
+    std::fs::write(&theirs, "keep").unwrap();
+    let other_user = is_root() && std::os::unix::fs::chown(&theirs, Some(65534), None).is_ok();
+    ok(&[
+        "filter",
+        s(odd_file()),
+        "--where",
+        "i = 4",
+        "-o",
+        s(&path("o.csv".into())),
+    ]);
+    assert!(!abandoned.exists());
+    for k in kept.iter().chain([&dir_named]) {
+        assert!(k.exists(), "{}", k.display());
+    }
+    assert!(std::fs::symlink_metadata(&link).is_ok());
+    if other_user {
+        assert!(theirs.exists());
+    } else {
+        eprintln!("not root: another user's temporary file is not tested");
+    }
+    drop(locked);
+}
+
+/// A run killed with SIGKILL (which cannot be caught) leaves its temporary file; the
+/// next run writing to that directory removes it.
+#[test]
+fn what_sigkill_leaves_the_next_run_removes() {
+    let dir = TempDir::new().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("broadhead");
+    let mut child = std::process::Command::new(&bin)
+        .env("BROADHEAD_KERNEL_CACHE", "off")
+        .args(["gen", "tpch", "--scale", "1000", "--quiet"])
+        .arg(dir.path().join("g.parquet"))
+        .spawn()
+        .unwrap();
+    wait_for_temporary_file(dir.path(), &mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let temps = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with(".broadhead-"))
+            .collect::<Vec<_>>()
+    };
+    let left = temps();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].starts_with(&format!(".broadhead-{}-", child.id())));
+    let out = dir.path().join("o.csv");
+    ok(&["filter", s(odd_file()), "--where", "i = 4", "-o", s(&out)]);
+    assert_eq!(temps(), Vec::<String>::new());
+}
+
+#[test]
+fn expressions_and_statements_from_files_and_stdin() {
+    let f = s(odd_file());
+    let dir = TempDir::new().unwrap();
+    // Longer than the 128 KiB a single argument may have.
+    let long = vec!["i = 4"; 30_000].join(" OR ");
+    assert!(long.len() > 200_000);
+    let where_file = dir.path().join("where.sql");
+    std::fs::write(&where_file, format!("{long}\n")).unwrap();
+    let at = format!("@{}", s(&where_file));
+    assert_eq!(ok(&["filter", f, "--where", &at, "--count"]), "1\n");
+    let sql = dir.path().join("q.sql");
+    std::fs::write(&sql, format!("SELECT i, s FROM '{f}'\nWHERE {long}")).unwrap();
+    assert_eq!(ok(&["sql", &format!("@{}", s(&sql))]), "i,s\n4,s04\n");
+    // The select list from stdin.
+    let out = broadhead()
+        .args(["filter", f, "--where", "i = 4", "--select", "-"])
+        .write_stdin("i * 10 AS ten")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ten\n40\n");
+    // Stdin once only; a missing file named (escaped).
+    let r = Run::from(
+        broadhead()
+            .args(["filter", f, "--where", "-", "--select", "-"])
+            .write_stdin("i = 4")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("one argument only"), "{}", r.stderr);
+    let r = run(&["filter", f, "--where", "@/nonexistent/a\x1b.sql"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("/nonexistent/a\\x1b.sql: No such file") && !r.stderr.contains('\x1b'),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn control_characters_in_names_and_expressions_are_escaped() {
+    let f = s(odd_file());
+    let r = run(&["filter", "dir/a\nb\x1bc\x07.parquet", "--where", "TRUE"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        "broadhead: error: dir/a\\nb\\x1bc\\x07.parquet: no such file or directory\n"
+    );
+    let r = run(&["filter", f, "--where", "i\x1b = 1"]);
+    assert_eq!(r.code, 2);
+    assert!(!r.stderr.contains('\x1b'), "{}", r.stderr);
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines[1], "  i\\x1b = 1", "{}", r.stderr);
+    // The caret stays under the escaped character.
+    assert_eq!(lines[2], "   ^^^^", "{}", r.stderr);
+    // Arguments quoted by clap's own errors.
+    let r = run(&["filter", f, "--frob\nerror: forged\x07"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("'--frob\\nerror: forged\\x07'") && !r.stderr.contains('\x07'),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.lines().any(|l| l.starts_with("error: forged")));
 }

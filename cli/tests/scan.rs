@@ -761,6 +761,138 @@ fn symlink_loops_visit_each_file_once() {
     );
 }
 
+/// Directories `0` … `10` each linking four times to the next hold 4^10 paths to
+/// the last (1.4 million directories in all, through every path): each real
+/// directory is read once, so the 11 files (one a level) are found at once; the
+/// number of directories read is checked by the library's own test
+/// (`parquet::paths`).
+#[test]
+fn a_dag_of_directory_links_is_walked_once_a_directory() {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new().unwrap();
+    let levels = 10;
+    for level in 0..=levels {
+        let d = dir.path().join(level.to_string());
+        std::fs::create_dir(&d).unwrap();
+        std::fs::copy(numbers(dir.path()), d.join(format!("f{level}.parquet"))).unwrap();
+        if level < levels {
+            for link in 0..4 {
+                symlink(format!("../{}", level + 1), d.join(format!("l{link}"))).unwrap();
+            }
+        }
+    }
+    let root = dir.path().join("0");
+    let files = expand_paths(&[&root]).unwrap();
+    assert_eq!(files.len(), levels + 1, "{files:?}");
+    assert_eq!(files[1], root.join("l0/f1.parquet"));
+    let r = run(&["filter", s(&root), "--where", "i < 10", "--count"]);
+    assert_eq!((r.code, r.stdout.trim()), (0, "110"), "{}", r.stderr);
+}
+
+/// A file of 33,000 row groups of one row (`i` = 0 … 999 over and over): more than
+/// the parquet crate decodes at once (32,767). Its writer refuses to write that many,
+/// so a file of 1,000 is written and its data repeated 33 times under one footer
+/// (each copy's offsets moved; no ordinals, as other writers leave them out).
+fn many_row_groups(dir: &Path) -> PathBuf {
+    use parquet::file::metadata::{
+        FileMetaData, ParquetMetaDataBuilder, ParquetMetaDataReader, ParquetMetaDataWriter,
+        RowGroupMetaData,
+    };
+    let small = dir.join("small.parquet");
+    let batch = RecordBatch::try_from_iter([(
+        "i",
+        Arc::new(Int64Array::from((0..1000).collect::<Vec<i64>>())) as ArrayRef,
+    )])
+    .unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&small).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    // A row group a row, written one by one (the writer splits a larger batch into
+    // row groups recursively, a stack frame each).
+    for row in 0..batch.num_rows() {
+        w.write(&batch.slice(row, 1)).unwrap();
+        w.flush().unwrap();
+    }
+    w.close().unwrap();
+    let bytes = std::fs::read(&small).unwrap();
+    let meta = ParquetMetaDataReader::new()
+        .parse_and_finish(&std::fs::File::open(&small).unwrap())
+        .unwrap();
+    let footer_len = u32::from_le_bytes(bytes[bytes.len() - 8..][..4].try_into().unwrap());
+    let data = &bytes[4..bytes.len() - 8 - footer_len as usize];
+    let copies = 33;
+    let mut out = b"PAR1".to_vec();
+    let mut groups = Vec::new();
+    for k in 0..copies {
+        let shift = (k * data.len()) as i64;
+        let moved = |o: Option<i64>| o.map(|o| o + shift);
+        out.extend_from_slice(data);
+        for rg in meta.row_groups() {
+            let columns = rg
+                .columns()
+                .iter()
+                .map(|c| {
+                    c.clone()
+                        .into_builder()
+                        .set_data_page_offset(c.data_page_offset() + shift)
+                        .set_dictionary_page_offset(moved(c.dictionary_page_offset()))
+                        .set_index_page_offset(moved(c.index_page_offset()))
+                        .set_offset_index_offset(moved(c.offset_index_offset()))
+                        .set_column_index_offset(moved(c.column_index_offset()))
+                        .set_bloom_filter_offset(moved(c.bloom_filter_offset()))
+                        .build()
+                        .unwrap()
+                })
+                .collect();
+            let mut b = RowGroupMetaData::builder(rg.schema_descr_ptr())
+                .set_num_rows(rg.num_rows())
+                .set_total_byte_size(rg.total_byte_size())
+                .set_column_metadata(columns);
+            if let Some(o) = rg.file_offset() {
+                b = b.set_file_offset(o + shift);
+            }
+            groups.push(b.build().unwrap());
+        }
+    }
+    let f = meta.file_metadata();
+    let file = FileMetaData::new(
+        f.version(),
+        1000 * copies as i64,
+        f.created_by().map(str::to_string),
+        f.key_value_metadata().cloned(),
+        f.schema_descr_ptr(),
+        f.column_orders().cloned(),
+    );
+    let big = ParquetMetaDataBuilder::new(file)
+        .set_row_groups(groups)
+        .build();
+    ParquetMetaDataWriter::new(&mut out, &big).finish().unwrap();
+    let path = dir.join("many.parquet");
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+#[test]
+fn files_of_more_than_32767_row_groups_are_read() {
+    let dir = TempDir::new().unwrap();
+    let path = many_row_groups(dir.path());
+    let data = Dataset::open(std::slice::from_ref(&path)).unwrap();
+    let meta = data.files()[0].metadata.metadata();
+    assert_eq!(meta.num_row_groups(), 33_000);
+    // The last row group is the last copy's last row.
+    let last = meta.row_group(32_999);
+    assert_eq!(last.num_rows(), 1);
+    assert_eq!(ok(&["filter", s(&path), "--count"]), "33000\n");
+    assert_eq!(
+        ok(&["filter", s(&path), "--where", "i >= 998", "--count"]),
+        "66\n"
+    );
+    assert!(ok(&["schema", s(&path)]).contains("row groups: 33000"));
+}
+
 #[cfg(unix)]
 #[test]
 fn inputs_that_are_not_parquet_files_say_why() {

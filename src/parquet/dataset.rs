@@ -1,10 +1,9 @@
 //! Datasets: the files paths name, opened and checked, with one schema; type
 //! conversions to the engine's types.
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
@@ -13,8 +12,9 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow_schema::ArrowError;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 
-use super::footer::{check_footer, check_metadata};
+use super::footer::{check_footer, check_metadata, decode_footer};
 use super::{guarded, ScanError};
+use crate::escape::escape_path;
 use crate::types::{sql_type_name, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION};
 
 /// The type a column of type `t` is read as, when the engine lacks `t` itself:
@@ -116,58 +116,8 @@ fn date64_as_date(a: &ArrayRef) -> Result<ArrayRef, ArrowError> {
     Ok(Arc::new(days))
 }
 
-/// Whether a path argument is a glob rather than a name.
-fn is_glob(text: &str) -> bool {
-    text.contains(['*', '?', '[', '{'])
-}
-
-/// The Parquet files that command-line paths name:
-///
-/// - a file as it is;
-/// - a directory searched recursively for `*.parquet`, following symbolic links but
-///   visiting each file once (a link loop is not followed around);
-/// - a glob (`data/part-*.parquet`, `data/*/x.parquet`, `data/**/*.parquet`; `*`
-///   and `?` do not match `/`, `**` matches any number of directories, `[ab]` and
-///   `{a,b}` as in the shell) expanded to the regular files it matches.
-///
-/// Files found in a directory or by a glob are sorted by path. An argument that is
-/// none of these is an error that says why: it does not exist, it is a symbolic link
-/// loop, it is not a regular file (a FIFO, a device).
-pub fn expand_paths(args: &[impl AsRef<Path>]) -> Result<Vec<PathBuf>, ScanError> {
-    let mut out = Vec::new();
-    for arg in args {
-        let path = arg.as_ref();
-        let text = path.to_string_lossy();
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => {
-                let found = walk(path, None)?;
-                if found.is_empty() {
-                    return Err(ScanError::file(
-                        path,
-                        "directory contains no .parquet files",
-                    ));
-                }
-                out.extend(found);
-            }
-            Ok(m) => {
-                check_regular(path, &m)?;
-                out.push(path.to_path_buf());
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && is_glob(&text) => {
-                let found = expand_glob(path)?;
-                if found.is_empty() {
-                    return Err(ScanError::Input(format!("{text}: no file matches")));
-                }
-                out.extend(found);
-            }
-            Err(e) => return Err(ScanError::file(path, describe_io(&e))),
-        }
-    }
-    Ok(out)
-}
-
 /// An I/O error in words, with the cases a user meets named plainly.
-fn describe_io(e: &std::io::Error) -> String {
+pub(super) fn describe_io(e: &std::io::Error) -> String {
     // ELOOP: too many levels of symbolic links.
     if e.raw_os_error() == Some(40) {
         return "symlink loop (too many levels of symbolic links)".into();
@@ -180,7 +130,7 @@ fn describe_io(e: &std::io::Error) -> String {
 }
 
 /// An error unless `meta` (followed through links) is of a regular file.
-fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), ScanError> {
+pub(super) fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), ScanError> {
     if meta.is_file() {
         return Ok(());
     }
@@ -206,104 +156,6 @@ fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), ScanError>
         path,
         format!("not a regular file ({what})"),
     ))
-}
-
-/// The regular files under `root` (following links, each file once, loops not
-/// followed), sorted by path: those whose path matches `glob`, or with `None`, those
-/// named `*.parquet`.
-fn walk(
-    root: &Path,
-    glob: Option<(&globset::GlobMatcher, usize)>,
-) -> Result<Vec<PathBuf>, ScanError> {
-    let mut walker = walkdir::WalkDir::new(root)
-        .follow_links(true)
-        .sort_by_file_name()
-        .min_depth(1);
-    if let Some((_, depth)) = glob {
-        walker = walker.max_depth(depth);
-    }
-    let mut seen = HashSet::new();
-    let mut found = Vec::new();
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            // A link back to an ancestor: its files are visited through the ancestor.
-            Err(e) if e.loop_ancestor().is_some() => continue,
-            Err(e) => {
-                let at = e.path().unwrap_or(root).to_path_buf();
-                let message = e
-                    .io_error()
-                    .map(describe_io)
-                    .unwrap_or_else(|| e.to_string());
-                return Err(ScanError::file(&at, message));
-            }
-        };
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let path = entry.path();
-        let wanted = match glob {
-            Some((m, _)) => m.is_match(path),
-            None => path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("parquet")),
-        };
-        if !wanted {
-            continue;
-        }
-        // One file reached by several paths (links) is read once.
-        let identity = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        if seen.insert(identity) {
-            found.push(path.to_path_buf());
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-/// The regular files a glob matches.
-fn expand_glob(pattern: &Path) -> Result<Vec<PathBuf>, ScanError> {
-    let text = pattern.to_string_lossy();
-    let bad = |e: globset::Error| ScanError::Input(format!("{text}: {}", e.kind()));
-    let matcher = globset::GlobBuilder::new(&text)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .map_err(bad)?
-        .compile_matcher();
-    // Walk from the longest leading part without wildcards, as deep as the pattern
-    // goes (without limit if it has `**`).
-    let components: Vec<Component> = pattern.components().collect();
-    let fixed = components
-        .iter()
-        .take_while(|c| !is_glob(&c.as_os_str().to_string_lossy()))
-        .count();
-    let base: PathBuf = components[..fixed].iter().collect();
-    let depth = if text.contains("**") {
-        usize::MAX
-    } else {
-        components.len() - fixed
-    };
-    if base.as_os_str().is_empty() {
-        // A relative pattern: walk ".", and give paths as the pattern spells them.
-        let matcher = globset::GlobBuilder::new(&format!("./{text}"))
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map_err(bad)?
-            .compile_matcher();
-        let found = walk(Path::new("."), Some((&matcher, depth)))?;
-        return Ok(found
-            .into_iter()
-            .map(|p| p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p))
-            .collect());
-    }
-    match std::fs::metadata(&base) {
-        Ok(m) if m.is_dir() => walk(&base, Some((&matcher, depth))),
-        Ok(_) => Ok(vec![]),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(vec![]),
-        Err(e) => Err(ScanError::file(&base, describe_io(&e))),
-    }
 }
 
 /// One Parquet file of a dataset, with its footer read.
@@ -361,9 +213,15 @@ impl SourceFile {
             .map_err(io)?;
         file.read_exact(&mut footer).map_err(io)?;
         check_footer(&footer).map_err(|e| ScanError::corrupt(path, e))?;
-        let metadata = guarded(|| ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()))
-            .map_err(|panic| ScanError::corrupt(path, panic))?
-            .map_err(|e| ScanError::corrupt(path, e))?;
+        let metadata = guarded(|| {
+            ArrowReaderMetadata::try_new(
+                Arc::new(decode_footer(&footer)?),
+                ArrowReaderOptions::new(),
+            )
+            .map_err(|e| e.to_string())
+        })
+        .map_err(|panic| ScanError::corrupt(path, panic))?
+        .map_err(|e| ScanError::corrupt(path, e))?;
         check_metadata(metadata.metadata(), size - 8 - footer_len)
             .map_err(|e| ScanError::corrupt(path, e))?;
         let metadata = match narrow_decimals(&metadata) {
@@ -460,7 +318,7 @@ impl Dataset {
                     &f.path,
                     format!(
                         "its schema differs from that of {}: {diff}",
-                        first.path.display()
+                        escape_path(&first.path)
                     ),
                 ));
             }

@@ -8,6 +8,9 @@
 //! checking that the elements exist, so a root claiming 2³¹ children aborts the
 //! process. After decoding, [`check_metadata`] checks row groups and column chunks
 //! against the file's size.
+//!
+//! [`decode_footer`] has the parquet crate decode a footer, in pieces when it holds
+//! more row groups than the crate decodes at once ([`split_row_groups`]).
 
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::ParquetMetaData;
@@ -196,6 +199,116 @@ pub(crate) fn check_footer(footer: &[u8]) -> Result<(), String> {
         Ok(None)
     })?;
     check_schema_tree(&children)
+}
+
+/// The parquet crate numbers row groups with an `i16` while it decodes a footer, and
+/// refuses a file of more than this many ("Row group ordinal 32768 exceeds i16 max
+/// value"), although the format does not limit them and other readers read such
+/// files.
+pub(crate) const MAX_ROW_GROUPS_PER_DECODE: usize = i16::MAX as usize;
+
+/// For a footer of more than `max` row groups, footers of the same file each holding
+/// at most `max` of them (in order) and every other field of the original, for the
+/// parquet crate to decode one at a time; `None` when there are at most `max`.
+pub(crate) fn split_row_groups(footer: &[u8], max: usize) -> Check<Option<Vec<Vec<u8>>>> {
+    let mut t = Thrift {
+        buf: footer,
+        pos: 0,
+        what: "the footer",
+    };
+    // Each field: id, type, and where its value is; for the row groups (field 4,
+    // a list of structs), where each element is.
+    let mut fields: Vec<(i16, u8, std::ops::Range<usize>)> = Vec::new();
+    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+    t.struct_fields(0, &mut |t, id, ty| {
+        let start = t.pos;
+        if id == 4 && ty == 9 {
+            let (et, n) = t.list_header()?;
+            if et != 12 {
+                return Err("the row groups in the footer are not a list of structs".into());
+            }
+            for _ in 0..n {
+                let at = t.pos;
+                t.skip_value(12, 1)?;
+                groups.push(at..t.pos);
+            }
+        } else {
+            t.skip_value(ty, 0)?;
+        }
+        fields.push((id, ty, start..t.pos));
+        Ok(None)
+    })?;
+    if groups.len() <= max.max(1) {
+        return Ok(None);
+    }
+    let pieces = groups
+        .chunks(max.max(1))
+        .map(|chunk| {
+            let mut out = Vec::new();
+            let mut last = 0i16;
+            for (id, ty, value) in &fields {
+                // The field header: a delta from the last id where it fits, else the
+                // id in full (compact protocol).
+                match id.checked_sub(last) {
+                    Some(d @ 1..=15) => out.push(((d as u8) << 4) | ty),
+                    _ => {
+                        out.push(*ty);
+                        put_varint(
+                            &mut out,
+                            ((i64::from(*id) << 1) ^ (i64::from(*id) >> 63)) as u64,
+                        );
+                    }
+                }
+                last = *id;
+                if *id == 4 && *ty == 9 {
+                    if chunk.len() < 15 {
+                        out.push(((chunk.len() as u8) << 4) | 12);
+                    } else {
+                        out.push(0xf0 | 12);
+                        put_varint(&mut out, chunk.len() as u64);
+                    }
+                    for g in chunk {
+                        out.extend_from_slice(&footer[g.clone()]);
+                    }
+                } else {
+                    out.extend_from_slice(&footer[value.clone()]);
+                }
+            }
+            out.push(0); // the end of the struct
+            out
+        })
+        .collect();
+    Ok(Some(pieces))
+}
+
+/// Decodes a footer with the parquet crate: in pieces of at most
+/// [`MAX_ROW_GROUPS_PER_DECODE`] row groups when it has more, the row groups of the
+/// pieces joined in order. (A row group's `ordinal`, which only decryption uses, then
+/// counts from 0 in each piece.)
+pub(crate) fn decode_footer(footer: &[u8]) -> Result<ParquetMetaData, String> {
+    use parquet::file::metadata::ParquetMetaDataReader;
+    let decode = |b: &[u8]| ParquetMetaDataReader::decode_metadata(b).map_err(|e| e.to_string());
+    let Some(pieces) = split_row_groups(footer, MAX_ROW_GROUPS_PER_DECODE)? else {
+        return decode(footer);
+    };
+    let mut first = None;
+    let mut row_groups = Vec::new();
+    for piece in pieces {
+        let mut b = decode(&piece)?.into_builder();
+        row_groups.extend(b.take_row_groups());
+        first.get_or_insert(b);
+    }
+    let first = first.ok_or("the footer has no row groups")?;
+    Ok(first.set_row_groups(row_groups).build())
+}
+
+/// Appends an unsigned varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }
 
 /// Whether child counts describe one tree of exactly these elements (depth first).
@@ -410,6 +523,51 @@ fn page_header(buf: &[u8]) -> Check<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A footer split in pieces of 2 row groups decodes to the same row groups, in
+    /// order, as the whole.
+    #[test]
+    fn footers_split_into_pieces_decode_to_the_same_row_groups() {
+        use arrow::array::{Int64Array, RecordBatch};
+        use parquet::arrow::ArrowWriter;
+        use parquet::file::metadata::ParquetMetaDataReader;
+        use std::sync::Arc;
+        let batch = RecordBatch::try_from_iter([(
+            "i",
+            Arc::new(Int64Array::from((0..5).collect::<Vec<i64>>())) as _,
+        )])
+        .unwrap();
+        let mut bytes = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
+        for row in 0..5 {
+            w.write(&batch.slice(row, 1)).unwrap();
+            w.flush().unwrap();
+        }
+        w.close().unwrap();
+        let n = bytes.len();
+        let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+        let footer = &bytes[n - 8 - len..n - 8];
+        assert!(split_row_groups(footer, 5).unwrap().is_none());
+        let pieces = split_row_groups(footer, 2).unwrap().unwrap();
+        assert_eq!(pieces.len(), 3);
+        let whole = ParquetMetaDataReader::decode_metadata(footer).unwrap();
+        let mut offsets = Vec::new();
+        for p in &pieces {
+            let m = ParquetMetaDataReader::decode_metadata(p).unwrap();
+            assert_eq!(m.file_metadata().num_rows(), 5);
+            offsets.extend(
+                m.row_groups()
+                    .iter()
+                    .map(|rg| rg.column(0).data_page_offset()),
+            );
+        }
+        let expected: Vec<i64> = whole
+            .row_groups()
+            .iter()
+            .map(|rg| rg.column(0).data_page_offset())
+            .collect();
+        assert_eq!(offsets, expected);
+    }
 
     #[test]
     fn schema_trees() {

@@ -60,6 +60,7 @@ mod footer;
 mod gather;
 mod keys;
 mod pages;
+mod paths;
 mod predicate;
 mod scan;
 mod source;
@@ -69,7 +70,8 @@ use std::path::{Path, PathBuf};
 use parquet::basic::Encoding;
 use parquet::file::metadata::ParquetMetaData;
 
-pub use dataset::{engine_schema, engine_type, expand_paths, to_engine_batch, Dataset, SourceFile};
+pub use dataset::{engine_schema, engine_type, to_engine_batch, Dataset, SourceFile};
+pub use paths::expand_paths;
 pub use predicate::{JitPredicate, RowError};
 pub use scan::{Scan, ScanItem, ScanOptions, ScanStats};
 pub use source::ENV_MMAP;
@@ -104,7 +106,7 @@ pub enum ScanError {
     #[error(transparent)]
     Engine(#[from] crate::Error),
     /// A file could not be read, is not Parquet, is corrupted, or does not fit.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {message}", crate::escape::escape_path(path))]
     File {
         /// The file.
         path: PathBuf,
@@ -112,7 +114,7 @@ pub enum ScanError {
         message: String,
     },
     /// Evaluating the predicate failed on a row of a file.
-    #[error("{}, {error}", path.display())]
+    #[error("{}, {error}", crate::escape::escape_path(path))]
     Row {
         /// The file.
         path: PathBuf,
