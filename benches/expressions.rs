@@ -804,6 +804,66 @@ fn hand_s4(b: &RecordBatch, sel: &mut Vec<u32>) {
     });
 }
 
+/// `year(l_shipdate) = 1995` with arrow-rs: `date_part`, then `=`.
+fn arrow_n1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    use arrow::compute::kernels::temporal::{date_part, DatePart};
+    let d = b.column_by_name("l_shipdate").unwrap();
+    let years = date_part(d.as_ref(), DatePart::Year).unwrap();
+    let target = Int32Array::new_scalar(1995);
+    let mask = arrow::compute::kernels::cmp::eq(&years, &target).unwrap();
+    mask_to_selection(&mask, sel);
+}
+/// The year of each day with chrono, as a Rust user would write it.
+fn hand_n1(b: &RecordBatch, sel: &mut Vec<u32>) {
+    use chrono::Datelike;
+    let d = b
+        .column_by_name("l_shipdate")
+        .unwrap()
+        .as_primitive::<Date32Type>()
+        .values();
+    select(sel, d.len(), |i| {
+        chrono::NaiveDate::from_epoch_days(d[i]).is_some_and(|d| d.year() == 1995)
+    });
+}
+/// `j % 7 = 0` with arrow-rs: `rem` by a scalar, then `=`.
+fn arrow_n2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let j = b.column_by_name("j").unwrap();
+    let seven = Int64Array::new_scalar(7);
+    let rem = arrow::compute::kernels::numeric::rem(j, &seven).unwrap();
+    let zero = Int64Array::new_scalar(0);
+    let mask = arrow::compute::kernels::cmp::eq(&rem, &zero).unwrap();
+    mask_to_selection(&mask, sel);
+}
+fn hand_n2(b: &RecordBatch, sel: &mut Vec<u32>) {
+    let j = i64s(b, "j");
+    select(sel, j.len(), |i| j[i] % 7 == 0);
+}
+
+/// Functions that compile to vector code rather than a row function per block.
+fn function_cases() -> Vec<Case> {
+    use Hand::Filter as F;
+    vec![
+        Case {
+            id: "N1",
+            sql: "year(l_shipdate) = 1995",
+            tpch: true,
+            hand: F(hand_n1),
+            arrow: Some(F(arrow_n1)),
+            arrow_mask: None,
+            reads: &["l_shipdate"],
+        },
+        Case {
+            id: "N2",
+            sql: "j % 7 = 0",
+            tpch: false,
+            hand: F(hand_n2),
+            arrow: Some(F(arrow_n2)),
+            arrow_mask: None,
+            reads: &["j"],
+        },
+    ]
+}
+
 fn string_cases() -> Vec<Case> {
     use Hand::{Filter as F, Project as P};
     vec![
@@ -1220,6 +1280,7 @@ fn bench_expressions(c: &mut Criterion) {
     let all: Vec<Case> = cases()
         .into_iter()
         .chain(string_cases())
+        .chain(function_cases())
         .chain(dictionary_cases())
         .filter(|case| wanted(case.id))
         .collect();

@@ -817,3 +817,148 @@ fn interval_days_follow_the_wall_clock_of_the_zone() {
         &["82800.0", "NULL"],
     );
 }
+
+/// `date_trunc` and `date_diff` with every literal unit (which the kernel computes
+/// with the calendar's integer steps) and EXTRACT of every field, of DATE and
+/// TIMESTAMP of every unit, through both back ends: all at once over dates chrono
+/// represents (era, century and leap-year boundaries, the years around 1 BC, the
+/// ends of chrono's range), and row by row beyond them, where the rows that fail
+/// must be the same.
+#[test]
+fn calendar_units_agree_with_the_interpreter_at_the_extremes() {
+    let (min_day, max_day) = (-96_465_292i64, 95_026_236i64); // chrono's first and last
+    let inside: Vec<i64> = vec![
+        0,
+        -1,
+        58,
+        59,
+        60,
+        365,
+        10_956,
+        11_016,
+        11_017,
+        19_782,
+        -719_468,
+        -719_469,
+        -719_528,
+        -719_529,
+        -719_893,
+        -146_097,
+        146_097,
+        -1_000_000,
+        2_932_896,
+        2_932_897,
+        min_day,
+        min_day + 1,
+        min_day + 400,
+        max_day,
+        max_day - 1,
+        max_day - 400,
+    ];
+    let outside: Vec<i64> = vec![
+        min_day - 1,
+        max_day + 1,
+        i64::from(i32::MIN),
+        i64::from(i32::MAX),
+    ];
+    let units = [
+        "microsecond",
+        "millisecond",
+        "second",
+        "minute",
+        "hour",
+        "day",
+        "week",
+        "month",
+        "quarter",
+        "year",
+        "decade",
+        "century",
+        "millennium",
+        "isoyear",
+        "dow",
+        "doy",
+        "epoch",
+        "fortnight",
+    ];
+    let kinds: [(DataType, i128); 5] = [
+        (DataType::Date32, 1),
+        (DataType::Timestamp(TimeUnit::Second, None), 86_400),
+        (DataType::Timestamp(TimeUnit::Millisecond, None), 86_400_000),
+        (
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            86_400_000_000,
+        ),
+        (
+            DataType::Timestamp(TimeUnit::Nanosecond, None),
+            86_400_000_000_000,
+        ),
+    ];
+    for (ty, per_day) in kinds {
+        // A day's value, and for timestamps that day at 13:45:30.123456789 too.
+        let values = |days: &[i64]| -> Vec<i64> {
+            let mut out = Vec::new();
+            for &d in days {
+                let at = i128::from(d) * per_day;
+                let later = at + per_day * 49_530_123_456_789 / 86_400_000_000_000;
+                for v in [at, later] {
+                    if let Ok(v) = i64::try_from(v) {
+                        out.push(v);
+                    }
+                }
+                if per_day == 1 {
+                    out.pop();
+                }
+            }
+            if per_day > 1 && days.len() < 10 {
+                out.extend([i64::MIN, i64::MAX]);
+            }
+            out
+        };
+        let batch = |x: Vec<i64>| -> RecordBatch {
+            let y = vec![19_782 * i64::try_from(per_day).unwrap(); x.len()];
+            let column = |v: Vec<i64>| -> ArrayRef {
+                let a: ArrayRef = Arc::new(Int64Array::from(v));
+                let a = if ty == DataType::Date32 {
+                    arrow::compute::cast(&a, &DataType::Int32).unwrap()
+                } else {
+                    a
+                };
+                arrow::compute::cast(&a, &ty).unwrap()
+            };
+            let schema = Schema::new(vec![
+                Field::new("x", ty.clone(), true),
+                Field::new("y", ty.clone(), true),
+            ]);
+            RecordBatch::try_new(Arc::new(schema), vec![column(x), column(y)]).unwrap()
+        };
+        let mut batches = vec![batch(values(&inside))];
+        batches.extend(
+            values(&outside)
+                .into_iter()
+                .filter(|&v| per_day > 1 || i32::try_from(v).is_ok())
+                .map(|v| batch(vec![v])),
+        );
+        // Inside chrono's range, every row has a day.
+        assert!(eval(&batches[0], "date_trunc('day', x)").is_ok(), "{ty}");
+        for b in &batches {
+            for unit in units {
+                for expr in [
+                    format!("date_trunc('{unit}', x)"),
+                    format!("date_diff('{unit}', x, y)"),
+                    format!("date_diff('{unit}', y, x)"),
+                    format!("date_part('{unit}', x)"),
+                ] {
+                    // Agreement is what `eval` checks; an unknown unit fails to bind.
+                    // Where some row fails, each row on its own (a batch reports
+                    // its first failure only).
+                    if eval(b, &expr).is_err() && b.num_rows() > 1 {
+                        for row in 0..b.num_rows() {
+                            let _ = eval(&b.slice(row, 1), &expr);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

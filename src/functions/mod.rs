@@ -139,6 +139,10 @@ pub enum Lowering {
 pub enum Inline {
     /// A field of a DATE, TIMESTAMP (without time zone) or TIME, as a BIGINT.
     Field(Field),
+    /// `date_trunc(unit, x)` with a literal unit (else the row function).
+    Truncate,
+    /// `date_diff(unit, a, b)` with a literal unit (else the row function).
+    Difference,
     /// Two intervals compared as PostgreSQL does (a month is 30 days, a day 24 hours).
     Compare(CmpOp),
     /// Two intervals added or subtracted field by field, each field's overflow an

@@ -162,7 +162,11 @@ impl Lowerer {
     ) -> Result<NodeId, Unsupported> {
         match sig.lowering {
             Lowering::Interpreted(why) => return unsupported(why),
-            Lowering::Inline(inline) => return self.inline_call(inline, args),
+            Lowering::Inline(inline) => {
+                if let Some(id) = self.inline_call(inline, args)? {
+                    return Ok(id);
+                }
+            }
             _ => {}
         }
         if let Some(joined) = self.concat_chain(sig, args)? {
@@ -194,9 +198,8 @@ impl Lowerer {
                 ret,
                 strict: true,
             }),
-            Lowering::Helper => self.row_helper(sig.display(), imp, ids, ret),
+            Lowering::Helper | Lowering::Inline(_) => self.row_helper(sig.display(), imp, ids, ret),
             Lowering::Interpreted(why) => return unsupported(why),
-            Lowering::Inline(inline) => return self.inline_call(inline, args),
         })
     }
 

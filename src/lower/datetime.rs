@@ -10,8 +10,55 @@ use broadhead_codegen::{ArithOp, CmpOp, Node, NodeId, PType};
 use super::{unsupported, Lowerer, Unsupported};
 use crate::functions::datetime::civil::{chrono_days, DAYS_PER_ERA, EPOCH_IN_ERA_4};
 use crate::functions::Field;
+use crate::scalar::ScalarValue;
 use crate::typed::TypedExpr;
 use crate::types::units_per_second;
+
+/// A civil date's parts, as `I32` nodes.
+struct Civil {
+    /// The astronomical year (0 is 1 BC).
+    year: NodeId,
+    /// 1 to 12.
+    month: NodeId,
+    /// 1 to 31.
+    day: NodeId,
+    /// The month counted from March (0) to February (11).
+    march_month: NodeId,
+    /// The day of the year counted from March 1 (0 to 365).
+    day_of_march_year: NodeId,
+}
+
+/// The field a literal unit names (`'month'`), if it is a literal.
+fn literal_field(unit: &TypedExpr) -> Option<Field> {
+    match unit.as_literal()? {
+        ScalarValue::Utf8(s) => Field::named(s),
+        _ => None,
+    }
+}
+
+/// For truncating to decades, centuries and millennia: the span of years, and the
+/// year (mod the span) a span starts in; `Some((1, 0))` for days, weeks, months,
+/// quarters and years; `None` for the units `date_trunc` rejects.
+fn truncatable(field: Field) -> Option<(i64, i64)> {
+    match field {
+        Field::Day | Field::Week | Field::Month | Field::Quarter | Field::Year => Some((1, 0)),
+        Field::Decade => Some((10, 0)),
+        Field::Century => Some((100, 1)),
+        Field::Millennium => Some((1000, 1)),
+        _ => None,
+    }
+}
+
+/// The nanoseconds of a unit of the time of day (hour … microsecond).
+fn truncatable_time(field: Field) -> i64 {
+    match field {
+        Field::Hour => 3_600_000_000_000,
+        Field::Minute => 60_000_000_000,
+        Field::Second => 1_000_000_000,
+        Field::Millisecond => 1_000_000,
+        _ => 1_000,
+    }
+}
 
 /// The units of `unit` in a day.
 fn units_per_day(unit: TimeUnit) -> i64 {
@@ -63,6 +110,224 @@ impl Lowerer {
                 Ok(self.add(Node::Cast(v, PType::I64)))
             }
         }
+    }
+
+    /// `date_trunc(unit, x)` of a DATE or TIMESTAMP with a literal unit, as a
+    /// TIMESTAMP of `x`'s unit (microseconds for a DATE); `None` for another unit
+    /// or one that is not a literal, which the row function computes (an unknown
+    /// unit is its error). Rows whose date or result chrono cannot represent are
+    /// errors, as in the interpreter.
+    pub(super) fn truncation(&mut self, args: &[TypedExpr]) -> Result<Option<NodeId>, Unsupported> {
+        let [unit, x] = args else { return Ok(None) };
+        let Some(field) = literal_field(unit) else {
+            return Ok(None);
+        };
+        let (ts_unit, is_date) = match &x.data_type {
+            DataType::Date32 => (TimeUnit::Microsecond, true),
+            DataType::Timestamp(u, None) => (*u, false),
+            _ => return Ok(None),
+        };
+        let of_time = matches!(
+            field,
+            Field::Hour | Field::Minute | Field::Second | Field::Millisecond | Field::Microsecond
+        );
+        if !of_time && truncatable(field).is_none() {
+            return Ok(None);
+        }
+        let xi = self.expr(x)?;
+        let days = if is_date {
+            self.days_in_chrono_range(xi)
+        } else {
+            let xi = self.in_chrono_range(xi, ts_unit);
+            if of_time {
+                // Down to a multiple of the unit's length (none when the column's
+                // unit is coarser).
+                let nanos = truncatable_time(field);
+                let per = nanos / (1_000_000_000 / units_per_second(ts_unit));
+                if per <= 1 {
+                    return Ok(Some(xi));
+                }
+                let len = self.int(PType::I64, per);
+                let into = self.op(ArithOp::FloorMod, xi, len);
+                return Ok(Some(self.op(ArithOp::Sub, xi, into)));
+            }
+            let per_day = self.int(PType::I64, units_per_day(ts_unit));
+            let days = self.op(ArithOp::FloorDiv, xi, per_day);
+            self.add(Node::Cast(days, PType::I32))
+        };
+        let first = if of_time {
+            self.add(Node::Cast(days, PType::I64))
+        } else {
+            let first = self.truncated_days(field, days)?;
+            self.days_in_chrono_range(first)
+        };
+        let per_day = self.int(PType::I64, units_per_day(ts_unit));
+        Ok(Some(self.op(ArithOp::Mul, first, per_day)))
+    }
+
+    /// The first day (an `I64` node) of the `field` (day … millennium) holding the
+    /// date `days` (`I32`).
+    fn truncated_days(&mut self, field: Field, days: NodeId) -> Result<NodeId, Unsupported> {
+        use ArithOp::{Add, FloorDiv, FloorMod, Mul, Sub};
+        let wide = |l: &mut Lowerer, v: NodeId| l.add(Node::Cast(v, PType::I64));
+        Ok(match field {
+            Field::Day => wide(self, days),
+            Field::Week => {
+                // Back to Monday: 1970-01-01 was a Thursday, 3 days after one.
+                let from_monday = self.opk(Add, days, 3);
+                let from_monday = self.opk(FloorMod, from_monday, 7);
+                let monday = self.op(Sub, days, from_monday);
+                wide(self, monday)
+            }
+            Field::Month => {
+                let c = self.civil(days);
+                let first = self.op(Sub, days, c.day);
+                let first = self.opk(Add, first, 1);
+                wide(self, first)
+            }
+            _ => {
+                let c = self.civil(days);
+                let (year, month) = match field {
+                    Field::Year => (c.year, self.int(PType::I32, 1)),
+                    Field::Quarter => {
+                        let m = self.opk(Sub, c.month, 1);
+                        let m = self.opk(FloorDiv, m, 3);
+                        let m = self.opk(Mul, m, 3);
+                        (c.year, self.opk(Add, m, 1))
+                    }
+                    _ => {
+                        // Decades start in years ending in 0; centuries and millennia
+                        // in years ending in 001 (PostgreSQL's).
+                        let Some((span, offset)) = truncatable(field) else {
+                            return unsupported(format!("date_trunc to {field:?} in the kernel"));
+                        };
+                        let y = self.opk(Sub, c.year, offset);
+                        let y = self.opk(FloorDiv, y, span);
+                        let y = self.opk(Mul, y, span);
+                        (self.opk(Add, y, offset), self.int(PType::I32, 1))
+                    }
+                };
+                self.first_of_month(year, month)
+            }
+        })
+    }
+
+    /// `date_diff(unit, a, b)` of DATEs or TIMESTAMPs with a literal unit: the unit
+    /// boundaries crossed from `a` to `b` (`None`: the row function's, as
+    /// [`Lowerer::truncation`]).
+    pub(super) fn difference(&mut self, args: &[TypedExpr]) -> Result<Option<NodeId>, Unsupported> {
+        use ArithOp::{Add, FloorDiv, Mul, Sub};
+        let [unit, a, b] = args else { return Ok(None) };
+        let Some(field) = literal_field(unit) else {
+            return Ok(None);
+        };
+        let ts_unit = match &a.data_type {
+            DataType::Date32 => None,
+            DataType::Timestamp(u, None) => Some(*u),
+            _ => return Ok(None),
+        };
+        if field == Field::IsoYear {
+            return Ok(None);
+        }
+        let mut ends = Vec::with_capacity(2);
+        for e in [a, b] {
+            let x = self.expr(e)?;
+            ends.push(match ts_unit {
+                None => self.days_in_chrono_range(x),
+                Some(u) => self.in_chrono_range(x, u),
+            });
+        }
+        // What is counted at each end: its ticks of the unit, as an I64 (days and
+        // coarser from the date's civil parts).
+        let mut ticks = Vec::with_capacity(2);
+        for x in ends {
+            let per_day = ts_unit.map_or(1, units_per_day);
+            let days = match ts_unit {
+                None => x,
+                Some(_) => {
+                    let k = self.int(PType::I64, per_day);
+                    let d = self.op(FloorDiv, x, k);
+                    self.add(Node::Cast(d, PType::I32))
+                }
+            };
+            let wide = |l: &mut Lowerer, v: NodeId| l.add(Node::Cast(v, PType::I64));
+            let t = match field {
+                Field::Day | Field::Dow | Field::IsoDow | Field::Doy => wide(self, days),
+                Field::Week => {
+                    let d = self.opk(Add, days, 3);
+                    let w = self.opk(FloorDiv, d, 7);
+                    wide(self, w)
+                }
+                Field::Month | Field::Quarter => {
+                    let c = self.civil(days);
+                    let months = self.opk(Mul, c.year, 12);
+                    let months = self.op(Add, months, c.month);
+                    let months = self.opk(Sub, months, 1);
+                    let months = if field == Field::Quarter {
+                        self.opk(FloorDiv, months, 3)
+                    } else {
+                        months
+                    };
+                    wide(self, months)
+                }
+                Field::Year | Field::Decade | Field::Century | Field::Millennium => {
+                    let c = self.civil(days);
+                    let span = match field {
+                        Field::Year => 1,
+                        Field::Decade => 10,
+                        Field::Century => 100,
+                        _ => 1000,
+                    };
+                    let y = if span == 1 {
+                        c.year
+                    } else {
+                        self.opk(FloorDiv, c.year, span)
+                    };
+                    wide(self, y)
+                }
+                Field::IsoYear => return Ok(None),
+                Field::Hour
+                | Field::Minute
+                | Field::Second
+                | Field::Epoch
+                | Field::Millisecond
+                | Field::Microsecond => {
+                    let nanos = if field == Field::Epoch {
+                        1_000_000_000
+                    } else {
+                        truncatable_time(field)
+                    };
+                    let unit_nanos = match ts_unit {
+                        None => 86_400_000_000_000,
+                        Some(u) => 1_000_000_000 / units_per_second(u),
+                    };
+                    let x = match ts_unit {
+                        None => wide(self, x),
+                        Some(_) => x,
+                    };
+                    if nanos >= unit_nanos {
+                        let k = self.int(PType::I64, nanos / unit_nanos);
+                        self.op(FloorDiv, x, k)
+                    } else {
+                        // Inside chrono's range, a tick count fits 64 bits.
+                        let k = self.int(PType::I64, unit_nanos / nanos);
+                        self.op(Mul, x, k)
+                    }
+                }
+            };
+            ticks.push(t);
+        }
+        Ok(Some(self.op(Sub, ticks[1], ticks[0])))
+    }
+
+    /// Days `x` (an integer node), its rows outside chrono's days errors.
+    fn days_in_chrono_range(&mut self, x: NodeId) -> NodeId {
+        let days = chrono_days();
+        self.add(Node::RangeCheck(
+            x,
+            i128::from(*days.start()),
+            i128::from(*days.end()),
+        ))
     }
 
     /// A timestamp `x` of `unit`, its rows outside chrono's days errors.
@@ -118,33 +383,75 @@ impl Lowerer {
         })
     }
 
-    /// A field of the date `days` (an `I32` node) days after 1970-01-01, as an `I32`:
+    /// The civil date of `days` (an `I32` node) days after 1970-01-01:
     /// `civil_from_days`'s steps. Every value stays small, so the value ranges spare
     /// the arithmetic its overflow checks.
-    fn calendar_field(&mut self, field: Field, days: NodeId) -> Result<NodeId, Unsupported> {
+    fn civil(&mut self, days: NodeId) -> Civil {
         use ArithOp::{Add, Div, FloorDiv, FloorMod, Mul, Sub};
-        let k = |l: &mut Lowerer, v: i64| l.int(PType::I32, v);
-        let op = |l: &mut Lowerer, op: ArithOp, a: NodeId, b: NodeId| l.add(Node::Arith(op, a, b));
-        let opk = |l: &mut Lowerer, o: ArithOp, a: NodeId, v: i64| {
-            let b = k(l, v);
-            op(l, o, a, b)
-        };
-        let flag = |l: &mut Lowerer, c: CmpOp, a: NodeId, v: i64| {
-            let b = k(l, v);
-            let test = l.add(Node::Cmp(c, a, b));
-            l.add(Node::Cast(test, PType::I32))
-        };
+        let era = self.opk(FloorDiv, days, DAYS_PER_ERA);
+        let in_era = self.opk(FloorMod, days, DAYS_PER_ERA);
+        let t = self.opk(Add, in_era, EPOCH_IN_ERA_4);
+        let carry = self.flag(CmpOp::Ge, t, DAYS_PER_ERA);
+        let whole_era = self.opk(Mul, carry, DAYS_PER_ERA);
+        let day_of_era = self.op(Sub, t, whole_era);
+        let era = self.opk(Add, era, 4);
+        let era = self.op(Add, era, carry);
+        // (doe - doe/1460 + doe/36524 - doe/146096) / 365
+        let a = self.opk(Div, day_of_era, 1460);
+        let b = self.opk(Div, day_of_era, 36_524);
+        let c = self.opk(Div, day_of_era, 146_096);
+        let y = self.op(Sub, day_of_era, a);
+        let y = self.op(Add, y, b);
+        let y = self.op(Sub, y, c);
+        let year_of_era = self.opk(Div, y, 365);
+        // doe - (365 * yoe + yoe/4 - yoe/100)
+        let d = self.opk(Mul, year_of_era, 365);
+        let e = self.opk(Div, year_of_era, 4);
+        let f = self.opk(Div, year_of_era, 100);
+        let d = self.op(Add, d, e);
+        let d = self.op(Sub, d, f);
+        let day_of_march_year = self.op(Sub, day_of_era, d);
+        // (5 * doy + 2) / 153
+        let m = self.opk(Mul, day_of_march_year, 5);
+        let m = self.opk(Add, m, 2);
+        let march_month = self.opk(Div, m, 153);
+        let january_or_february = self.flag(CmpOp::Ge, march_month, 10);
+        // month = mp + 3, less 12 in January and February
+        let twelve = self.opk(Mul, january_or_february, 12);
+        let month = self.opk(Add, march_month, 3);
+        let month = self.op(Sub, month, twelve);
+        let era_years = self.opk(Mul, era, 400);
+        let year = self.op(Add, year_of_era, era_years);
+        let year = self.op(Add, year, january_or_february);
+        // doy - (153 * mp + 2) / 5 + 1
+        let s = self.opk(Mul, march_month, 153);
+        let s = self.opk(Add, s, 2);
+        let s = self.opk(Div, s, 5);
+        let day = self.op(Sub, day_of_march_year, s);
+        let day = self.opk(Add, day, 1);
+        Civil {
+            year,
+            month,
+            day,
+            march_month,
+            day_of_march_year,
+        }
+    }
+
+    /// A field of the date `days` (an `I32` node) days after 1970-01-01, as an `I32`.
+    fn calendar_field(&mut self, field: Field, days: NodeId) -> Result<NodeId, Unsupported> {
+        use ArithOp::{Add, Div, FloorDiv, FloorMod, Sub};
         match field {
             Field::Dow | Field::IsoDow => {
                 // 1970-01-01 was a Thursday.
-                let weekday = opk(self, FloorMod, days, 7);
+                let weekday = self.opk(FloorMod, days, 7);
                 let shift = if field == Field::Dow { 4 } else { 3 };
-                let shifted = opk(self, Add, weekday, shift);
-                let v = opk(self, ArithOp::Rem, shifted, 7);
+                let shifted = self.opk(Add, weekday, shift);
+                let v = self.opk(ArithOp::Rem, shifted, 7);
                 return Ok(if field == Field::Dow {
                     v
                 } else {
-                    opk(self, Add, v, 1)
+                    self.opk(Add, v, 1)
                 });
             }
             Field::Week | Field::IsoYear | Field::Epoch => {
@@ -152,91 +459,104 @@ impl Lowerer {
             }
             _ => {}
         }
-        let era = opk(self, FloorDiv, days, DAYS_PER_ERA);
-        let in_era = opk(self, FloorMod, days, DAYS_PER_ERA);
-        let t = opk(self, Add, in_era, EPOCH_IN_ERA_4);
-        let carry = flag(self, CmpOp::Ge, t, DAYS_PER_ERA);
-        let whole_era = opk(self, Mul, carry, DAYS_PER_ERA);
-        let day_of_era = op(self, Sub, t, whole_era);
-        let era = opk(self, Add, era, 4);
-        let era = op(self, Add, era, carry);
-        // (doe - doe/1460 + doe/36524 - doe/146096) / 365
-        let a = opk(self, Div, day_of_era, 1460);
-        let b = opk(self, Div, day_of_era, 36_524);
-        let c = opk(self, Div, day_of_era, 146_096);
-        let y = op(self, Sub, day_of_era, a);
-        let y = op(self, Add, y, b);
-        let y = op(self, Sub, y, c);
-        let year_of_era = opk(self, Div, y, 365);
-        // doe - (365 * yoe + yoe/4 - yoe/100)
-        let d = opk(self, Mul, year_of_era, 365);
-        let e = opk(self, Div, year_of_era, 4);
-        let f = opk(self, Div, year_of_era, 100);
-        let d = op(self, Add, d, e);
-        let d = op(self, Sub, d, f);
-        let day_of_march_year = op(self, Sub, day_of_era, d);
-        // (5 * doy + 2) / 153
-        let m = opk(self, Mul, day_of_march_year, 5);
-        let m = opk(self, Add, m, 2);
-        let march_month = opk(self, Div, m, 153);
-        let january_or_february = flag(self, CmpOp::Ge, march_month, 10);
-        // month = mp + 3, less 12 in January and February
-        let twelve = opk(self, Mul, january_or_february, 12);
-        let month = opk(self, Add, march_month, 3);
-        let month = op(self, Sub, month, twelve);
-        let era_years = opk(self, Mul, era, 400);
-        let year = op(self, Add, year_of_era, era_years);
-        let year = op(self, Add, year, january_or_february);
+        let c = self.civil(days);
         Ok(match field {
-            Field::Month => month,
+            Field::Month => c.month,
             Field::Quarter => {
-                let q = opk(self, Add, month, 2);
-                opk(self, Div, q, 3)
+                let q = self.opk(Add, c.month, 2);
+                self.opk(Div, q, 3)
             }
-            Field::Day => {
-                // doy - (153 * mp + 2) / 5 + 1
-                let s = opk(self, Mul, march_month, 153);
-                let s = opk(self, Add, s, 2);
-                let s = opk(self, Div, s, 5);
-                let day = op(self, Sub, day_of_march_year, s);
-                opk(self, Add, day, 1)
-            }
-            Field::Doy => {
-                // January and February: doy - 305; else doy + 60 + leap(year).
-                let leap = self.leap_year(year);
-                let late = opk(self, Add, day_of_march_year, 60);
-                let late = op(self, Add, late, leap);
-                let early = opk(self, Sub, day_of_march_year, 305);
-                let ten = k(self, 10);
-                let is_early = self.add(Node::Cmp(CmpOp::Ge, march_month, ten));
-                self.add(Node::Case(vec![(is_early, early)], late))
-            }
+            Field::Day => c.day,
+            Field::Doy => self.day_of_year(&c),
             Field::Year | Field::Decade => {
                 // PostgreSQL has no year 0: 1 BC is -1.
-                let bc = flag(self, CmpOp::Le, year, 0);
-                let pg = op(self, Sub, year, bc);
+                let bc = self.flag(CmpOp::Le, c.year, 0);
+                let pg = self.op(Sub, c.year, bc);
                 if field == Field::Year {
                     pg
                 } else {
-                    opk(self, FloorDiv, pg, 10)
+                    self.opk(FloorDiv, pg, 10)
                 }
             }
             Field::Century | Field::Millennium => {
                 let span = if field == Field::Century { 100 } else { 1000 };
                 // (year - 1) / span + 1 from year 1; -((-year) / span + 1) before.
-                let ad = opk(self, Sub, year, 1);
-                let ad = opk(self, Div, ad, span);
-                let ad = opk(self, Add, ad, 1);
-                let zero = k(self, 0);
-                let back = op(self, Sub, zero, year);
-                let back = opk(self, Div, back, span);
-                let back = opk(self, Add, back, 1);
-                let bc = op(self, Sub, zero, back);
-                let is_ad = self.add(Node::Cmp(CmpOp::Gt, year, zero));
+                let ad = self.opk(Sub, c.year, 1);
+                let ad = self.opk(Div, ad, span);
+                let ad = self.opk(Add, ad, 1);
+                let zero = self.int(PType::I32, 0);
+                let back = self.op(Sub, zero, c.year);
+                let back = self.opk(Div, back, span);
+                let back = self.opk(Add, back, 1);
+                let bc = self.op(Sub, zero, back);
+                let is_ad = self.add(Node::Cmp(CmpOp::Gt, c.year, zero));
                 self.add(Node::Case(vec![(is_ad, ad)], bc))
             }
             other => return unsupported(format!("the field {other:?} in the kernel")),
         })
+    }
+
+    /// The day of the year, 1 to 366: in January and February the March-based day
+    /// less 305, else plus 60 and the leap day.
+    fn day_of_year(&mut self, c: &Civil) -> NodeId {
+        let leap = self.leap_year(c.year);
+        let late = self.opk(ArithOp::Add, c.day_of_march_year, 60);
+        let late = self.op(ArithOp::Add, late, leap);
+        let early = self.opk(ArithOp::Sub, c.day_of_march_year, 305);
+        let ten = self.int(PType::I32, 10);
+        let is_early = self.add(Node::Cmp(CmpOp::Ge, c.march_month, ten));
+        self.add(Node::Case(vec![(is_early, early)], late))
+    }
+
+    /// The days since 1970-01-01 (an `I64` node) of the first of `month` (1 to 12)
+    /// of the astronomical `year` (`I32` nodes): `days_from_civil`.
+    fn first_of_month(&mut self, year: NodeId, month: NodeId) -> NodeId {
+        use ArithOp::{Add, Div, FloorDiv, Mul, Sub};
+        // Years start in March: January and February belong to the year before.
+        let early = self.flag(CmpOp::Le, month, 2);
+        let y = self.op(Sub, year, early);
+        let era = self.opk(FloorDiv, y, 400);
+        let per_era = self.opk(Mul, era, 400);
+        let year_of_era = self.op(Sub, y, per_era);
+        // March-based month: m - 3, or m + 9 in January and February.
+        let twelve = self.opk(Mul, early, 12);
+        let mp = self.opk(Sub, month, 3);
+        let mp = self.op(Add, mp, twelve);
+        let first = self.opk(Mul, mp, 153);
+        let first = self.opk(Add, first, 2);
+        let first = self.opk(Div, first, 5);
+        let d = self.opk(Mul, year_of_era, 365);
+        let e = self.opk(Div, year_of_era, 4);
+        let f = self.opk(Div, year_of_era, 100);
+        let doe = self.op(Add, d, e);
+        let doe = self.op(Sub, doe, f);
+        let doe = self.op(Add, doe, first);
+        // era * 146097 + doe - 719468, in 64 bits.
+        let era = self.add(Node::Cast(era, PType::I64));
+        let doe = self.add(Node::Cast(doe, PType::I64));
+        let per = self.int(PType::I64, DAYS_PER_ERA);
+        let days = self.op(Mul, era, per);
+        let days = self.op(Add, days, doe);
+        let epoch = self.int(PType::I64, 719_468);
+        self.op(Sub, days, epoch)
+    }
+
+    /// `a op b`.
+    fn op(&mut self, op: ArithOp, a: NodeId, b: NodeId) -> NodeId {
+        self.add(Node::Arith(op, a, b))
+    }
+
+    /// `a op v` for an `I32` constant `v`.
+    fn opk(&mut self, op: ArithOp, a: NodeId, v: i64) -> NodeId {
+        let b = self.int(PType::I32, v);
+        self.op(op, a, b)
+    }
+
+    /// 1 where `a c v` (an `I32` constant), else 0, as an `I32`.
+    fn flag(&mut self, c: CmpOp, a: NodeId, v: i64) -> NodeId {
+        let b = self.int(PType::I32, v);
+        let test = self.add(Node::Cmp(c, a, b));
+        self.add(Node::Cast(test, PType::I32))
     }
 
     /// 1 where the astronomical `year` (an `I32` node) is a leap year, else 0.

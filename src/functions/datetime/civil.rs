@@ -101,6 +101,14 @@ mod tests {
         }
     }
 
+    /// chrono's range: -262143-01-01 to +262142-12-31 (the tests use these days).
+    #[test]
+    fn chrono_days_are_its_range() {
+        assert_eq!(chrono_days(), -96_465_292..=95_026_236);
+        assert_eq!(civil_from_days(-96_465_292).year, -262_143);
+        assert_eq!(civil_from_days(95_026_236).year, 262_142);
+    }
+
     /// The extremes of an `i32` day: the steps stay in range and the calendar
     /// continues (2^31 days is about 5.88 million years).
     #[test]

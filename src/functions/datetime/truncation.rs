@@ -13,7 +13,7 @@ use super::{
     date_of, days_of, epoch_nanos, on1, on_s1, on_s2, write_ts, D, I, KINDS, OUT_OF_RANGE, S,
 };
 use crate::functions::row::map2;
-use crate::functions::{Registry, ZoneReading};
+use crate::functions::{Inline, Lowering, Registry, ZoneReading};
 
 /// `date_trunc`'s units.
 fn truncate(unit: &str, dt: NaiveDateTime) -> Result<NaiveDateTime, String> {
@@ -127,7 +127,7 @@ pub(super) fn register(r: &mut Registry) {
         );
     for k in KINDS {
         let unit = k.timestamp_unit();
-        f.sig(
+        f.lowered_sig(
             &[S, k.data_type()],
             DataType::Timestamp(unit, None),
             "x truncated to the unit (microseconds, milliseconds, second, minute, hour, day, week (Monday), month, quarter, year, decade, century, millennium); a DATE gives a TIMESTAMP",
@@ -135,6 +135,7 @@ pub(super) fn register(r: &mut Registry) {
                 write_ts(truncate(u, k.read(v)?)?, unit).map(Some)
             }))
             .fallible(),
+            Lowering::Inline(Inline::Truncate),
         );
     }
     let f = r
@@ -150,7 +151,7 @@ pub(super) fn register(r: &mut Registry) {
             "1",
         );
     for k in KINDS {
-        f.sig(
+        f.lowered_sig(
             &[S, k.data_type(), k.data_type()],
             I,
             "the number of unit boundaries (year, quarter, month, week, day, hour, minute, second, millisecond, microsecond, …) crossed from a to b (DuckDB's)",
@@ -158,6 +159,7 @@ pub(super) fn register(r: &mut Registry) {
                 difference(u, k.read(a)?, k.read(b)?).map(Some)
             })
             .fallible(),
+            Lowering::Inline(Inline::Difference),
         );
     }
     r.function("date_add")
