@@ -34,7 +34,7 @@ pub(crate) mod string;
 mod system;
 
 pub use reference::{by_domain, domain_title, reference_markdown, sql_form};
-pub use row::RowImpl;
+pub use row::{RowImpl, ENV_BATCH_STRING_BYTES, MAX_BATCH_STRING_BYTES};
 
 /// What a function returns when an argument is NULL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -414,7 +414,7 @@ impl Function {
             },
             can_error: imp.can_error,
             doc,
-            imp: Some(imp),
+            imp: Some(imp.named(self.name)),
             lowering,
             specialization: Specialization::None,
             zone_reading: ZoneReading::Instant,
