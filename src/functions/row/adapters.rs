@@ -11,7 +11,7 @@ use super::arena::Arena;
 use super::args::Arg;
 use super::limit::Budget;
 use super::results::{Collect, Ret};
-use super::{lane_mask, lanes, Outcome, RowError, RowImpl, UNNAMED};
+use super::{at, lane_mask, lanes, Outcome, RowError, RowImpl, UNNAMED};
 
 /// The interpreter's face of an adapter: the result's rows, collected one by one,
 /// and the rows that failed.
@@ -176,11 +176,11 @@ macro_rules! map_n {
                 eval: Arc::new(move |args: &[ArrayRef], rows: usize, ty: &DataType, budget: &mut Budget| {
                     let mut c = Collected::<R>::new(rows, budget);
                     for row in 0..rows {
-                        if $(args[$k].is_null(row))||+ {
+                        if $(args[$k].is_null(at(&args[$k], row)))||+ {
                             c.null();
                             continue;
                         }
-                        $(let $x = $a::get(args[$k].as_ref(), row);)+
+                        $(let $x = $a::get(args[$k].as_ref(), at(&args[$k], row));)+
                         c.row(row, first_str!($($a $x),+), |s| f($($x,)+ s));
                     }
                     c.finish(ty)
@@ -256,7 +256,8 @@ where
                     values.clear();
                     values.extend(
                         args.iter()
-                            .map(|a| (!a.is_null(row)).then(|| A::get(a.as_ref(), row))),
+                            .map(|a| (at(a, row), a))
+                            .map(|(i, a)| (!a.is_null(i)).then(|| A::get(a.as_ref(), i))),
                     );
                     if strict && values.iter().any(Option::is_none) {
                         c.null();

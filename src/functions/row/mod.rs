@@ -125,9 +125,10 @@ impl RowImpl {
         self
     }
 
-    /// Evaluates over arrays of `rows` rows (each argument has `rows` values): one
-    /// batch, whose string results count against one budget. A row on which the
-    /// function panics (a bug) fails with a message saying so.
+    /// Evaluates over arrays of `rows` rows (each argument has `rows` values, or
+    /// one value for every row, a literal's): one batch, whose string results count
+    /// against one budget. A row on which the function panics (a bug) fails with a
+    /// message saying so.
     pub fn evaluate(
         &self,
         args: &[ArrayRef],
@@ -145,7 +146,7 @@ impl RowImpl {
         let mut parts = Vec::with_capacity(rows);
         let mut errors = Vec::new();
         for row in 0..rows {
-            let one: Vec<ArrayRef> = args.iter().map(|a| a.slice(row, 1)).collect();
+            let one: Vec<ArrayRef> = args.iter().map(|a| a.slice(at(a, row), 1)).collect();
             match catch_unwind(AssertUnwindSafe(|| (self.eval)(&one, 1, ret, &mut budget))) {
                 Ok((part, failed)) => {
                     errors.extend(failed.into_iter().map(|(_, m)| (row, m)));
@@ -249,6 +250,17 @@ pub struct Blob;
 
 /// What a function returns for one row: a value, `None` for NULL, or why it failed.
 pub type Outcome<T> = Result<Option<T>, String>;
+
+/// Where row `row`'s value of argument `a` is: a one-value argument (a literal)
+/// holds it for every row.
+#[inline(always)]
+fn at(a: &ArrayRef, row: usize) -> usize {
+    if a.len() == 1 {
+        0
+    } else {
+        row
+    }
+}
 
 /// The lanes of a mask, lowest first.
 fn lanes(mut mask: u64) -> impl Iterator<Item = usize> {
