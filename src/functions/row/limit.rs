@@ -407,6 +407,24 @@ mod back_ends {
     }
 
     #[test]
+    fn selected_rows_name_the_row_of_the_batch() {
+        set_test_limit(Some(100));
+        let s = schema();
+        let p = Projector::from_exprs(&s, &[parse_expr("repeat(s, n)").unwrap()]).unwrap();
+        assert!(p.is_jit(0));
+        // The third selected row (row 20 of the batch) passes 100 bytes.
+        let selection = crate::SelectionVector::UInt32(vec![5, 10, 20, 30]);
+        let e = p
+            .evaluate_selected(&batch(40, None), &selection)
+            .unwrap_err();
+        set_test_limit(None);
+        assert_eq!(
+            e.to_string(),
+            "repeat: the batch's string results would exceed 100 bytes at row 20"
+        );
+    }
+
+    #[test]
     fn other_errors_before_the_limit_are_reported() {
         // Row 1 divides by zero, row 2 passes the limit.
         let b = batch(10, Some(1));
