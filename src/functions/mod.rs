@@ -204,7 +204,9 @@ pub struct Signature {
     pub ret: DataType,
     /// NULL handling.
     pub nulls: NullBehavior,
-    /// Whether evaluation can fail (overflow, division by zero, bad input).
+    /// Whether evaluation can fail (overflow, division by zero, bad input). Not
+    /// counted: the limit on the strings a call computes per batch, which any
+    /// function that builds strings can reach (docs/semantics.md, "Size limits").
     pub can_error: bool,
     /// One line for the function reference.
     pub doc: &'static str,
