@@ -407,6 +407,20 @@ mod back_ends {
     }
 
     #[test]
+    fn rows_whose_value_is_not_used_count_in_both_back_ends() {
+        // Only row 5 takes the branch; both back ends compute `repeat` for every
+        // row, so row 5's value is past the limit.
+        let b = batch(10, Some(5));
+        let e = "CASE WHEN d = 0 THEN repeat(s, n) ELSE s END";
+        assert_eq!(
+            outcome(e, &b, 100).as_deref(),
+            Some("repeat: the batch's string results would exceed 100 bytes at row 5")
+        );
+        // No row takes it: no error.
+        assert_eq!(outcome(e, &batch(10, None), 100), None);
+    }
+
+    #[test]
     fn selected_rows_name_the_row_of_the_batch() {
         set_test_limit(Some(100));
         let s = schema();
