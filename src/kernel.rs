@@ -700,7 +700,9 @@ impl Jit {
     /// rows and of the compiled types); `outs` must be sized as
     /// [`Kernel::run`] requires for `mode`. Strings the kernel computes live in
     /// `arena` (string outputs point into it and into the columns). On a failing
-    /// row, `describe(row)` gives the precise error. `Ok(None)`: no kernel for these
+    /// row, `describe(row, limit)` gives the precise error (`limit`: why, when a
+    /// call failed the row because the batch's strings passed their limit, see
+    /// `Arena::limit_error`). `Ok(None)`: no kernel for these
     /// inputs (see [`Jit::kernel`]); nothing ran.
     ///
     /// A call allocates nothing when the inputs are columns read as they are (no
@@ -713,7 +715,7 @@ impl Jit {
         outs: &[OutSlot],
         mode: u64,
         arena: &mut Arena,
-        describe: impl Fn(usize) -> Error,
+        describe: impl Fn(usize, Option<String>) -> Error,
     ) -> Result<Option<usize>> {
         let inputs = self.lowered.columns.len();
         if let Columns::Arrays(arrays) = columns {
@@ -755,7 +757,7 @@ impl Jit {
         outs: &[OutSlot],
         mode: u64,
         arena: &mut Arena,
-        describe: impl Fn(usize) -> Error,
+        describe: impl Fn(usize, Option<String>) -> Error,
     ) -> Result<Option<usize>> {
         let mut extra = Extra::default();
         if let Err(why) = self.bind(columns, rows, slots, has_nulls, &mut extra) {
@@ -806,7 +808,11 @@ impl Jit {
                 }
             }
         }
-        result.map(Some).map_err(describe)
+        // A row that failed because a call's strings passed the batch's limit is
+        // reported as such: the interpreter cannot see that in the row alone.
+        result
+            .map(Some)
+            .map_err(|row| describe(row, arena.limit_error(row)))
     }
 
     /// Calls `f` with the arrays of the kernel's input slots for `batch` (of the
@@ -834,20 +840,35 @@ impl Jit {
     ) -> Result<Option<usize>> {
         let mut arena = Arena::default();
         self.with_inputs(batch, |columns| {
-            self.run(columns, batch.num_rows(), outs, mode, &mut arena, |row| {
-                self.describe_row(batch, row, row)
-            })
+            self.run(
+                columns,
+                batch.num_rows(),
+                outs,
+                mode,
+                &mut arena,
+                |row, limit| self.describe_row(batch, row, row, limit),
+            )
         })
     }
 
     /// The error the interpreter gives for row `row` of `batch` (used when the kernel
-    /// reports that the row failed), with the row number of the batch.
+    /// reports that the row failed), with the row number of the batch; or, when a
+    /// call failed the row because the batch's strings passed the limit, that
+    /// (`limit`, the message).
     pub(crate) fn describe_row(
         &self,
         batch: &RecordBatch,
         row: usize,
         reported_row: usize,
+        limit: Option<String>,
     ) -> Error {
+        if let Some(message) = limit {
+            return EvalError::Function {
+                message,
+                row: reported_row,
+            }
+            .into();
+        }
         let one = batch.slice(row, 1);
         // A decimal column's value beyond its precision (the kernel checks them).
         for c in self.lowered.columns.iter().flatten() {

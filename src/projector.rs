@@ -279,8 +279,8 @@ impl Projector {
         let compiled = match &self.inner.jit {
             Some(jit) if jit.kernel_tier() => jit
                 .with_inputs(batch, |columns| {
-                    self.run_kernel(jit, columns, batch.num_rows(), |row| {
-                        jit.describe_row(batch, row, row)
+                    self.run_kernel(jit, columns, batch.num_rows(), |row, limit| {
+                        jit.describe_row(batch, row, row, limit)
                     })
                 })
                 .transpose(),
@@ -321,9 +321,9 @@ impl Projector {
                     .iter()
                     .map(|c| arrow::compute::take(c, &indices, None))
                     .collect::<std::result::Result<Vec<_>, _>>()?;
-                let describe = |k: usize| {
+                let describe = |k: usize, limit| {
                     let row = selection.get(k).unwrap_or(k);
-                    jit.describe_row(batch, row, row)
+                    jit.describe_row(batch, row, row, limit)
                 };
                 self.run_kernel(jit, Columns::Arrays(&columns), selection.len(), describe)
                     .transpose()
@@ -430,7 +430,7 @@ impl Projector {
         jit: &Jit,
         columns: Columns<'_>,
         rows: usize,
-        describe: impl Fn(usize) -> crate::Error,
+        describe: impl Fn(usize, Option<String>) -> crate::Error,
     ) -> Result<Option<Vec<ArrayRef>>> {
         // Computed strings live here until the outputs are made: room for as many
         // bytes per row as the last call made, and an eighth more.

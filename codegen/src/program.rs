@@ -190,6 +190,10 @@ pub struct CallOut {
     /// where every argument is valid; otherwise every lane in the batch); on return,
     /// the lanes whose result is not NULL (a subset of them).
     pub valid: u64,
+    /// The row of the batch that lane 0 is (blocks are `LANES` rows apart from row
+    /// 0), for a helper whose errors depend on the rows before (the limit on a
+    /// batch's computed strings) to say which row failed.
+    pub row: u64,
 }
 
 /// The ABI of [`Callee::Helper`] functions:

@@ -30,7 +30,7 @@ use arrow::datatypes::{
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{Offset, TimeZone};
 
-use super::row::{map1, map1_with, Blob, Bool, Utf8, Written};
+use super::row::{map1, map1_with, Blob, Bool, Text, Utf8, Written};
 use super::{Lowering, Registry, RowImpl};
 use crate::scalar::{format_blob, LiteralError, ScalarValue};
 use crate::time::{clock, format_time};
@@ -72,7 +72,7 @@ pub(crate) fn cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
     }
     match (from, to) {
         (DataType::Utf8, DataType::Utf8) => None,
-        (_, DataType::Utf8) => to_text(from, false),
+        (_, DataType::Utf8) => to_text(from, false).map(|imp| imp.named("CAST")),
         (DataType::Utf8, _) => from_text(to, false),
         _ => None,
     }
@@ -87,7 +87,7 @@ pub(crate) fn try_cast_impl(from: &DataType, to: &DataType) -> Option<RowImpl> {
     match (from, to) {
         (DataType::Utf8, DataType::Utf8) => None,
         (DataType::Utf8, _) => from_text(to, true),
-        (_, DataType::Utf8) => to_text(from, true),
+        (_, DataType::Utf8) => to_text(from, true).map(|imp| imp.named("TRY_CAST")),
         _ => None,
     }
 }
@@ -338,7 +338,7 @@ fn from_text(to: &DataType, try_cast: bool) -> Option<RowImpl> {
 fn to_text(from: &DataType, try_cast: bool) -> Option<RowImpl> {
     macro_rules! display {
         ($T:ty) => {
-            map1_with::<$T, Written, _>(|v, out: &mut String| {
+            map1_with::<$T, Written, _>(|v, out: &mut Text| {
                 use std::fmt::Write;
                 // Writing to a `String` cannot fail.
                 let _ = write!(out, "{v}");

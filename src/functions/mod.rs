@@ -35,7 +35,7 @@ mod system;
 
 pub use datetime::Field;
 pub use reference::{by_domain, domain_title, reference_markdown, sql_form};
-pub use row::RowImpl;
+pub use row::{RowImpl, ENV_BATCH_STRING_BYTES, MAX_BATCH_STRING_BYTES};
 
 /// What a function returns when an argument is NULL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,7 +213,9 @@ pub struct Signature {
     pub ret: DataType,
     /// NULL handling.
     pub nulls: NullBehavior,
-    /// Whether evaluation can fail (overflow, division by zero, bad input).
+    /// Whether evaluation can fail (overflow, division by zero, bad input). Not
+    /// counted: the limit on the strings a call computes per batch, which any
+    /// function that builds strings can reach (docs/semantics.md, "Size limits").
     pub can_error: bool,
     /// One line for the function reference.
     pub doc: &'static str,
@@ -438,7 +440,7 @@ impl Function {
             },
             can_error: imp.can_error,
             doc,
-            imp: Some(imp),
+            imp: Some(imp.named(self.name)),
             lowering,
             specialization: Specialization::None,
             zone_reading: ZoneReading::Instant,

@@ -132,10 +132,15 @@ impl Interpreter<'_> {
     /// errors of the result).
     pub(super) fn row(&self, imp: &RowImpl, ret: &DataType, args: &[Value]) -> Value {
         let n = self.len();
-        // Literal arguments are computed once, as a literal.
+        // Literal arguments are computed once, as a literal; a literal beside
+        // columns is passed as one value, not repeated for every row (a long
+        // string would take its length times the batch's rows).
         let scalar = args.iter().all(|a| a.is_scalar());
         let rows = if scalar { 1 } else { n };
-        let arrays: Vec<ArrayRef> = args.iter().map(|a| a.to_array(rows)).collect();
+        let arrays: Vec<ArrayRef> = args
+            .iter()
+            .map(|a| a.to_array(if a.is_scalar() { 1 } else { rows }))
+            .collect();
         let (result, failed) = imp.evaluate(&arrays, rows, ret);
         let mut failing = BooleanBufferBuilder::new(n);
         if scalar {

@@ -290,10 +290,11 @@ impl<'ctx> Emitter<'_, 'ctx> {
         };
         let out_values = area(self, (mem.values_ty, mem.values), args.len())?;
         let out_lens = area(self, (mem.lens_ty, mem.lens), args.len())?;
-        let out_fields: [BasicValueEnum<'ctx>; 3] = [
+        let out_fields: [BasicValueEnum<'ctx>; 4] = [
             self.b.build_pointer_cast(out_values, i8p, "")?.into(),
             out_lens.into(),
             self.b.build_int_z_extend(compute, self.i64t, "")?.into(),
+            block.row0.into(),
         ];
         for (i, v) in out_fields.into_iter().enumerate() {
             let fp = self.struct_gep(mem.out_ty, mem.out, i as u32)?;

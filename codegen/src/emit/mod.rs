@@ -358,7 +358,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let arg_ty = ctx.opaque_struct_type("CallArg");
                 arg_ty.set_body(&[i8p.into(), i64p.into(), i64t.into()], false);
                 let out_ty = ctx.opaque_struct_type("CallOut");
-                out_ty.set_body(&[i8p.into(), i64p.into(), i64t.into()], false);
+                out_ty.set_body(&[i8p.into(), i64p.into(), i64t.into(), i64t.into()], false);
                 let args_ty = arg_ty.array_type(n.max(1) as u32);
                 let args = b.build_alloca(args_ty, "call_args")?;
                 let out = b.build_alloca(out_ty, "call_out")?;

@@ -9,23 +9,27 @@ use broadhead_codegen::{CallArg, CallOut};
 
 use super::arena::Arena;
 use super::args::Arg;
+use super::limit::Budget;
 use super::results::{Collect, Ret};
-use super::{lane_mask, lanes, Outcome, RowError, RowImpl};
+use super::{at, lane_mask, lanes, Outcome, RowError, RowImpl, UNNAMED};
 
 /// The interpreter's face of an adapter: the result's rows, collected one by one,
 /// and the rows that failed.
-struct Collected<R: Ret> {
+struct Collected<'b, R: Ret> {
     b: R::Builder,
     errors: Vec<RowError>,
     scratch: R::Scratch,
+    /// The bytes of the batch's string results so far.
+    budget: &'b mut Budget,
 }
 
-impl<R: Ret> Collected<R> {
-    fn new(rows: usize) -> Collected<R> {
+impl<'b, R: Ret> Collected<'b, R> {
+    fn new(rows: usize, budget: &'b mut Budget) -> Collected<'b, R> {
         Collected {
             b: R::Builder::with_rows(rows),
             errors: Vec::new(),
             scratch: R::Scratch::default(),
+            budget,
         }
     }
 
@@ -43,7 +47,7 @@ impl<R: Ret> Collected<R> {
         first: Option<&str>,
         f: impl FnOnce(&mut R::Scratch) -> Outcome<R::Item>,
     ) {
-        match f(&mut self.scratch) {
+        match within_budget::<R>(self.budget, row, &mut self.scratch, 0, f) {
             Ok(v) => R::append(&mut self.b, v, first, &self.scratch, 0),
             Err(m) => {
                 self.errors.push((row, m));
@@ -56,6 +60,34 @@ impl<R: Ret> Collected<R> {
     /// The array, of type `ty`, and the rows that failed.
     fn finish(self, ty: &DataType) -> (ArrayRef, Vec<RowError>) {
         (self.b.finish_as(ty), self.errors)
+    }
+}
+
+/// The outcome of `f` for row `row` of the batch, lent `scratch` (whose value
+/// starts at `mark`), with a string value counted against `budget`: an error when
+/// it would pass the batch's limit, which the closure may also find itself before
+/// allocating (then the budget is spent).
+#[inline(always)]
+fn within_budget<R: Ret>(
+    budget: &mut Budget,
+    row: usize,
+    scratch: &mut R::Scratch,
+    mark: usize,
+    f: impl FnOnce(&mut R::Scratch) -> Outcome<R::Item>,
+) -> Outcome<R::Item> {
+    if !R::COUNTED {
+        return f(scratch);
+    }
+    R::limit(scratch, budget);
+    match f(scratch) {
+        Ok(Some(v)) => budget
+            .charge(R::bytes(&v, scratch, mark), row)
+            .map(|()| Some(v)),
+        Err(m) if R::over(scratch) => {
+            budget.exhaust(row);
+            Err(m)
+        }
+        other => other,
     }
 }
 
@@ -88,7 +120,8 @@ impl<R: Ret> BlockWriter<R> {
         f: impl FnOnce(&mut R::Scratch) -> Outcome<R::Item>,
     ) {
         let mark = R::mark(&self.scratch);
-        match f(&mut self.scratch) {
+        let row = (out.row as usize).wrapping_add(i);
+        match within_budget::<R>(arena.budget(), row, &mut self.scratch, mark, f) {
             Ok(Some(v)) => {
                 // SAFETY: the kernel gives room for a block of the result type, and a
                 // string argument lives for the call.
@@ -140,14 +173,14 @@ macro_rules! map_n {
             let f = Arc::new(f);
             let g = f.clone();
             RowImpl {
-                eval: Arc::new(move |args: &[ArrayRef], rows: usize, ty: &DataType| {
-                    let mut c = Collected::<R>::new(rows);
+                eval: Arc::new(move |args: &[ArrayRef], rows: usize, ty: &DataType, budget: &mut Budget| {
+                    let mut c = Collected::<R>::new(rows, budget);
                     for row in 0..rows {
-                        if $(args[$k].is_null(row))||+ {
+                        if $(args[$k].is_null(at(&args[$k], row)))||+ {
                             c.null();
                             continue;
                         }
-                        $(let $x = $a::get(args[$k].as_ref(), row);)+
+                        $(let $x = $a::get(args[$k].as_ref(), at(&args[$k], row));)+
                         c.row(row, first_str!($($a $x),+), |s| f($($x,)+ s));
                     }
                     c.finish(ty)
@@ -164,6 +197,7 @@ macro_rules! map_n {
                 }),
                 strict: true,
                 can_error: false,
+                name: UNNAMED,
             }
         }
     };
@@ -214,24 +248,27 @@ where
     let f = Arc::new(f);
     let g = f.clone();
     RowImpl {
-        eval: Arc::new(move |args: &[ArrayRef], rows: usize, ty: &DataType| {
-            let mut c = Collected::<R>::new(rows);
-            let mut values = Vec::with_capacity(args.len());
-            for row in 0..rows {
-                values.clear();
-                values.extend(
-                    args.iter()
-                        .map(|a| (!a.is_null(row)).then(|| A::get(a.as_ref(), row))),
-                );
-                if strict && values.iter().any(Option::is_none) {
-                    c.null();
-                    continue;
+        eval: Arc::new(
+            move |args: &[ArrayRef], rows: usize, ty: &DataType, budget: &mut Budget| {
+                let mut c = Collected::<R>::new(rows, budget);
+                let mut values = Vec::with_capacity(args.len());
+                for row in 0..rows {
+                    values.clear();
+                    values.extend(
+                        args.iter()
+                            .map(|a| (at(a, row), a))
+                            .map(|(i, a)| (!a.is_null(i)).then(|| A::get(a.as_ref(), i))),
+                    );
+                    if strict && values.iter().any(Option::is_none) {
+                        c.null();
+                        continue;
+                    }
+                    let first = values.first().copied().flatten();
+                    c.row(row, first.and_then(A::as_str), |s| f(&values, s));
                 }
-                let first = values.first().copied().flatten();
-                c.row(row, first.and_then(A::as_str), |s| f(&values, s));
-            }
-            c.finish(ty)
-        }),
+                c.finish(ty)
+            },
+        ),
         block: Arc::new(
             move |arena: &mut Arena, args: &[CallArg], out: &mut CallOut| {
                 // The row's values: on the stack for up to 8 arguments.
@@ -258,6 +295,7 @@ where
         ),
         strict,
         can_error: false,
+        name: UNNAMED,
     }
 }
 

@@ -3,6 +3,8 @@
 
 use arrow::buffer::Buffer;
 
+use super::limit::Budget;
+
 /// Where a kernel call's computed strings live: chunks that never move, so the
 /// views handed out stay valid until the arena is dropped (after the call's
 /// outputs are made). A projection's output whose strings are a run of one chunk
@@ -15,6 +17,22 @@ pub struct Arena {
     /// The buffer [`Written`](super::Written) results of a block are collected in, kept between
     /// blocks for its capacity.
     pub(super) text: String,
+    /// Each call site's budget of string results in this call (one batch), and
+    /// which one is running.
+    sites: Vec<Site>,
+    current: usize,
+}
+
+/// A kernel call site, as the arena tracks its strings.
+#[derive(Debug)]
+struct Site {
+    /// The address of the site's state.
+    key: usize,
+    budget: Budget,
+    /// The row of lane 0 of the last block the site computed, and the lanes of it
+    /// that failed.
+    row: u64,
+    failed: u64,
 }
 
 #[derive(Debug)]
@@ -43,6 +61,57 @@ impl Arena {
             first: bytes,
             ..Arena::default()
         }
+    }
+
+    /// Makes the call site `site` (the address of its state), a call of `name`, the
+    /// one whose string results count against its budget until [`Arena::leave`].
+    pub(crate) fn enter(&mut self, site: usize, name: &'static str) {
+        self.current = match self.sites.iter().position(|s| s.key == site) {
+            Some(i) => i,
+            None => {
+                self.sites.push(Site {
+                    key: site,
+                    budget: Budget::new(name),
+                    row: 0,
+                    failed: 0,
+                });
+                self.sites.len() - 1
+            }
+        };
+    }
+
+    /// Ends a block of the running call site: lane 0 was row `row`, and the lanes
+    /// `failed` failed.
+    pub(crate) fn leave(&mut self, row: u64, failed: u64) {
+        if let Some(s) = self.sites.get_mut(self.current) {
+            (s.row, s.failed) = (row, failed);
+        }
+    }
+
+    /// The budget of the running call site (one of its own for a block run without
+    /// [`Arena::enter`], as tests do).
+    pub(super) fn budget(&mut self) -> &mut Budget {
+        if self.sites.is_empty() {
+            self.enter(0, super::UNNAMED);
+        }
+        &mut self.sites[self.current].budget
+    }
+
+    /// Why row `row` failed, if a call site failed it because the batch's strings
+    /// passed the limit there or before: the interpreter cannot tell from the row
+    /// alone. (The kernel stops at the first block with an error, so that block is
+    /// each site's last; of two sites that failed the row, the first called.)
+    pub(crate) fn limit_error(&self, row: usize) -> Option<String> {
+        let row = row as u64;
+        self.sites
+            .iter()
+            .find(|s| {
+                s.budget.over_at().is_some_and(|at| at as u64 <= row)
+                    && row
+                        .checked_sub(s.row)
+                        .is_some_and(|lane| lane < 64 && s.failed >> lane & 1 == 1)
+            })
+            .map(|s| s.budget.message())
     }
 
     /// Whether `at` is one of the bytes the arena holds.

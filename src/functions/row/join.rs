@@ -4,6 +4,7 @@
 use broadhead_codegen::{CallArg, CallOut, LANES};
 
 use super::arena::Arena;
+use super::limit::Budget;
 use super::results::write_view;
 use super::{lane_mask, lanes};
 
@@ -83,22 +84,26 @@ pub(crate) fn join_block(
 /// compute is valid) or not (a part's invalid lanes are skipped).
 fn join_lanes<const STRICT: bool>(arena: &mut Arena, args: &[CallArg], out: &mut CallOut) -> u64 {
     const N: usize = LANES as usize;
-    let compute = out.valid & lane_mask();
-    let taken = |a: &CallArg| if STRICT { compute } else { compute & a.valid };
-    // Each lane's length, then where it starts in the block's bytes.
-    let mut starts = [0u64; N];
+    let wanted = out.valid & lane_mask();
+    // Each lane's length.
+    let mut lens = [0u64; N];
     for a in args {
-        let take = taken(a);
+        let take = if STRICT { wanted } else { wanted & a.valid };
         // SAFETY: a string argument's block has `LANES` lengths (those of lanes it
         // does not hold are masked off here, unread as lengths).
         let part = unsafe { std::slice::from_raw_parts(a.lens, N) };
-        for (i, (sum, &len)) in starts.iter_mut().zip(part).enumerate() {
+        for (i, (sum, &len)) in lens.iter_mut().zip(part).enumerate() {
             *sum += len & 0u64.wrapping_sub(take >> i & 1);
         }
     }
+    // The lanes whose values fit the batch's limit; the others fail.
+    let compute = within_budget(arena.budget(), out.row as usize, wanted, &lens);
+    let taken = |a: &CallArg| if STRICT { compute } else { compute & a.valid };
+    // Where each lane starts in the block's bytes.
+    let mut starts = [0u64; N];
     let mut total = 0u64;
-    for (i, start) in starts.iter_mut().enumerate() {
-        let len = *start & 0u64.wrapping_sub(compute >> i & 1);
+    for (i, (start, len)) in starts.iter_mut().zip(lens).enumerate() {
+        let len = len & 0u64.wrapping_sub(compute >> i & 1);
         *start = total;
         total += len;
     }
@@ -134,12 +139,35 @@ fn join_lanes<const STRICT: bool>(arena: &mut Arena, args: &[CallArg], out: &mut
         unsafe { arena.fill(total as usize, write) };
     }
     out.valid = compute;
-    0
+    wanted & !compute
+}
+
+/// Of the lanes `wanted` (lane 0 is row `row0` of the batch) with lengths `lens`,
+/// those whose values `budget` has room for, counted in lane order: all of them, or
+/// those before the first that would pass the limit.
+fn within_budget(budget: &mut Budget, row0: usize, wanted: u64, lens: &[u64]) -> u64 {
+    let total = lanes(wanted).fold(0u64, |t, i| t.saturating_add(lens[i]));
+    if budget.over_at().is_none() && usize::try_from(total).is_ok_and(|t| t <= budget.room()) {
+        // Within the room: this cannot fail.
+        let _ = budget.charge(total as usize, row0);
+        return wanted;
+    }
+    let mut fit = 0;
+    for i in lanes(wanted) {
+        let row = row0.wrapping_add(i);
+        if usize::try_from(lens[i]).map_or(true, |len| budget.charge(len, row).is_err()) {
+            budget.exhaust(row);
+            break;
+        }
+        fit |= 1 << i;
+    }
+    fit
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::functions::row::limit::set_test_limit;
     use crate::functions::row::testing::{run_block, N};
     use crate::functions::row::{variadic, Utf8};
 
@@ -196,6 +224,26 @@ mod tests {
                 assert!(arena.holds(spans[0].0 as *const u8));
             }
         }
+    }
+
+    #[test]
+    fn joined_lanes_fail_from_the_one_that_passes_the_batch_limit() {
+        set_test_limit(Some(25));
+        let part: Vec<Option<&str>> = vec![Some("abcde"); N];
+        let f = variadic::<Utf8, Utf8, _>(true, |_| Ok(None)).with_block(join_block(true));
+        let mut arena = Arena::default();
+        // 10 bytes a lane: lanes 0 and 1 fit, lane 2 passes 25 bytes.
+        let (shown, failed, _) =
+            run_block(&f, &[part.clone(), part.clone()], lane_mask(), &mut arena);
+        assert_eq!(failed, lane_mask() & !0b11);
+        assert_eq!(shown[1].as_deref(), Some("abcdeabcde"));
+        assert!(shown[2..].iter().all(Option::is_none));
+        assert_eq!(arena.used(), 20);
+        // The next block of the batch: nothing fits any more, not even ''.
+        let empty: Vec<Option<&str>> = vec![Some(""); N];
+        let (_, failed, _) = run_block(&f, &[empty.clone(), empty], lane_mask(), &mut arena);
+        assert_eq!(failed, lane_mask());
+        set_test_limit(None);
     }
 
     #[test]

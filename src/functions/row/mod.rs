@@ -25,15 +25,22 @@
 //! fails (`"cannot take the square root of a negative number"`); the message is
 //! reported with the row, and only for rows whose value is used.
 //!
+//! The string results of one call over one batch are bounded (`limit.rs`): the
+//! adapters count each row's bytes against the call's [`Budget`](limit::Budget),
+//! and a row that would pass the limit fails, naming the function
+//! ([`RowImpl::named`]). A [`Written`] result's closure is lent a [`Text`], which
+//! tells it before it allocates whether a value would fit.
+//!
 //! This file holds the [`RowImpl`] type, the markers and the runtime helper; the
 //! argument types are read in `args.rs`, results written in `results.rs`, the
-//! adapters are in `adapters.rs`, the arena in `arena.rs`, and the JIT's face of
-//! joining strings in `join.rs`.
+//! adapters are in `adapters.rs`, the arena in `arena.rs`, the JIT's face of
+//! joining strings in `join.rs`, and the bound on a batch's strings in `limit.rs`.
 
 mod adapters;
 mod arena;
 mod args;
 mod join;
+mod limit;
 mod results;
 #[cfg(test)]
 mod testing;
@@ -45,18 +52,22 @@ use arrow::array::{Array, ArrayRef};
 use arrow_schema::DataType;
 use broadhead_codegen::{CallArg, CallFn, CallOut, Helper, LANES};
 
-pub use adapters::{map1, map1_with, map2, map3, map3_with, variadic, variadic_with};
+pub use adapters::{map1, map1_with, map2, map2_with, map3, map3_with, variadic, variadic_with};
 pub use arena::Arena;
 pub(crate) use join::join_block;
 pub use join::push_short;
+pub use limit::{Text, ENV_BATCH_STRING_BYTES, MAX_BATCH_STRING_BYTES};
 pub use results::Ret;
 
 /// A row that failed and why.
 pub type RowError = (usize, String);
 
-/// The interpreter's face: the arguments (arrays of `rows` rows) and the result
-/// type to the result array and the rows that failed.
-type EvalFn = dyn Fn(&[ArrayRef], usize, &DataType) -> (ArrayRef, Vec<RowError>) + Send + Sync;
+/// The interpreter's face: the arguments (arrays of `rows` rows), the result type
+/// and the budget of the batch's string results to the result array and the rows
+/// that failed.
+type EvalFn = dyn Fn(&[ArrayRef], usize, &DataType, &mut limit::Budget) -> (ArrayRef, Vec<RowError>)
+    + Send
+    + Sync;
 
 /// The JIT's face: one block (see [`CallFn`]); returns the lanes that failed.
 type BlockFn = dyn Fn(&mut Arena, &[CallArg], &mut CallOut) -> u64 + Send + Sync;
@@ -70,13 +81,20 @@ pub struct RowImpl {
     pub strict: bool,
     /// Whether a row can fail.
     pub can_error: bool,
+    /// The function's name, for the error of a batch whose strings pass the limit
+    /// (the registry gives each signature its function's).
+    pub(crate) name: &'static str,
 }
+
+/// The name of a [`RowImpl`] not yet [named](RowImpl::named).
+pub(crate) const UNNAMED: &str = "function";
 
 impl std::fmt::Debug for RowImpl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RowImpl")
             .field("strict", &self.strict)
             .field("can_error", &self.can_error)
+            .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
@@ -85,6 +103,14 @@ impl RowImpl {
     /// The same function with errors declared (for closures that can fail).
     pub fn fallible(mut self) -> RowImpl {
         self.can_error = true;
+        self
+    }
+
+    /// The same function called `name` in its errors (unless it already has a name).
+    pub(crate) fn named(mut self, name: &'static str) -> RowImpl {
+        if self.name == UNNAMED {
+            self.name = name;
+        }
         self
     }
 
@@ -99,23 +125,29 @@ impl RowImpl {
         self
     }
 
-    /// Evaluates over arrays of `rows` rows (each argument has `rows` values).
-    /// A row on which the function panics (a bug) fails with a message saying so.
+    /// Evaluates over arrays of `rows` rows (each argument has `rows` values, or
+    /// one value for every row, a literal's): one batch, whose string results count
+    /// against one budget. A row on which the function panics (a bug) fails with a
+    /// message saying so.
     pub fn evaluate(
         &self,
         args: &[ArrayRef],
         rows: usize,
         ret: &DataType,
     ) -> (ArrayRef, Vec<RowError>) {
-        if let Ok(result) = catch_unwind(AssertUnwindSafe(|| (self.eval)(args, rows, ret))) {
+        let mut budget = limit::Budget::new(self.name);
+        if let Ok(result) = catch_unwind(AssertUnwindSafe(|| {
+            (self.eval)(args, rows, ret, &mut budget)
+        })) {
             return result;
         }
         // Find the rows that panic, one row at a time.
+        let mut budget = limit::Budget::new(self.name);
         let mut parts = Vec::with_capacity(rows);
         let mut errors = Vec::new();
         for row in 0..rows {
-            let one: Vec<ArrayRef> = args.iter().map(|a| a.slice(row, 1)).collect();
-            match catch_unwind(AssertUnwindSafe(|| (self.eval)(&one, 1, ret))) {
+            let one: Vec<ArrayRef> = args.iter().map(|a| a.slice(at(a, row), 1)).collect();
+            match catch_unwind(AssertUnwindSafe(|| (self.eval)(&one, 1, ret, &mut budget))) {
                 Ok((part, failed)) => {
                     errors.extend(failed.into_iter().map(|(_, m)| (row, m)));
                     parts.push(part);
@@ -176,7 +208,9 @@ unsafe extern "C" fn call_row_function(
     // SAFETY: `args` points at `arity` descriptors.
     let args = unsafe { std::slice::from_raw_parts(args, call.arity) };
     let compute = out.valid;
+    arena.enter(state as usize, call.imp.name);
     if let Ok(failed) = catch_unwind(AssertUnwindSafe(|| (call.imp.block)(arena, args, out))) {
+        arena.leave(out.row, failed);
         return failed;
     }
     // A lane panicked (a bug in the function): run the lanes one at a time, so that
@@ -193,6 +227,7 @@ unsafe extern "C" fn call_row_function(
         }
     }
     out.valid = valid;
+    arena.leave(out.row, failed);
     failed
 }
 
@@ -215,6 +250,17 @@ pub struct Blob;
 
 /// What a function returns for one row: a value, `None` for NULL, or why it failed.
 pub type Outcome<T> = Result<Option<T>, String>;
+
+/// Where row `row`'s value of argument `a` is: a one-value argument (a literal)
+/// holds it for every row.
+#[inline(always)]
+fn at(a: &ArrayRef, row: usize) -> usize {
+    if a.len() == 1 {
+        0
+    } else {
+        row
+    }
+}
 
 /// The lanes of a mask, lowest first.
 fn lanes(mut mask: u64) -> impl Iterator<Item = usize> {

@@ -13,6 +13,7 @@ use arrow_schema::DataType;
 use broadhead_codegen::CallOut;
 
 use super::arena::Arena;
+use super::limit::{Budget, Text};
 use super::{lanes, Blob, Bool, Slice, Utf8, Written};
 
 /// A result type: how values are collected into an array and written to a block.
@@ -24,6 +25,21 @@ pub trait Ret: 'static {
     /// What the closure is lent for each row (the `_with` adapters): for
     /// [`Written`], the `String` it appends the row's value to; `()` otherwise.
     type Scratch: Default;
+    /// Whether values are strings whose bytes count against the batch's limit
+    /// ([`Budget`]): [`Utf8`], [`Written`] and [`Blob`] results, which are copied
+    /// (a [`Slice`] is a view of the argument).
+    const COUNTED: bool = false;
+    /// The bytes of a row's value (its part of the scratch from `mark` on).
+    fn bytes(_v: &Self::Item, _scratch: &Self::Scratch, _mark: usize) -> usize {
+        0
+    }
+    /// Bounds what the closure may write to the scratch for the next row by the
+    /// room `budget` has left.
+    fn limit(_scratch: &mut Self::Scratch, _budget: &Budget) {}
+    /// Whether the closure failed because its value would pass the limit.
+    fn over(_scratch: &Self::Scratch) -> bool {
+        false
+    }
     /// Where the next row's value starts in the scratch.
     fn mark(_scratch: &Self::Scratch) -> usize {
         0
@@ -149,6 +165,10 @@ impl Ret for Utf8 {
     type Item = String;
     type Builder = StringBuilder;
     type Scratch = ();
+    const COUNTED: bool = true;
+    fn bytes(v: &String, _: &(), _: usize) -> usize {
+        v.len()
+    }
     fn append(b: &mut StringBuilder, v: Option<String>, _: Option<&str>, _: &(), _: usize) {
         b.append_option(v)
     }
@@ -169,20 +189,30 @@ impl Ret for Utf8 {
 impl Ret for Written {
     type Item = ();
     type Builder = StringBuilder;
-    type Scratch = String;
-    fn mark(scratch: &String) -> usize {
-        scratch.len()
+    type Scratch = Text;
+    const COUNTED: bool = true;
+    fn bytes(_: &(), text: &Text, mark: usize) -> usize {
+        text.len() - mark
     }
-    fn discard(scratch: &mut String, mark: usize) {
-        scratch.truncate(mark)
+    fn limit(text: &mut Text, budget: &Budget) {
+        text.limit_by(budget)
     }
-    fn clear(scratch: &mut String) {
-        scratch.clear()
+    fn over(text: &Text) -> bool {
+        text.is_over()
     }
-    fn take_scratch(arena: &mut Arena) -> String {
-        std::mem::take(&mut arena.text)
+    fn mark(text: &Text) -> usize {
+        text.len()
     }
-    unsafe fn end_block(out: &mut CallOut, valid: u64, arena: &mut Arena, mut text: String) {
+    fn discard(text: &mut Text, mark: usize) {
+        text.truncate(mark)
+    }
+    fn clear(text: &mut Text) {
+        text.clear()
+    }
+    fn take_scratch(arena: &mut Arena) -> Text {
+        Text::new(std::mem::take(&mut arena.text))
+    }
+    unsafe fn end_block(out: &mut CallOut, valid: u64, arena: &mut Arena, mut text: Text) {
         if valid != 0 {
             let base = arena.push(text.as_bytes()) as u64;
             for i in lanes(valid) {
@@ -193,9 +223,9 @@ impl Ret for Written {
             }
         }
         text.clear();
-        arena.text = text;
+        arena.text = text.into_string();
     }
-    fn append(b: &mut StringBuilder, v: Option<()>, _: Option<&str>, text: &String, mark: usize) {
+    fn append(b: &mut StringBuilder, v: Option<()>, _: Option<&str>, text: &Text, mark: usize) {
         match v {
             Some(()) => b.append_value(text.get(mark..).unwrap_or("")),
             None => b.append_null(),
@@ -207,7 +237,7 @@ impl Ret for Written {
         _: (),
         _: Option<&str>,
         _: &mut Arena,
-        text: &mut String,
+        text: &mut Text,
         mark: usize,
     ) {
         // The offset in the block's text for now: `end_block` adds where the text
@@ -221,6 +251,10 @@ impl Ret for Blob {
     type Item = Vec<u8>;
     type Builder = BinaryBuilder;
     type Scratch = ();
+    const COUNTED: bool = true;
+    fn bytes(v: &Vec<u8>, _: &(), _: usize) -> usize {
+        v.len()
+    }
     fn append(b: &mut BinaryBuilder, v: Option<Vec<u8>>, _: Option<&str>, _: &(), _: usize) {
         b.append_option(v)
     }
@@ -307,14 +341,16 @@ impl Ret for Bool {
 mod tests {
     use super::*;
     use crate::functions::row::arena::Chunk;
+    use crate::functions::row::limit::set_test_limit;
     use crate::functions::row::testing::{run_block, N};
     use crate::functions::row::{lane_mask, map1, map1_with};
+    use arrow::array::{Array, StringArray};
     use broadhead_codegen::CallArg;
 
     #[test]
     fn written_results_are_one_run_without_the_rows_that_have_none() {
         // Writes before deciding: "null" rows are NULL, "bad" rows fail.
-        let f = map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+        let f = map1_with::<Utf8, Written, _>(|s: &str, out: &mut Text| {
             out.push_str(&s.to_uppercase());
             match s {
                 "null" => Ok(None),
@@ -356,6 +392,37 @@ mod tests {
     }
 
     #[test]
+    fn string_results_fail_from_the_lane_that_passes_the_batch_limit() {
+        set_test_limit(Some(25));
+        // A written result that reserves its room first, and one made as a `String`
+        // (checked once made): 10 bytes a lane, so lanes 0 and 1 fit 25 bytes.
+        let written = map1_with::<Utf8, Written, _>(|s: &str, out: &mut Text| {
+            out.reserve(2 * s.len())?;
+            out.push_str(s);
+            out.push_str(s);
+            Ok(Some(()))
+        });
+        let made = map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(s.repeat(2))));
+        let arg: Vec<Option<&str>> = vec![Some("abcde"); N];
+        for f in [written, made] {
+            let mut arena = Arena::default();
+            let (shown, failed, _) =
+                run_block(&f, std::slice::from_ref(&arg), lane_mask(), &mut arena);
+            assert_eq!(failed, lane_mask() & !0b11);
+            assert_eq!(shown[0].as_deref(), Some("abcdeabcde"));
+            assert!(shown[2..].iter().all(Option::is_none));
+            assert_eq!(arena.used(), 20);
+            // The interpreter's face: the same rows fail, with the message.
+            let a: ArrayRef = Arc::new(StringArray::from(vec!["abcde"; 4]));
+            let (out, errors) = f.evaluate(&[a], 4, &DataType::Utf8);
+            let message = "function: the batch's string results would exceed 25 bytes";
+            assert_eq!(errors, vec![(2, message.into()), (3, message.into())]);
+            assert_eq!(out.null_count(), 2);
+        }
+        set_test_limit(None);
+    }
+
+    #[test]
     fn boolean_results_keep_the_bits_of_lanes_not_computed() {
         let f = map1::<Utf8, Bool, _>(|s: &str| Ok(Some(s == "y")));
         let arg: Vec<Option<&str>> = (0..N).map(|i| Some(["y", "n"][i % 2])).collect();
@@ -372,6 +439,7 @@ mod tests {
             values: &mut mask as *mut u64 as *mut u8,
             lens: std::ptr::null_mut(),
             valid: lane_mask() & !0b11,
+            row: 0,
         };
         let mut arena = Arena::default();
         assert_eq!((f.block)(&mut arena, &call, &mut out), 0);

@@ -43,6 +43,7 @@ pub(super) fn run_block(
         values: values.as_mut_ptr() as *mut u8,
         lens: lens.as_mut_ptr(),
         valid: compute,
+        row: 0,
     };
     let failed = (f.block)(arena, &call_args, &mut out);
     let shown = (0..N)

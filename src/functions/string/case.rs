@@ -1,6 +1,6 @@
 //! Case mapping: `upper`, `lower` and `initcap` (Unicode's full mappings).
 
-use crate::functions::row::{map1, map1_with, Utf8, Written};
+use crate::functions::row::{map1, map1_with, Text, Utf8, Written};
 use crate::functions::{Registry, Specialization};
 
 use super::S;
@@ -14,7 +14,7 @@ pub(super) fn case(r: &mut Registry) {
             &[S],
             S,
             "s in upper case (Unicode)",
-            map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+            map1_with::<Utf8, Written, _>(|s: &str, out: &mut Text| {
                 upper_into(s, out);
                 Ok(Some(()))
             }),
@@ -27,7 +27,7 @@ pub(super) fn case(r: &mut Registry) {
             &[S],
             S,
             "s in lower case (Unicode)",
-            map1_with::<Utf8, Written, _>(|s: &str, out: &mut String| {
+            map1_with::<Utf8, Written, _>(|s: &str, out: &mut Text| {
                 lower_into(s, out);
                 Ok(Some(()))
             }),
