@@ -941,6 +941,31 @@ fn calendar_units_agree_with_the_interpreter_at_the_extremes() {
         );
         // Inside chrono's range, every row has a day.
         assert!(eval(&batches[0], "date_trunc('day', x)").is_ok(), "{ty}");
+        // Interval steps by literals (a parameter) and by a column (128 bits).
+        let steps = [
+            "add_days(x, 1)",
+            "add_days(x, -1)",
+            "add_days(x, 100000000)",
+            "add_days(x, -9223372036854775807)",
+            "add_days(x, date_diff('day', x, y))",
+            "add_nanoseconds(x, -1)",
+            "add_nanoseconds(x, 86400000000001)",
+            "add_nanoseconds(x, 9223372036854775807)",
+            "add_nanoseconds(x, date_diff('microsecond', y, x))",
+            "x + INTERVAL '30 days 1 second'",
+            "x - INTERVAL '1000000 days'",
+            "greatest(x, y)",
+            "least(y, x, NULL)",
+        ];
+        for b in &batches {
+            for expr in steps {
+                if eval(b, expr).is_err() && b.num_rows() > 1 {
+                    for row in 0..b.num_rows() {
+                        let _ = eval(&b.slice(row, 1), expr);
+                    }
+                }
+            }
+        }
         for b in &batches {
             for unit in units {
                 for expr in [

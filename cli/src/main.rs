@@ -34,6 +34,7 @@ mod full_sql;
 mod functions;
 mod gen;
 mod output;
+mod pipe;
 mod schema;
 mod sql;
 mod table;
@@ -305,7 +306,7 @@ fn run() -> u8 {
     });
     let code = match result {
         Ok(Ok(())) => 0,
-        Ok(Err(_)) if output::reader_gone() => 0,
+        Ok(Err(_)) if pipe::reader_gone() => 0,
         Ok(Err(f)) => {
             warn(format_args!("broadhead: error: {}", f.message));
             f.code

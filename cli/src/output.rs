@@ -2,7 +2,6 @@
 
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
@@ -15,38 +14,13 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use super::args::{Format, OutputArgs};
+use super::pipe::ReaderGone;
 use super::target::{open_target, Opened};
 use super::temp::Temp;
 use super::{CliResult, Failure};
 
 /// Rows a table shows when no --limit is given.
 const TABLE_ROWS: usize = 20;
-
-static READER_GONE: AtomicBool = AtomicBool::new(false);
-
-/// Whether a write to stdout, or to a pipe given with `-o` (`-o /dev/stdout | head`, a
-/// FIFO), failed because its reader went away: not an error worth reporting.
-pub fn reader_gone() -> bool {
-    READER_GONE.load(Ordering::Relaxed)
-}
-
-/// A writer that remembers a broken pipe ([`reader_gone`]).
-pub struct ReaderGone<W>(pub W);
-
-impl<W: Write> Write for ReaderGone<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf).inspect_err(note_broken_pipe)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush().inspect_err(note_broken_pipe)
-    }
-}
-
-fn note_broken_pipe(e: &std::io::Error) {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
-        READER_GONE.store(true, Ordering::Relaxed);
-    }
-}
 
 /// Writes formatted text to stdout. A reader that went away (`| head`) is noted (the
 /// command then ends quietly with exit code 0); any other failure is an error.

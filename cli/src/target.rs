@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use broadhead::escape::escape_path;
 
-use super::output::ReaderGone;
+use super::pipe::ReaderGone;
 use super::temp::Temp;
 use super::{CliResult, Failure};
 

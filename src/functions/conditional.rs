@@ -13,7 +13,7 @@ use arrow_schema::{DataType, TimeUnit};
 
 use super::operators::comparable_types;
 use super::row::{variadic, Bool, RowImpl, Utf8};
-use super::{NullBehavior, Registry};
+use super::{Inline, Lowering, NullBehavior, Registry};
 
 /// PostgreSQL's order of floats: NaN above everything (infinity included), -0.0
 /// equal to 0.0.
@@ -137,7 +137,14 @@ pub(super) fn register(r: &mut Registry) {
             ),
         ] {
             if let Some(imp) = implementation(&t, want) {
-                r.function(name).variadic_sig(std::slice::from_ref(&t), t.clone(), doc, imp);
+                let f = r
+                    .function(name)
+                    .variadic_sig(std::slice::from_ref(&t), t.clone(), doc, imp);
+                if !matches!(t, DataType::Utf8 | DataType::Boolean) {
+                    f.lowering(Lowering::Inline(Inline::Extreme {
+                        greatest: want == Ordering::Greater,
+                    }));
+                }
             }
         }
     }

@@ -143,6 +143,16 @@ pub enum Inline {
     Truncate,
     /// `date_diff(unit, a, b)` with a literal unit (else the row function).
     Difference,
+    /// `add_days(x, n)` of a TIMESTAMP (`x + INTERVAL 'n days'`).
+    AddDays,
+    /// `add_nanoseconds(x, n)` of a TIMESTAMP (the time part of `x + INTERVAL`).
+    AddNanoseconds,
+    /// `greatest(x, …)` (`greatest`) or `least(x, …)` of numbers, dates or
+    /// timestamps: a CASE per argument.
+    Extreme {
+        /// `greatest` rather than `least`.
+        greatest: bool,
+    },
     /// Two intervals compared as PostgreSQL does (a month is 30 days, a day 24 hours).
     Compare(CmpOp),
     /// Two intervals added or subtracted field by field, each field's overflow an
@@ -452,6 +462,14 @@ impl Function {
     /// reads a TIMESTAMP WITH TIME ZONE argument ([`ZoneReading`]).
     pub fn reads(&mut self, reading: ZoneReading) -> &mut Function {
         self.zone_reading = reading;
+        self
+    }
+
+    /// Declares how the JIT computes the signature added last ([`Lowering`]).
+    pub fn lowering(&mut self, lowering: Lowering) -> &mut Function {
+        if let Some(last) = self.signatures.last_mut() {
+            last.lowering = lowering;
+        }
         self
     }
 

@@ -8,7 +8,7 @@ use broadhead_codegen::{ArithOp, Callee, CmpOp, DivisionMagic, Node, NodeId, PTy
 use super::strings::is_bytes;
 use super::{physical, unsupported, Lowerer, Unsupported, DECIMAL_I64_DIGITS};
 use crate::functions::row::{self, CallState};
-use crate::functions::{FuncId, Lowering, RowImpl, Signature};
+use crate::functions::{FuncId, Inline, Lowering, RowImpl, Signature};
 use crate::scalar::ScalarValue;
 use crate::strings::computed;
 use crate::typed::TypedExpr;
@@ -201,6 +201,57 @@ impl Lowerer {
             Lowering::Helper | Lowering::Inline(_) => self.row_helper(sig.display(), imp, ids, ret),
             Lowering::Interpreted(why) => return unsupported(why),
         })
+    }
+
+    /// A registry function with [`Lowering::Inline`]: what `inline` says (built in
+    /// `interval` for intervals, in `datetime` for dates); `None`: the call is the
+    /// row function's after all (`date_trunc` of a unit that is not a literal,
+    /// `greatest` of strings).
+    fn inline_call(
+        &mut self,
+        inline: Inline,
+        args: &[TypedExpr],
+    ) -> Result<Option<NodeId>, Unsupported> {
+        match inline {
+            Inline::Field(field) => match args {
+                [x] => self.date_field(field, x).map(Some),
+                _ => unsupported(format!("{inline:?} of {} arguments", args.len())),
+            },
+            Inline::Truncate => self.truncation(args),
+            Inline::Difference => self.difference(args),
+            Inline::AddDays => self.add_to_timestamp(true, args),
+            Inline::AddNanoseconds => self.add_to_timestamp(false, args),
+            Inline::Extreme { greatest } => self.extreme(greatest, args),
+            Inline::Compare(_) | Inline::FieldWise(_) | Inline::Negate => {
+                self.interval_call(inline, args).map(Some)
+            }
+        }
+    }
+
+    /// `greatest(x, …)` or `least(x, …)` of numbers, dates or timestamps: the
+    /// first non-NULL value that no later one beats (NaN the greatest float, as the
+    /// comparisons order it), one CASE per argument; `None` for other types.
+    fn extreme(
+        &mut self,
+        greatest: bool,
+        args: &[TypedExpr],
+    ) -> Result<Option<NodeId>, Unsupported> {
+        let Some(first) = args.first() else {
+            return Ok(None);
+        };
+        match physical(&first.data_type) {
+            None | Some(PType::Str | PType::I128 | PType::Bool | PType::Ptr) => return Ok(None),
+            Some(_) => {}
+        }
+        let beats = if greatest { CmpOp::Gt } else { CmpOp::Lt };
+        let mut best = self.expr(first)?;
+        for a in &args[1..] {
+            let v = self.expr(a)?;
+            let none_yet = self.add(Node::IsNull(best, false));
+            let better = self.add(Node::Cmp(beats, v, best));
+            best = self.add(Node::Case(vec![(none_yet, v), (better, v)], best));
+        }
+        Ok(Some(best))
     }
 
     /// A call of a row-wise implementation through the generic helper; calls with

@@ -68,8 +68,14 @@ impl Lowerer {
                 self.interval_from(f, xi)?
             }
             (DataType::Date32, DataType::Timestamp(unit, _)) => {
-                let wide = self.add(Node::Cast(xi, PType::I64));
-                let per_day = const_i64(self, 86_400 * units_per_second(*unit));
+                // The days whose timestamp fits 64 bits, checked on the days: the
+                // product then needs no overflow test (a vector multiply).
+                let per_day = 86_400 * units_per_second(*unit);
+                let (lo, hi) = (i64::MIN / per_day, i64::MAX / per_day);
+                let (lo, hi) = (lo.max(i32::MIN.into()), hi.min(i32::MAX.into()));
+                let days = self.add(Node::RangeCheck(xi, lo.into(), hi.into()));
+                let wide = self.add(Node::Cast(days, PType::I64));
+                let per_day = const_i64(self, per_day);
                 self.add(Node::Arith(ArithOp::Mul, wide, per_day))
             }
             (DataType::Timestamp(_, _), DataType::Date32)
@@ -87,9 +93,7 @@ impl Lowerer {
                 // The time of day: the remainder of a day (made non-negative), in
                 // the time's unit.
                 let per_day = const_i64(self, 86_400 * units_per_second(*a));
-                let rem = self.add(Node::Arith(ArithOp::Rem, xi, per_day));
-                let shifted = self.add(Node::Arith(ArithOp::Add, rem, per_day));
-                let of_day = self.add(Node::Arith(ArithOp::Rem, shifted, per_day));
+                let of_day = self.add(Node::Arith(ArithOp::FloorMod, xi, per_day));
                 let b = time_unit(t).unwrap_or(*a);
                 let v = self.rescale(of_day, *a, b);
                 self.narrow(v, t)?

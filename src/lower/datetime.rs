@@ -60,6 +60,15 @@ fn truncatable_time(field: Field) -> i64 {
     }
 }
 
+/// The timestamps of `unit` whose day chrono can represent, within 64 bits.
+fn chrono_units(unit: TimeUnit) -> (i128, i128) {
+    let per_day = i128::from(units_per_day(unit));
+    let days = chrono_days();
+    let lo = i128::from(*days.start()) * per_day;
+    let hi = (i128::from(*days.end()) + 1) * per_day - 1;
+    (lo.max(i64::MIN.into()), hi.min(i64::MAX.into()))
+}
+
 /// The units of `unit` in a day.
 fn units_per_day(unit: TimeUnit) -> i64 {
     units_per_second(unit) * 86_400
@@ -320,6 +329,59 @@ impl Lowerer {
         Ok(Some(self.op(Sub, ticks[1], ticks[0])))
     }
 
+    /// `add_days(x, n)` (`days`) or `add_nanoseconds(x, n)` of a TIMESTAMP (`x +
+    /// INTERVAL`'s steps): `x` plus `n` days, or plus `n` nanoseconds rounded down to
+    /// `x`'s unit, computed in 128 bits; rows whose `x` or result chrono cannot
+    /// represent, or whose result leaves 64 bits, fail (the interpreter's chrono
+    /// steps). `None` for other types.
+    pub(super) fn add_to_timestamp(
+        &mut self,
+        days: bool,
+        args: &[TypedExpr],
+    ) -> Result<Option<NodeId>, Unsupported> {
+        let [x, n] = args else { return Ok(None) };
+        let DataType::Timestamp(unit, None) = &x.data_type else {
+            return Ok(None);
+        };
+        let unit = *unit;
+        let xi = self.expr(x)?;
+        let xi = self.in_chrono_range(xi, unit);
+        let unit_nanos = 1_000_000_000 / units_per_second(unit);
+        // A literal step of 64 bits is a parameter: one checked 64-bit sum (beyond 64
+        // bits the result is out of range anyway).
+        let literal = match n.as_literal() {
+            Some(ScalarValue::Int64(v)) if days => v.checked_mul(units_per_day(unit)),
+            Some(ScalarValue::Int64(v)) => Some(v.div_euclid(unit_nanos)),
+            _ => None,
+        };
+        if let Some(step) = literal {
+            let step = self.param(PType::I64, step as u64);
+            let sum = self.op(ArithOp::Add, xi, step);
+            let (lo, hi) = chrono_units(unit);
+            return Ok(Some(self.add(Node::RangeCheck(sum, lo, hi))));
+        }
+        let ni = self.expr(n)?;
+        let step = if days {
+            let ni = self.add(Node::Cast(ni, PType::I128));
+            // |n| < 2^63 days of fewer than 2^47 units: the product fits.
+            let per_day = self.add(Node::Const128(i128::from(units_per_day(unit))));
+            self.op(ArithOp::WideMul, ni, per_day)
+        } else {
+            let ni = if unit_nanos > 1 {
+                let k = self.int(PType::I64, unit_nanos);
+                self.op(ArithOp::FloorDiv, ni, k)
+            } else {
+                ni
+            };
+            self.add(Node::Cast(ni, PType::I128))
+        };
+        let wide = self.add(Node::Cast(xi, PType::I128));
+        let sum = self.op(ArithOp::Add, wide, step);
+        let (lo, hi) = chrono_units(unit);
+        let sum = self.add(Node::RangeCheck(sum, lo, hi));
+        Ok(Some(self.add(Node::Cast(sum, PType::I64))))
+    }
+
     /// Days `x` (an integer node), its rows outside chrono's days errors.
     fn days_in_chrono_range(&mut self, x: NodeId) -> NodeId {
         let days = chrono_days();
@@ -332,15 +394,11 @@ impl Lowerer {
 
     /// A timestamp `x` of `unit`, its rows outside chrono's days errors.
     fn in_chrono_range(&mut self, x: NodeId, unit: TimeUnit) -> NodeId {
-        let per_day = i128::from(units_per_day(unit));
-        let days = chrono_days();
-        let lo = i128::from(*days.start()) * per_day;
-        let hi = (i128::from(*days.end()) + 1) * per_day - 1;
-        let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
-        if lo <= min && hi >= max {
+        let (lo, hi) = chrono_units(unit);
+        if lo == i128::from(i64::MIN) && hi == i128::from(i64::MAX) {
             return x;
         }
-        self.add(Node::RangeCheck(x, lo.max(min), hi.min(max)))
+        self.add(Node::RangeCheck(x, lo, hi))
     }
 
     /// A field of the time of day: `time` units of `unit` since midnight (`0 ..`

@@ -39,29 +39,13 @@ struct Fields {
 }
 
 impl Lowerer {
-    /// A registry function with
-    /// [`Lowering::Inline`](crate::functions::Lowering::Inline): what `inline` says
-    /// (built here for intervals, in `datetime` for dates); `None`: the call is the
-    /// row function's after all (`date_trunc` of a unit that is not a literal).
-    pub(super) fn inline_call(
+    /// A registry function of intervals with
+    /// [`Lowering::Inline`](crate::functions::Lowering::Inline).
+    pub(super) fn interval_call(
         &mut self,
         inline: Inline,
         args: &[TypedExpr],
-    ) -> Result<Option<NodeId>, Unsupported> {
-        match inline {
-            Inline::Field(field) => match args {
-                [x] => self.date_field(field, x).map(Some),
-                _ => unsupported(format!("{inline:?} of {} arguments", args.len())),
-            },
-            Inline::Truncate => self.truncation(args),
-            Inline::Difference => self.difference(args),
-            _ => self.interval_call(inline, args).map(Some),
-        }
-    }
-
-    /// A registry function of intervals with
-    /// [`Lowering::Inline`](crate::functions::Lowering::Inline).
-    fn interval_call(&mut self, inline: Inline, args: &[TypedExpr]) -> Result<NodeId, Unsupported> {
+    ) -> Result<NodeId, Unsupported> {
         match (inline, args) {
             (Inline::Compare(op), [a, b]) => {
                 let (ka, kb) = (self.interval_span(a)?, self.interval_span(b)?);

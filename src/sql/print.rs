@@ -95,22 +95,31 @@ fn reads_back_as_call(name: &str, arity: usize) -> bool {
     if let Some(&known) = KNOWN.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return known;
     }
+    // With columns, and with typed literals, whose leading keyword a form may
+    // take for its own (`extract(DATE '…')` reads as `EXTRACT(DATE FROM …)`).
     let columns: Vec<Expr> = (0..arity).map(|i| col(format!("c{i}"))).collect();
-    let written = format!(
-        "{name}({})",
-        (0..arity)
-            .map(|i| format!("c{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    // As an operand on both sides of an operator, as the printer writes calls: a
-    // keyword that starts a form of its own (`CASE`, `CAST`) would not read back
-    // there even where it does alone.
-    let called = call(name, columns);
-    let expected = call("add", vec![called.clone(), called]);
+    let dates: Vec<Expr> = (0..arity)
+        .map(|_| Expr::new(ExprKind::Literal(crate::scalar::ScalarValue::Date32(0))))
+        .collect();
     // Not under the lock: parsing may print a tree (in an error message).
-    let reads_back =
-        super::parse_expr(&format!("{written} + {written}")).is_ok_and(|e| e == expected);
+    let reads_back = [columns, dates].into_iter().all(|args| {
+        let written = format!(
+            "{name}({})",
+            args.iter()
+                .map(|a| match &a.kind {
+                    ExprKind::Column(c) => c.clone(),
+                    _ => "DATE '1970-01-01'".to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        // As an operand on both sides of an operator, as the printer writes calls:
+        // a keyword that starts a form of its own (`CASE`, `CAST`) would not read
+        // back there even where it does alone.
+        let called = call(name, args);
+        let expected = call("add", vec![called.clone(), called]);
+        super::parse_expr(&format!("{written} + {written}")).is_ok_and(|e| e == expected)
+    });
     KNOWN
         .lock()
         .unwrap_or_else(|p| p.into_inner())

@@ -12,7 +12,7 @@ use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta};
 use super::truncation::last_day;
 use super::{date_of, days_of, read_ts, write_ts, Kind, D, I, OUT_OF_RANGE, UNITS};
 use crate::functions::row::map2;
-use crate::functions::{Registry, ZoneReading};
+use crate::functions::{Inline, Lowering, Registry, ZoneReading};
 use crate::types::{time_type, units_per_second};
 
 /// `x` plus `n` months, clamped to the end of the month (PostgreSQL's:
@@ -145,9 +145,14 @@ pub(super) fn register(r: &mut Registry) {
     }
     for (name, (sql, result), doc, step, reading) in INTERVAL_STEPS {
         let f = r.function(name).example(sql, result).reads(reading);
+        let lowering = match name {
+            "add_days" => Lowering::Inline(Inline::AddDays),
+            "add_nanoseconds" => Lowering::Inline(Inline::AddNanoseconds),
+            _ => Lowering::Helper,
+        };
         for u in UNITS {
             let k = Kind::Ts(u);
-            f.sig(
+            f.lowered_sig(
                 &[k.data_type(), I],
                 k.data_type(),
                 doc,
@@ -155,6 +160,7 @@ pub(super) fn register(r: &mut Registry) {
                     write_ts(step(read_ts(v, u)?, n)?, u).map(Some)
                 }))
                 .fallible(),
+                lowering,
             );
         }
     }
