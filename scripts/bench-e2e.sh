@@ -12,20 +12,9 @@
 # the page cache (24 GiB here), so this measures computation, not the disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGET=$(cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-WORK=${WORK:-$TARGET/bench-e2e}
-RUNS=${RUNS:-5}
 if [[ $# -gt 0 ]]; then SCALES=("$@"); else SCALES=(1 8); fi
-mkdir -p "$WORK"
-
-if [[ ! -x "$WORK/venv/bin/python" ]]; then
-    python3 -m venv "$WORK/venv"
-    "$WORK/venv/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0
-fi
-# The command as it is best built: LLVM linked statically into a non-PIE executable
-# (starts in ~5 ms instead of ~24; scripts/build-static-cli.sh).
-BROADHEAD=$(scripts/build-static-cli.sh)
+# WORK, RUNS, the Python environment and BROADHEAD.
+source scripts/bench-peers.sh
 
 files=()
 for scale in "${SCALES[@]}"; do

@@ -5,20 +5,12 @@
 #
 #   scripts/bench-predicates.sh [PREDICATE...]   # default: the list below
 #
-# Reuses scripts/bench-e2e.sh's virtual environment and file under WORK (default
-# target/bench-e2e); run it on a quiet machine.
+# Shares scripts/bench-e2e.sh's virtual environment and SF1 file under WORK (default
+# target/bench-e2e; scripts/bench-peers.sh); run it on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGET=$(cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-WORK=${WORK:-$TARGET/bench-e2e}
-RUNS=${RUNS:-5}
-mkdir -p "$WORK"
-if [[ ! -x "$WORK/venv/bin/python" ]]; then
-    python3 -m venv "$WORK/venv"
-    "$WORK/venv/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0
-fi
-BROADHEAD=$(scripts/build-static-cli.sh)
+# WORK, RUNS, the Python environment and BROADHEAD.
+source scripts/bench-peers.sh
 file="$WORK/lineitem-sf1.parquet"
 [[ -f "$file" ]] || "$BROADHEAD" gen tpch --scale 1 --quiet "$file"
 if [[ $# -eq 0 ]]; then
@@ -28,10 +20,17 @@ if [[ $# -eq 0 ]]; then
         "EXTRACT(month FROM l_shipdate) = 3" \
         "EXTRACT(dow FROM l_commitdate) = 0" \
         "EXTRACT(doy FROM l_receiptdate) < 32" \
+        "date_trunc('month', l_shipdate) = DATE '1995-03-01'" \
+        "date_trunc('quarter', l_shipdate) = DATE '1995-04-01'" \
+        "date_diff('day', l_shipdate, l_receiptdate) > 20" \
+        "l_shipdate + INTERVAL '30 days' > l_receiptdate" \
+        "greatest(l_quantity, l_tax * 100) > 40" \
         "l_orderkey % 7 = 0" \
         "l_partkey % 1000 = 17" \
         "length(l_comment) > 40" \
-        "length(l_comment) > 40 AND l_orderkey % 7 = 0"
+        "length(l_comment) > 40 AND l_orderkey % 7 = 0" \
+        "l_comment ILIKE '%special%'" \
+        "l_shipdate + INTERVAL '1 month' > l_receiptdate"
 fi
 "$WORK/venv/bin/python" scripts/bench_predicates.py --broadhead "$BROADHEAD" \
     --file "$file" --runs "$RUNS" "$@"
