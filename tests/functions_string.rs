@@ -1269,3 +1269,34 @@ fn case_mapped_strings_matched_with_like() {
         check(expr, &rows, &expected);
     }
 }
+
+/// `starts_with`, `ends_with` and `contains` of a literal run as `LIKE 'x%'`,
+/// `'%x'` and `'%x%'` (the column helpers and their quick first-bytes tests): the
+/// same answers as the row functions, for short and long rows, Unicode, the empty
+/// literal and NULL; a literal with LIKE's wildcards or escape stays the row
+/// function's (`%` is not a wildcard there).
+#[test]
+fn prefix_suffix_and_substring_tests_of_literals() {
+    let rows = s_rows(&[
+        Some("caterpillar"),
+        Some("ca"),
+        Some("c"),
+        Some(""),
+        None,
+        Some("écarté café"),
+        Some("50% off_sale\\now"),
+        Some("a very long row that ends in ca"),
+    ]);
+    let t = Some("true");
+    let f = Some("false");
+    check("starts_with(s, 'ca')", &rows, &[t, t, f, f, None, f, f, f]);
+    check("ends_with(s, 'ca')", &rows, &[f, t, f, f, None, f, f, t]);
+    check("contains(s, 'ca')", &rows, &[t, t, f, f, None, t, f, t]);
+    check("contains(s, 'café')", &rows, &[f, f, f, f, None, t, f, f]);
+    check("starts_with(s, '')", &rows, &[t, t, t, t, None, t, t, t]);
+    check("ends_with(s, '')", &rows, &[t, t, t, t, None, t, t, t]);
+    check("contains(s, '% off')", &rows, &[f, f, f, f, None, f, t, f]);
+    check("contains(s, '_')", &rows, &[f, f, f, f, None, f, t, f]);
+    check("ends_with(s, '\\now')", &rows, &[f, f, f, f, None, f, t, f]);
+    check("starts_with(s, t)", &rows, &[t, t, t, t, None, t, t, t]);
+}

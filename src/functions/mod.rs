@@ -20,7 +20,7 @@
 use std::sync::LazyLock;
 
 use arrow_schema::DataType;
-use broadhead_codegen::{ArithOp, CmpOp};
+use broadhead_codegen::{ArithOp, CmpOp, Find};
 
 pub(crate) mod cast;
 mod conditional;
@@ -190,6 +190,11 @@ pub enum Specialization {
     /// An associative string concatenation of two arguments (`||`): a chain of
     /// calls is one call of the joining row function over all the operands.
     Concatenation,
+    /// `f(s, x)` tests whether `s` equals, starts with, ends with or contains `x`
+    /// (`starts_with`, `ends_with`, `contains`): with a literal `x` it is `s LIKE`
+    /// the pattern of that shape, whose column helpers decide most rows from
+    /// their first bytes.
+    Matches(Find),
 }
 
 /// How a function reads a TIMESTAMP WITH TIME ZONE argument: a property of its
@@ -257,15 +262,20 @@ impl PartialEq for Signature {
 }
 
 impl Signature {
-    /// How the JIT computes a call, in a word for the reference: `native` (vector
-    /// instructions in the kernel, or a helper written for the job over a whole
-    /// block), `row function` (the row-wise implementation called once per block of
-    /// rows, a row at a time) or `interpreter` (computed by the interpreter before
-    /// the kernel runs).
+    /// How the JIT computes a call, in a few words for the reference: `native`
+    /// (vector instructions in the kernel, or a helper written for the job over a
+    /// whole block; `native for a literal` where that needs a literal argument, else
+    /// the row function), `row function` (the row-wise implementation called once
+    /// per block of rows, a row at a time) or `interpreter` (computed by the
+    /// interpreter before the kernel runs).
     pub fn kernel_form(&self) -> &'static str {
-        match (self.func, self.lowering) {
-            (FuncId::Row, Lowering::Helper) => "row function",
-            (FuncId::Row, Lowering::Interpreted(_)) => "interpreter",
+        match (self.func, self.lowering, self.specialization) {
+            (FuncId::Row, Lowering::Helper, Specialization::Matches(_)) => "native for a literal",
+            (FuncId::Row, Lowering::Inline(Inline::Truncate | Inline::Difference), _) => {
+                "native for a literal unit"
+            }
+            (FuncId::Row, Lowering::Helper, _) => "row function",
+            (FuncId::Row, Lowering::Interpreted(_), _) => "interpreter",
             _ => "native",
         }
     }
@@ -711,12 +721,24 @@ mod tests {
                 Specialization::Concatenation => {
                     s.args == [text.clone(), text.clone()] && s.ret == text
                 }
+                Specialization::Matches(_) => {
+                    s.args == [text.clone(), text.clone()] && s.ret == DataType::Boolean
+                }
             };
             assert!(fits, "{}: {:?}", s.display(), s.specialization);
             declared.push(s.name);
         }
         // The lowering's string fast paths hang on these declarations.
-        for name in ["upper", "lower", "substr", "left", "concat_op"] {
+        for name in [
+            "upper",
+            "lower",
+            "substr",
+            "left",
+            "concat_op",
+            "starts_with",
+            "ends_with",
+            "contains",
+        ] {
             assert!(
                 declared.contains(&name),
                 "{name} declares no specialization"

@@ -100,7 +100,8 @@ pub fn reference_markdown() -> String {
         "Each signature gives its argument and result types, what it returns for NULL \
          arguments, and whether it can fail (an error naming the row, raised only for \
          rows whose value is used), and how the compiled kernel computes it: `native` \
-         (vector instructions, or a helper written for the job over a block of rows), \
+         (vector instructions, or a helper written for the job over a block of rows; \
+         `for a literal`: when that argument is a literal, else as a row function), \
          `row function` (the row-wise implementation, called once per block of 16 rows \
          and looping over them: as fast as an interpreter) or `interpreter` (computed \
          before the kernel runs). Arguments of other types are converted implicitly \

@@ -172,6 +172,9 @@ impl Lowerer {
         if let Some(joined) = self.concat_chain(sig, args)? {
             return Ok(joined);
         }
+        if let Some(matched) = self.as_like(sig, args)? {
+            return Ok(matched);
+        }
         let ret = physical(&sig.ret)
             .ok_or_else(|| Unsupported(format!("{} (its result type)", sig.display())))?;
         let wide = |t: &DataType| crate::types::is_decimal(t) && physical(t) == Some(PType::I128);

@@ -330,6 +330,33 @@ impl Lowerer {
         ))
     }
 
+    /// `starts_with(s, 'x')`, `ends_with` and `contains` ([`Specialization::Matches`])
+    /// of a literal without LIKE's wildcards and escape character: `s LIKE 'x%'`,
+    /// `'%x'` or `'%x%'`. `None` for other calls.
+    pub(super) fn as_like(
+        &mut self,
+        sig: &Signature,
+        args: &[TypedExpr],
+    ) -> Result<Option<NodeId>, Unsupported> {
+        let (Specialization::Matches(find), [s, x]) = (sig.specialization, args) else {
+            return Ok(None);
+        };
+        let Some(ScalarValue::Utf8(literal)) = x.as_literal() else {
+            return Ok(None);
+        };
+        if literal.contains(['%', '_', '\\']) {
+            return Ok(None);
+        }
+        let pattern = match find {
+            Find::Equal => literal.clone(),
+            Find::Prefix => format!("{literal}%"),
+            Find::Suffix => format!("%{literal}"),
+            Find::Contains => format!("%{literal}%"),
+        };
+        let pattern = TypedExpr::literal(ScalarValue::Utf8(pattern), x.span);
+        self.like(FuncId::Like, &[s.clone(), pattern]).map(Some)
+    }
+
     /// `a || b || c` (a chain of concatenations of more than two operands): one
     /// call of the row function that joins every operand (one string per row).
     /// `None` for other calls.

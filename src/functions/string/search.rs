@@ -4,7 +4,9 @@
 use arrow::datatypes::Int32Type;
 
 use crate::functions::row::{map2, map3, Bool, Outcome, Utf8};
-use crate::functions::Registry;
+use broadhead_codegen::Find;
+
+use crate::functions::{Registry, Specialization};
 
 use super::regexp::{compile, with_regex, Flags};
 use super::{B, INT, S};
@@ -30,6 +32,7 @@ pub(super) fn search(r: &mut Registry) {
             (|s, x| s.starts_with(x)) as Test,
             "whether s starts with prefix",
             ("starts_with('héllo', 'hé')", "true"),
+            Find::Prefix,
         ),
         (
             "ends_with",
@@ -37,6 +40,7 @@ pub(super) fn search(r: &mut Registry) {
             (|s, x| s.ends_with(x)) as Test,
             "whether s ends with suffix",
             ("ends_with('héllo', 'lo')", "true"),
+            Find::Suffix,
         ),
         (
             "contains",
@@ -44,19 +48,22 @@ pub(super) fn search(r: &mut Registry) {
             (|s, x| s.contains(x)) as Test,
             "whether s contains the substring",
             ("contains('héllo', 'él')", "true"),
+            Find::Contains,
         ),
     ];
-    for (name, alias, test, doc, (sql, result)) in tests {
+    for (name, alias, test, doc, (sql, result), find) in tests {
         let f = r.function(name);
         if let Some(alias) = alias {
             f.alias(alias);
         }
-        f.example(sql, result).sig(
-            &[S, S],
-            B,
-            doc,
-            map2::<Utf8, Utf8, Bool, _>(move |s: &str, x: &str| Ok(Some(test(s, x)))),
-        );
+        f.example(sql, result)
+            .sig(
+                &[S, S],
+                B,
+                doc,
+                map2::<Utf8, Utf8, Bool, _>(move |s: &str, x: &str| Ok(Some(test(s, x)))),
+            )
+            .specialize(Specialization::Matches(find));
     }
     for (name, case_insensitive, sql) in [
         ("like", false, "like('10%', '10!%', '!')"),
