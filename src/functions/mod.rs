@@ -145,6 +145,8 @@ pub enum Inline {
     Difference,
     /// `add_days(x, n)` of a TIMESTAMP (`x + INTERVAL 'n days'`).
     AddDays,
+    /// `add_months(x, n)` of a TIMESTAMP (`x + INTERVAL 'n months'`).
+    AddMonths,
     /// `add_nanoseconds(x, n)` of a TIMESTAMP (the time part of `x + INTERVAL`).
     AddNanoseconds,
     /// `greatest(x, …)` (`greatest`) or `least(x, …)` of numbers, dates or

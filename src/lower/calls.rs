@@ -223,6 +223,7 @@ impl Lowerer {
             Inline::Truncate => self.truncation(args),
             Inline::Difference => self.difference(args),
             Inline::AddDays => self.add_to_timestamp(true, args),
+            Inline::AddMonths => self.add_months(args),
             Inline::AddNanoseconds => self.add_to_timestamp(false, args),
             Inline::Extreme { greatest } => self.extreme(greatest, args),
             Inline::Compare(_) | Inline::FieldWise(_) | Inline::Negate => {

@@ -8,7 +8,9 @@ use arrow_schema::{DataType, TimeUnit};
 use broadhead_codegen::{ArithOp, CmpOp, Node, NodeId, PType};
 
 use super::{unsupported, Lowerer, Unsupported};
-use crate::functions::datetime::civil::{chrono_days, DAYS_PER_ERA, EPOCH_IN_ERA_4};
+use crate::functions::datetime::civil::{
+    chrono_days, civil_from_days, DAYS_PER_ERA, EPOCH_IN_ERA_4,
+};
 use crate::functions::Field;
 use crate::scalar::ScalarValue;
 use crate::typed::TypedExpr;
@@ -380,6 +382,75 @@ impl Lowerer {
         let (lo, hi) = chrono_units(unit);
         let sum = self.add(Node::RangeCheck(sum, lo, hi));
         Ok(Some(self.add(Node::Cast(sum, PType::I64))))
+    }
+
+    /// `add_months(x, n)` of a TIMESTAMP (`x + INTERVAL 'n months'`): the date `n`
+    /// months on, its day clamped to the end of the month (PostgreSQL's), at the
+    /// same time of day. Rows fail as the interpreter's chrono steps do: `x` outside
+    /// chrono's days, a month outside chrono's years, or December of its last year
+    /// (whose month end chrono cannot find), or a result beyond 64 bits.
+    pub(super) fn add_months(&mut self, args: &[TypedExpr]) -> Result<Option<NodeId>, Unsupported> {
+        use ArithOp::{Add, FloorDiv, FloorMod, Mul, Sub};
+        let [x, n] = args else { return Ok(None) };
+        let DataType::Timestamp(unit, None) = &x.data_type else {
+            return Ok(None);
+        };
+        let per_day = units_per_day(*unit);
+        let xi = self.expr(x)?;
+        let xi = self.in_chrono_range(xi, *unit);
+        let per_day_node = self.int(PType::I64, per_day);
+        let days = self.op(FloorDiv, xi, per_day_node);
+        let days = self.add(Node::Cast(days, PType::I32));
+        let time = self.op(FloorMod, xi, per_day_node);
+        let c = self.civil(days);
+        // Months since year 0, plus n: a checked 64-bit sum.
+        let months = self.opk(Mul, c.year, 12);
+        let months = self.op(Add, months, c.month);
+        let months = self.opk(Sub, months, 1);
+        let months = self.add(Node::Cast(months, PType::I64));
+        let ni = self.expr(n)?;
+        let total = self.op(Add, months, ni);
+        let (first_year, last_year) = (
+            civil_from_days(*chrono_days().start()).year,
+            civil_from_days(*chrono_days().end()).year,
+        );
+        let total = self.add(Node::RangeCheck(
+            total,
+            i128::from(first_year * 12),
+            i128::from(last_year * 12 + 10),
+        ));
+        let twelve = self.int(PType::I64, 12);
+        let year = self.op(FloorDiv, total, twelve);
+        let year = self.add(Node::Cast(year, PType::I32));
+        let month = self.op(FloorMod, total, twelve);
+        let month = self.add(Node::Cast(month, PType::I32));
+        let month = self.opk(Add, month, 1);
+        let first = self.first_of_month(year, month);
+        // The first of the next month, less one day: the month's last day.
+        let december = self.flag(CmpOp::Eq, month, 12);
+        let next_year = self.op(Add, year, december);
+        let next_month = self.opk(FloorMod, month, 12);
+        let next_month = self.opk(Add, next_month, 1);
+        let next = self.first_of_month(next_year, next_month);
+        let one = self.int(PType::I64, 1);
+        let last = self.op(Sub, next, one);
+        let day = self.add(Node::Cast(c.day, PType::I64));
+        let wanted = self.op(Add, first, day);
+        let wanted = self.op(Sub, wanted, one);
+        let beyond = self.add(Node::Cmp(CmpOp::Gt, wanted, last));
+        let result_days = self.add(Node::Case(vec![(beyond, last)], wanted));
+        // days * per_day + time of day, in 128 bits, then back to 64.
+        let wide_days = self.add(Node::Cast(result_days, PType::I128));
+        let per = self.add(Node::Const128(i128::from(per_day)));
+        let at = self.op(ArithOp::WideMul, wide_days, per);
+        let time = self.add(Node::Cast(time, PType::I128));
+        let value = self.op(Add, at, time);
+        let value = self.add(Node::RangeCheck(
+            value,
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+        ));
+        Ok(Some(self.add(Node::Cast(value, PType::I64))))
     }
 
     /// Days `x` (an integer node), its rows outside chrono's days errors.

@@ -147,6 +147,7 @@ pub(super) fn register(r: &mut Registry) {
         let f = r.function(name).example(sql, result).reads(reading);
         let lowering = match name {
             "add_days" => Lowering::Inline(Inline::AddDays),
+            "add_months" => Lowering::Inline(Inline::AddMonths),
             "add_nanoseconds" => Lowering::Inline(Inline::AddNanoseconds),
             _ => Lowering::Helper,
         };

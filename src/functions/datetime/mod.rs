@@ -121,14 +121,13 @@ fn read_ts(v: i64, unit: TimeUnit) -> Result<NaiveDateTime, String> {
 
 /// A wall-clock date and time as a timestamp of `unit` (sub-unit digits dropped).
 fn write_ts(dt: NaiveDateTime, unit: TimeUnit) -> Result<i64, String> {
-    let per = units_per_second(unit);
+    let per = i128::from(units_per_second(unit));
     let utc = dt.and_utc();
-    utc.timestamp()
-        .checked_mul(per)
-        .and_then(|s| {
-            s.checked_add(i64::from(utc.timestamp_subsec_nanos()) / (1_000_000_000 / per))
-        })
-        .ok_or_else(|| OUT_OF_RANGE.to_string())
+    // In 128 bits: the value fits or not, whatever its seconds times the unit do
+    // (the last second before 1677-09-21 00:12:44 in nanoseconds does not).
+    let units = i128::from(utc.timestamp()) * per
+        + i128::from(utc.timestamp_subsec_nanos()) / (1_000_000_000 / per);
+    i64::try_from(units).map_err(|_| OUT_OF_RANGE.to_string())
 }
 
 /// Nanoseconds since 1970-01-01 00:00:00 of a wall-clock time (wide enough for
