@@ -28,7 +28,9 @@ impl Binder<'_> {
         if let Some(decided) = self.out_of_range_comparison(name, &mut args, span) {
             return decided;
         }
-        let decimal_ret = self.decimal_operands(name, &mut args, span)?;
+        // Operators by their registry name, whatever alias called them (`mod`).
+        let operator = functions::lookup(name).next().map_or(name, |s| s.name);
+        let decimal_ret = self.decimal_operands(operator, &mut args, span)?;
         let mut candidates: Vec<&'static Signature> = functions::lookup(name).collect();
         decimal_rounding_candidates(&mut candidates, &args);
         if candidates.is_empty() {
