@@ -960,6 +960,12 @@ fn calendar_units_agree_with_the_interpreter_at_the_extremes() {
             "add_months(x, date_diff('month', y, x))",
             "add_months(x, date_diff('month', x, y) * 2)",
             "x - INTERVAL '1000000 days'",
+            "timezone('UTC', from_local_time('UTC', x))",
+            "timezone('+05:30', from_local_time('Etc/UTC', x))",
+            "from_local_time('-03:00', x)",
+            "timezone('America/New_York', from_local_time('+14:00', x))",
+            "hour(from_local_time('+05:30', x))",
+            "date_trunc('day', from_local_time('-11:00', x))",
             "greatest(x, y)",
             "least(y, x, NULL)",
         ];

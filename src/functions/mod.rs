@@ -147,6 +147,12 @@ pub enum Inline {
     AddDays,
     /// `add_months(x, n)` of a TIMESTAMP (`x + INTERVAL 'n months'`).
     AddMonths,
+    /// `timezone(zone, x)` (`to_wall_clock`) or `from_local_time(zone, x)` of a
+    /// literal zone whose offset never changes (`UTC`, `+05:30`): a shift.
+    FixedZone {
+        /// From the instant to the wall clock (else back).
+        to_wall_clock: bool,
+    },
     /// `add_nanoseconds(x, n)` of a TIMESTAMP (the time part of `x + INTERVAL`).
     AddNanoseconds,
     /// `greatest(x, …)` (`greatest`) or `least(x, …)` of numbers, dates or
@@ -275,6 +281,9 @@ impl Signature {
             (FuncId::Row, Lowering::Helper, Specialization::Matches(_)) => "native for a literal",
             (FuncId::Row, Lowering::Inline(Inline::Truncate | Inline::Difference), _) => {
                 "native for a literal unit"
+            }
+            (FuncId::Row, Lowering::Inline(Inline::FixedZone { .. }), _) => {
+                "native for a fixed-offset zone"
             }
             (FuncId::Row, Lowering::Helper, _) => "row function",
             (FuncId::Row, Lowering::Interpreted(_), _) => "interpreter",

@@ -224,6 +224,7 @@ impl Lowerer {
             Inline::Difference => self.difference(args),
             Inline::AddDays => self.add_to_timestamp(true, args),
             Inline::AddMonths => self.add_months(args),
+            Inline::FixedZone { to_wall_clock } => self.fixed_zone(to_wall_clock, args),
             Inline::AddNanoseconds => self.add_to_timestamp(false, args),
             Inline::Extreme { greatest } => self.extreme(greatest, args),
             Inline::Compare(_) | Inline::FieldWise(_) | Inline::Negate => {

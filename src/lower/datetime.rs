@@ -11,6 +11,7 @@ use super::{unsupported, Lowerer, Unsupported};
 use crate::functions::datetime::civil::{
     chrono_days, civil_from_days, DAYS_PER_ERA, EPOCH_IN_ERA_4,
 };
+use crate::functions::datetime::zones::fixed_offset;
 use crate::functions::Field;
 use crate::scalar::ScalarValue;
 use crate::typed::TypedExpr;
@@ -451,6 +452,36 @@ impl Lowerer {
             i128::from(i64::MAX),
         ));
         Ok(Some(self.add(Node::Cast(value, PType::I64))))
+    }
+
+    /// `timezone(zone, x)` (`to_wall_clock`: the wall clock at the instant `x`) or
+    /// `from_local_time(zone, x)` (the instant at which the wall clock shows `x`) of a
+    /// literal zone whose offset never changes ([`fixed_offset`]): `x` plus or minus
+    /// the offset, failing where `x` or the result is outside chrono's days (the
+    /// interpreter's steps). `None` for other zones, which the row function reads
+    /// through the zone database.
+    pub(super) fn fixed_zone(
+        &mut self,
+        to_wall_clock: bool,
+        args: &[TypedExpr],
+    ) -> Result<Option<NodeId>, Unsupported> {
+        let [zone, x] = args else { return Ok(None) };
+        let Some(ScalarValue::Utf8(name)) = zone.as_literal() else {
+            return Ok(None);
+        };
+        let (Some(offset), DataType::Timestamp(unit, _)) = (fixed_offset(name), &x.data_type)
+        else {
+            return Ok(None);
+        };
+        let xi = self.expr(x)?;
+        let xi = self.in_chrono_range(xi, *unit);
+        if offset == 0 {
+            return Ok(Some(xi));
+        }
+        let shift = i64::from(offset) * units_per_second(*unit);
+        let shift = self.int(PType::I64, if to_wall_clock { shift } else { -shift });
+        let moved = self.op(ArithOp::Add, xi, shift);
+        Ok(Some(self.in_chrono_range(moved, *unit)))
     }
 
     /// Days `x` (an integer node), its rows outside chrono's days errors.

@@ -256,7 +256,7 @@ mod fields;
 mod formatting;
 mod intervals;
 mod truncation;
-mod zones;
+pub(crate) mod zones;
 
 pub use fields::Field;
 pub(crate) use fields::{not_of_time, unknown_unit};

@@ -10,10 +10,11 @@ use arrow::datatypes::{
     TimestampSecondType,
 };
 use arrow_schema::{DataType, TimeUnit};
+use chrono::{Offset, TimeZone};
 
 use super::{read_ts, write_ts, OUT_OF_RANGE, S, UNITS};
 use crate::functions::row::{map2, Outcome, Utf8};
-use crate::functions::Registry;
+use crate::functions::{Inline, Lowering, Registry};
 use crate::time::{from_local, to_local};
 
 thread_local! {
@@ -34,6 +35,36 @@ pub(super) fn zone(name: &str) -> Result<Tz, String> {
         *z = Some((name.to_string(), tz));
         Ok(tz)
     })
+}
+
+/// The offset from UTC in seconds of a zone whose offset never changes: an offset
+/// (`+05:30`, `-03`) or a name of UTC itself. `None` for other names (whose offset
+/// may change: the row function reads them through the zone database) and for
+/// names not recognized.
+pub(crate) fn fixed_offset(name: &str) -> Option<i32> {
+    const UTC_NAMES: [&str; 12] = [
+        "UTC",
+        "Etc/UTC",
+        "GMT",
+        "Etc/GMT",
+        "UCT",
+        "Etc/UCT",
+        "Zulu",
+        "Etc/Zulu",
+        "Universal",
+        "Etc/Universal",
+        "Greenwich",
+        "Etc/Greenwich",
+    ];
+    if UTC_NAMES.contains(&name) {
+        return zone(name).ok().map(|_| 0);
+    }
+    if !name.starts_with(['+', '-']) {
+        return None;
+    }
+    let tz = zone(name).ok()?;
+    let epoch = chrono::DateTime::UNIX_EPOCH.naive_utc();
+    Some(tz.offset_from_utc_datetime(&epoch).fix().local_minus_utc())
 }
 
 /// Converts a timestamp of `unit` between an instant and a wall-clock time.
@@ -67,7 +98,7 @@ pub(super) fn register(r: &mut Registry) {
         let to_wall_clock = ret_zone.is_none();
         let f = r.function(name).example(sql, result);
         for u in UNITS {
-            f.sig(
+            f.lowered_sig(
                 &[S, DataType::Timestamp(u, None)],
                 DataType::Timestamp(u, ret_zone.map(Into::into)),
                 doc,
@@ -75,7 +106,26 @@ pub(super) fn register(r: &mut Registry) {
                     convert(z, v, u, to_wall_clock)
                 }))
                 .fallible(),
+                Lowering::Inline(Inline::FixedZone { to_wall_clock }),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod fixed_offset_tests {
+    use super::fixed_offset;
+
+    /// Offsets and UTC's names are fixed; named zones with rules and unknown names
+    /// are not (the row function reads or rejects them).
+    #[test]
+    fn only_offsets_and_utc_are_fixed() {
+        assert_eq!(fixed_offset("UTC"), Some(0));
+        assert_eq!(fixed_offset("Etc/UTC"), Some(0));
+        assert_eq!(fixed_offset("+05:30"), Some(19_800));
+        assert_eq!(fixed_offset("-03:00"), Some(-10_800));
+        assert_eq!(fixed_offset("America/New_York"), None);
+        assert_eq!(fixed_offset("Nowhere/City"), None);
+        assert_eq!(fixed_offset("+99:99"), None);
     }
 }
