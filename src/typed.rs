@@ -160,7 +160,9 @@ impl TypedExpr {
     /// zero, a cast out of range); a reference to a shared value counts as able to.
     pub fn can_error(&self) -> bool {
         let here = match &self.kind {
-            TypedKind::Call { sig, .. } => sig.can_error,
+            TypedKind::Call { sig, args } => {
+                sig.can_error && sig.fails_with.is_none_or(|fails| fails(args))
+            }
             TypedKind::Cast(x) => !crate::types::cast_never_fails(&x.data_type, &self.data_type),
             // The shared value it stands for may fail, and this use may be the one
             // that raises its errors: folding the use away must not drop them.

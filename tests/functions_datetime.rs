@@ -999,3 +999,71 @@ fn calendar_units_agree_with_the_interpreter_at_the_extremes() {
         }
     }
 }
+
+/// `date_diff` of DATEs in days and coarser units cannot fail (every DATE has its
+/// calendar), so a Parquet scan may decide it on dictionary values; in time units,
+/// in ISO years or with a unit that is not a literal it can.
+#[test]
+fn date_differences_of_dates_declare_when_they_can_fail() {
+    let schema = Schema::new(vec![
+        Field::new("a", DataType::Date32, true),
+        Field::new("b", DataType::Date32, true),
+        Field::new("u", DataType::Utf8, true),
+    ]);
+    let can_error =
+        |text: &str| optimize(bind(&parse_expr(text).unwrap(), &schema).unwrap()).can_error();
+    for unit in [
+        "day",
+        "week",
+        "month",
+        "quarter",
+        "year",
+        "decade",
+        "century",
+        "millennium",
+        "dow",
+        "doy",
+    ] {
+        assert!(
+            !can_error(&format!("date_diff('{unit}', a, b) > 3")),
+            "{unit}"
+        );
+    }
+    for unit in [
+        "hour",
+        "second",
+        "microsecond",
+        "isoyear",
+        "epoch",
+        "fortnight",
+    ] {
+        assert!(
+            can_error(&format!("date_diff('{unit}', a, b) > 3")),
+            "{unit}"
+        );
+    }
+    assert!(can_error("date_diff(u, a, b) > 3"));
+    // Extremes still agree (the i32 days at both ends).
+    let d = Date32Array::from(vec![Some(i32::MIN), Some(i32::MAX), None]);
+    let batch = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Date32, true),
+            Field::new("b", DataType::Date32, true),
+        ])),
+        vec![
+            Arc::new(d.clone()) as ArrayRef,
+            Arc::new(Date32Array::from(vec![Some(0), Some(0), Some(0)])),
+        ],
+    )
+    .unwrap();
+    check(
+        &batch,
+        "date_diff('day', a, b)",
+        &["2147483648", "-2147483647", "NULL"],
+    );
+    check(
+        &batch,
+        "date_diff('year', b, a)",
+        &["-5879611", "5879610", "NULL"],
+    );
+}

@@ -250,6 +250,11 @@ pub struct Signature {
     pub specialization: Specialization,
     /// How it reads a TIMESTAMP WITH TIME ZONE (its function's, [`Function::reads`]).
     pub zone_reading: ZoneReading,
+    /// For a signature that can fail: whether a call with these arguments can,
+    /// where that depends on them (`date_diff('day', d1, d2)` of DATEs cannot);
+    /// `None`: every call can. A call that cannot fail may be decided on a Parquet
+    /// column's dictionary values.
+    pub fails_with: Option<fn(&[crate::typed::TypedExpr]) -> bool>,
 }
 
 impl std::fmt::Debug for Signature {
@@ -475,6 +480,7 @@ impl Function {
             lowering,
             specialization: Specialization::None,
             zone_reading: ZoneReading::Instant,
+            fails_with: None,
         });
         self
     }
@@ -490,6 +496,15 @@ impl Function {
     pub fn lowering(&mut self, lowering: Lowering) -> &mut Function {
         if let Some(last) = self.signatures.last_mut() {
             last.lowering = lowering;
+        }
+        self
+    }
+
+    /// Declares which calls of the signature added last can fail
+    /// ([`Signature::fails_with`]).
+    pub fn fails_with(&mut self, test: fn(&[crate::typed::TypedExpr]) -> bool) -> &mut Function {
+        if let Some(last) = self.signatures.last_mut() {
+            last.fails_with = Some(test);
         }
         self
     }
@@ -591,6 +606,7 @@ impl Registry {
             lowering: Lowering::Helper,
             specialization: Specialization::None,
             zone_reading: ZoneReading::Instant,
+            fails_with: None,
         });
     }
 }

@@ -11,6 +11,7 @@ use super::{unsupported, Lowerer, Unsupported};
 use crate::functions::datetime::civil::{
     chrono_days, civil_from_days, DAYS_PER_ERA, EPOCH_IN_ERA_4,
 };
+use crate::functions::datetime::truncation::counts_dates;
 use crate::functions::datetime::zones::fixed_offset;
 use crate::functions::Field;
 use crate::scalar::ScalarValue;
@@ -241,10 +242,13 @@ impl Lowerer {
         if field == Field::IsoYear {
             return Ok(None);
         }
+        // A DATE's days and coarser units are counted for every DATE (the
+        // interpreter's `date_difference`); the rest read it as chrono does.
         let mut ends = Vec::with_capacity(2);
         for e in [a, b] {
             let x = self.expr(e)?;
             ends.push(match ts_unit {
+                None if counts_dates(field) => x,
                 None => self.days_in_chrono_range(x),
                 Some(u) => self.in_chrono_range(x, u),
             });
@@ -266,9 +270,12 @@ impl Lowerer {
             let t = match field {
                 Field::Day | Field::Dow | Field::IsoDow | Field::Doy => wide(self, days),
                 Field::Week => {
-                    let d = self.opk(Add, days, 3);
-                    let w = self.opk(FloorDiv, d, 7);
-                    wide(self, w)
+                    // In 64 bits: every i32 day plus 3 fits.
+                    let d = wide(self, days);
+                    let three = self.int(PType::I64, 3);
+                    let d = self.op(Add, d, three);
+                    let seven = self.int(PType::I64, 7);
+                    self.op(FloorDiv, d, seven)
                 }
                 Field::Month | Field::Quarter => {
                     let c = self.civil(days);

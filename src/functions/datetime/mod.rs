@@ -255,7 +255,7 @@ mod constructors;
 mod fields;
 mod formatting;
 mod intervals;
-mod truncation;
+pub(crate) mod truncation;
 pub(crate) mod zones;
 
 pub use fields::Field;

@@ -8,12 +8,14 @@ use arrow::datatypes::{
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike};
 
+use super::civil::{civil_from_days, Civil};
 use super::fields::{unknown_unit, Field};
 use super::{
-    date_of, days_of, epoch_nanos, on1, on_s1, on_s2, write_ts, D, I, KINDS, OUT_OF_RANGE, S,
+    date_of, days_of, epoch_nanos, on1, on_s1, on_s2, write_ts, Kind, D, I, KINDS, OUT_OF_RANGE, S,
 };
 use crate::functions::row::map2;
 use crate::functions::{Inline, Lowering, Registry, ZoneReading};
+use crate::scalar::ScalarValue;
 
 /// `date_trunc`'s units.
 fn truncate(unit: &str, dt: NaiveDateTime) -> Result<NaiveDateTime, String> {
@@ -100,6 +102,39 @@ fn difference(unit: &str, a: NaiveDateTime, b: NaiveDateTime) -> Result<i64, Str
     })
 }
 
+/// Whether `date_diff` counts `field` on dates alone (day and coarser, but not the
+/// ISO year): then it is computed from the calendar's integer steps for every
+/// DATE and cannot fail.
+pub(crate) fn counts_dates(field: Field) -> bool {
+    use Field::*;
+    matches!(
+        field,
+        Millennium | Century | Decade | Year | Quarter | Month | Week | Day | Dow | IsoDow | Doy
+    )
+}
+
+/// `date_diff(field, a, b)` of the DATEs `a` and `b` (days) for a field
+/// [`counts_dates`] counts, from the integer calendar; `None` for other fields.
+fn date_difference(field: Field, a: i64, b: i64) -> Option<i64> {
+    use Field::*;
+    if !counts_dates(field) {
+        return None;
+    }
+    let (ca, cb) = (civil_from_days(a), civil_from_days(b));
+    let months = |c: &Civil| c.year * 12 + c.month - 1;
+    Some(match field {
+        Millennium => cb.year.div_euclid(1000) - ca.year.div_euclid(1000),
+        Century => cb.year.div_euclid(100) - ca.year.div_euclid(100),
+        Decade => cb.year.div_euclid(10) - ca.year.div_euclid(10),
+        Year => cb.year - ca.year,
+        Quarter => months(&cb).div_euclid(3) - months(&ca).div_euclid(3),
+        Month => months(&cb) - months(&ca),
+        // Weeks start on Monday; 1970-01-01 was a Thursday.
+        Week => (b + 3).div_euclid(7) - (a + 3).div_euclid(7),
+        _ => b - a,
+    })
+}
+
 /// The last day of the month of `dt`.
 pub(super) fn last_day(dt: NaiveDateTime) -> Result<i32, String> {
     let (y, m) = (dt.year(), dt.month());
@@ -156,11 +191,25 @@ pub(super) fn register(r: &mut Registry) {
             I,
             "the number of unit boundaries (year, quarter, month, week, day, hour, minute, second, millisecond, microsecond, …) crossed from a to b (DuckDB's)",
             on_s2::<Int64Type>(k, move |u: &str, a, b| {
+                if k == Kind::Date {
+                    if let Some(d) = Field::named(u).and_then(|f| date_difference(f, a, b)) {
+                        return Ok(Some(d));
+                    }
+                }
                 difference(u, k.read(a)?, k.read(b)?).map(Some)
             })
             .fallible(),
             Lowering::Inline(Inline::Difference),
         );
+        if k == Kind::Date {
+            f.fails_with(|args| {
+                let unit = match args.first().and_then(|u| u.as_literal()) {
+                    Some(ScalarValue::Utf8(u)) => Field::named(u),
+                    _ => None,
+                };
+                !unit.is_some_and(counts_dates)
+            });
+        }
     }
     r.function("date_add")
         .example("date_add(DATE '2024-02-28', 2)", "2024-03-01")
