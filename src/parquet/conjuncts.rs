@@ -115,7 +115,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
         let columns = c.columns();
         if columns
             .iter()
-            .all(|&i| matches!(layout(i), Some(Layout::Fixed(_))))
+            .all(|&i| layout(i).is_some_and(|l| l.width().is_some()))
         {
             decoded_columns.extend(columns);
         }

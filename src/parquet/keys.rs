@@ -25,7 +25,8 @@
 //! Only what can be read bit for bit is read this way: a flat column (no repetition,
 //! at most one level of nulls) whose every data page is dictionary-encoded, of
 //! `INT32` read as INTEGER, DATE or a `Decimal32`, `INT64` read as BIGINT or a
-//! `Decimal64`, `FLOAT`, `DOUBLE`, or (in single-column groups) `BYTE_ARRAY` read as
+//! `Decimal64`, a `FIXED_LEN_BYTE_ARRAY` decimal of up to 8 bytes read as a
+//! `Decimal64` (its dictionary widened once), `FLOAT`, `DOUBLE`, or (in single-column groups) `BYTE_ARRAY` read as
 //! a string or BLOB layout ([`keyed_layout`]). Anything else met on the way (a page
 //! of another encoding, a key past the dictionary, text that is not UTF-8, a
 //! truncated page) gives up on the row group ([`row_group_mask`] returns `None`) and
@@ -42,8 +43,8 @@ use parquet::file::metadata::ParquetMetaData;
 use super::gather::RowGroupGather;
 use super::pages::Layout;
 use super::pages::{
-    chunk, defined_rows, dictionary_array, fixed_array, padded, page_data, value_layout, Bits,
-    Hybrid, PageData, FAST_WIDTH,
+    chunk, defined_rows, dictionary_array, fixed_array, padded, page_data, plain_fixed,
+    value_layout, Bits, Hybrid, PageData, FAST_WIDTH,
 };
 use super::source::FileBytes;
 use super::{dictionary_encoded, single_leaf, Dataset, JitPredicate};
@@ -58,7 +59,7 @@ pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
         let leaf = single_leaf(meta, column)?;
         let descr = meta.file_metadata().schema_descr().column(leaf);
         let t = f.metadata.schema().field(column).data_type();
-        let layout = value_layout(t, descr.physical_type())?;
+        let layout = value_layout(t, &descr)?;
         let flat = descr.max_rep_level() == 0 && descr.max_def_level() <= 1;
         (flat && dictionary_encoded(meta, leaf)).then_some(layout)
     });
@@ -138,10 +139,7 @@ pub(crate) fn row_group_mask(
                 for &column in &columns {
                     let (pages, field, layout, nullable) =
                         chunk(meta, group, schema, column, rows, source)?;
-                    let Layout::Fixed(width) = layout else {
-                        return None;
-                    };
-                    arrays.push(chunk_values(pages, field, width, nullable, rows)?);
+                    arrays.push(chunk_values(pages, field, layout, nullable, rows)?);
                     fields.push(Field::new(
                         field.name(),
                         field.data_type().clone(),
@@ -328,18 +326,18 @@ enum Decided {
 }
 
 /// The values of a column chunk of fixed-width values (`pages`, `rows` rows of
-/// `field`, `width` bytes a value, `nullable` with one level of nulls), as the
-/// reader would give them: each key's dictionary value.
+/// `field`, laid out as `layout`, `nullable` with one level of nulls), as the
+/// reader would give them: each key's dictionary value. `None` for byte arrays.
 fn chunk_values(
     pages: impl PageReader,
     field: &Field,
-    width: usize,
+    layout: Layout,
     nullable: bool,
     rows: usize,
 ) -> Option<ArrayRef> {
-    match width {
-        4 => typed_values::<u32>(pages, field, nullable, rows),
-        8 => typed_values::<u64>(pages, field, nullable, rows),
+    match layout.width()? {
+        4 => typed_values::<u32>(pages, field, layout, nullable, rows),
+        8 => typed_values::<u64>(pages, field, layout, nullable, rows),
         _ => None,
     }
 }
@@ -348,6 +346,7 @@ fn chunk_values(
 fn typed_values<T: Copy + Default + FromLe>(
     pages: impl PageReader,
     field: &Field,
+    layout: Layout,
     nullable: bool,
     rows: usize,
 ) -> Option<ArrayRef> {
@@ -360,7 +359,7 @@ fn typed_values<T: Copy + Default + FromLe>(
     let mut scratch = Vec::new();
     let read = walk(pages, nullable, |page| match page {
         PageData::Dictionary(buf, count) => {
-            let bytes = buf.get(..count.checked_mul(T::WIDTH)?)?;
+            let bytes = plain_fixed(buf, count, layout)?;
             dictionary = bytes.chunks_exact(T::WIDTH).map(T::from_le).collect();
             Some(())
         }

@@ -915,6 +915,138 @@ mod tests {
         }
     }
 
+    /// Decimals stored as `FIXED_LEN_BYTE_ARRAY` (pyarrow's and parquet-mr's way, big-
+    /// endian, here 7 and 3 bytes, negative values included), in row groups of many
+    /// pages: their conjuncts are decided on their dictionaries and keys, on one
+    /// column and on several, and the output columns gathered at the rows kept, a
+    /// column past its dictionary's size limit (PLAIN pages) and NULLs included; the
+    /// same rows and values as the interpreter reading them through the reader.
+    #[test]
+    fn big_endian_decimals_are_read_by_their_keys() {
+        use parquet::basic::Encoding;
+        use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int32Type};
+        use parquet::file::writer::SerializedFileWriter;
+
+        let _hooks = HOOKS.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("flba.parquet");
+        let schema = parquet::schema::parser::parse_message_type(
+            "message lineitem {
+                required fixed_len_byte_array(7) q (DECIMAL(15,2));
+                optional fixed_len_byte_array(7) d (DECIMAL(15,2));
+                optional fixed_len_byte_array(7) price (DECIMAL(15,2));
+                required fixed_len_byte_array(3) small (DECIMAL(6,2));
+                required int32 k;
+            }",
+        )
+        .unwrap();
+        // The parquet crate writes dictionaries of FIXED_LEN_BYTE_ARRAY with format
+        // 2's pages only (pyarrow with v1's: the pages' layout is the same for every
+        // type); PLAIN is the fallback pyarrow uses.
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_writer_version(parquet::file::properties::WriterVersion::PARQUET_2_0)
+            .set_encoding(Encoding::PLAIN)
+            .set_data_page_row_count_limit(1_000)
+            .set_write_batch_size(250)
+            .set_dictionary_page_size_limit(2_048)
+            .build();
+        let file = File::create(&path).unwrap();
+        let mut writer =
+            SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props)).unwrap();
+        // Big-endian two's complement in `n` bytes, as a writer stores a decimal.
+        let be = |v: i64, n: usize| FixedLenByteArray::from(v.to_be_bytes()[8 - n..].to_vec());
+        let rows = 30_000i64;
+        for group in 0..2 {
+            let rows: Vec<i64> = (group * rows..(group + 1) * rows).collect();
+            // -10.00 to 49.00; 0.00 to 0.10, NULL every 13th row; distinct, NULL
+            // every 17th row; -2.00 to 1.99.
+            let q: Vec<_> = rows
+                .iter()
+                .map(|r| be((r * 7919 % 60 - 10) * 100, 7))
+                .collect();
+            let d: Vec<_> = rows
+                .iter()
+                .filter(|r| *r % 13 != 0)
+                .map(|r| be(r % 11, 7))
+                .collect();
+            let d_levels: Vec<i16> = rows.iter().map(|r| i16::from(r % 13 != 0)).collect();
+            let price: Vec<_> = rows
+                .iter()
+                .filter(|r| *r % 17 != 0)
+                .map(|r| be(r * 37 - 500_000, 7))
+                .collect();
+            let price_levels: Vec<i16> = rows.iter().map(|r| i16::from(r % 17 != 0)).collect();
+            let small: Vec<_> = rows.iter().map(|r| be(r * 31 % 400 - 200, 3)).collect();
+            let k: Vec<i32> = rows.iter().map(|r| (r % 7) as i32).collect();
+            let mut group = writer.next_row_group().unwrap();
+            for (values, levels) in [
+                (&q, None),
+                (&d, Some(&d_levels)),
+                (&price, Some(&price_levels)),
+                (&small, None),
+            ] {
+                let mut column = group.next_column().unwrap().unwrap();
+                let levels = levels.map(|l| &l[..]);
+                column
+                    .typed::<FixedLenByteArrayType>()
+                    .write_batch(values, levels, None)
+                    .unwrap();
+                column.close().unwrap();
+            }
+            let mut column = group.next_column().unwrap().unwrap();
+            column
+                .typed::<Int32Type>()
+                .write_batch(&k, None, None)
+                .unwrap();
+            column.close().unwrap();
+            group.close().unwrap();
+        }
+        writer.close().unwrap();
+        let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
+        let meta = dataset.files()[0].metadata.metadata();
+        // `price` outgrew its dictionary: some of its pages are PLAIN.
+        let price = meta.row_group(0).column(2);
+
+        assert!(price
+            .page_encoding_stats_mask()
+            .unwrap()
+            .is_set(Encoding::PLAIN));
+        assert_eq!(
+            dataset.schema().field(0).data_type(),
+            &DataType::Decimal64(15, 2)
+        );
+        let scanned = |predicate: &str, interpret: bool| {
+            let options = ScanOptions {
+                interpret,
+                batch_size: 4_096,
+                threads: 2,
+                ..ScanOptions::default()
+            };
+            lines_of(&dataset, predicate, options)
+        };
+        // (predicate, row groups read, and of those, row groups whose output columns
+        // are gathered: where the conjuncts decided on keys are all and keep at most
+        // half the rows)
+        for (predicate, read, gathered) in [
+            ("q < 24 AND d BETWEEN 0.05 AND 0.07", 2, 2),
+            ("q < -5 AND small < -1.5", 2, 2),
+            ("q > d AND small >= 0 AND k = 3", 2, 2),
+            ("d IS NULL AND q < 0.00", 2, 2),
+            ("q > -10", 2, 0),
+            // `price` has PLAIN pages: its conjunct is the reader's, at the rows `q >
+            // 40` kept on the keys; its statistics prune the second row group.
+            ("price < -4000 AND q > 40", 1, 0),
+        ] {
+            let (expected, _) = scanned(predicate, true);
+            assert!(expected.len() > 100, "{predicate}: {}", expected.len());
+            let (keyed, stats) = scanned(predicate, false);
+            assert_eq!(keyed, expected, "{predicate}");
+            let expected_stats = (2 - read, read, gathered);
+            let got = (stats.pruned, stats.keyed, stats.gathered);
+            assert_eq!(got, expected_stats, "{predicate}");
+        }
+    }
+
     /// A group of conjuncts on several columns after selective ones on one column is
     /// evaluated at the rows those kept only (`narrowed`): across pages, past pages
     /// with no kept row, with NULLs in its columns; the same rows as the interpreter.
