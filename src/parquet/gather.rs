@@ -21,8 +21,8 @@
 //!   bit-packed groups, and the value is the dictionary's;
 //! - a PLAIN page (what writers fall back to when the dictionary grows too big) holds
 //!   value `i` of a fixed width at byte `i × width` (big-endian decimals are widened
-//!   to 8 bytes as the page, or the dictionary, is read); byte arrays are walked
-//!   length by length.
+//!   to 8 bytes as each is read, a dictionary's as it is read); byte arrays are
+//!   walked length by length.
 //!
 //! What is read this way: flat columns (no repetition, at most one level of nulls)
 //! of the layouts the keyed conjuncts read ([`Layout`]), whose pages are dictionary-
@@ -43,8 +43,8 @@ use parquet::column::page::PageReader;
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
 use super::pages::{
-    byte_array, byte_array_at, chunk, defined_rows, fixed_array, page_data, plain_fixed, Hybrid,
-    Layout, PageData, Run,
+    byte_array, byte_array_at, chunk, defined_rows, fixed_array, page_data, plain_fixed, widened,
+    Hybrid, Layout, PageData, Run,
 };
 use super::single_leaf;
 use super::source::FileBytes;
@@ -232,17 +232,15 @@ impl ColumnGather {
                 true => Values::Keys(Keys::new(values, count, self.dictionary.as_ref()?)?),
                 false => {
                     // Fixed-width values: the page must hold all it claims, as the
-                    // reader checks (byte arrays are checked as they are walked);
-                    // big-endian decimals are widened as the reader does.
-                    let data = match self.layout {
-                        Layout::Bytes => values,
-                        layout => match plain_fixed(&values, count, layout)? {
-                            Cow::Borrowed(_) => values,
-                            Cow::Owned(widened) => Bytes::from(widened),
-                        },
-                    };
+                    // reader checks (byte arrays are checked as they are walked).
+                    if let Some(width) = self.layout.stored_width() {
+                        if values.len() < count.checked_mul(width)? {
+                            return None;
+                        }
+                    }
                     Values::Plain {
-                        data,
+                        data: values,
+                        layout: self.layout,
                         next: 0,
                         at: 0,
                     }
@@ -385,12 +383,24 @@ impl DataPage {
                 let key = keys.key(v)?;
                 out.push(dictionary?.value(key as usize)?)
             }
-            Values::Plain { data, next, at } => match out.width {
-                Some(width) => {
+            Values::Plain {
+                data,
+                layout,
+                next,
+                at,
+            } => match *layout {
+                Layout::Fixed(width) => {
                     let start = v.checked_mul(width)?;
                     out.push(data.get(start..start.checked_add(width)?)?)
                 }
-                None => {
+                // Widened here, value by value: most of a page's values are not
+                // asked for.
+                Layout::BigEndian(width) => {
+                    let start = v.checked_mul(width)?;
+                    let value = data.get(start..start.checked_add(width)?)?;
+                    out.push(&widened(value).to_le_bytes())
+                }
+                Layout::Bytes => {
                     // Byte arrays: walk the lengths up to value `v`.
                     if v < *next {
                         return None;
@@ -412,9 +422,11 @@ impl DataPage {
 /// The values of a data page.
 enum Values {
     Keys(Keys),
-    /// PLAIN values; for byte arrays, the next value's index and where it starts.
+    /// PLAIN values laid out as `layout`; for byte arrays, the next value's index
+    /// and where it starts.
     Plain {
         data: Bytes,
+        layout: Layout,
         next: usize,
         at: usize,
     },

@@ -81,7 +81,7 @@ pub(super) fn plain_fixed(buf: &[u8], count: usize, layout: Layout) -> Option<Co
 }
 
 /// A big-endian two's complement integer of 1 to 8 bytes, sign-extended.
-fn widened(value: &[u8]) -> i64 {
+pub(super) fn widened(value: &[u8]) -> i64 {
     let fill = match value.first() {
         Some(&b) if b & 0x80 != 0 => 0xff,
         _ => 0,
