@@ -41,8 +41,9 @@
 //! file's embedded Arrow schema decides: `LargeUtf8`, `Utf8View`, `LargeBinary`,
 //! `BinaryView` or the plain ones), with no cast per batch: the engine reads each in
 //! place. A DECIMAL of at most 18 digits
-//! stored as `INT32` or `INT64` (as Parquet writers store them) is read as Arrow's
-//! `Decimal32` or `Decimal64`, 4 or 8 bytes a value, which the JIT reads in place
+//! stored as `INT32`, `INT64` or `FIXED_LEN_BYTE_ARRAY` (as Parquet writers store
+//! them) is read as Arrow's `Decimal32` (`INT32`) or `Decimal64`, 4 or 8 bytes a
+//! value, which the JIT reads in place
 //! (the parquet crate's default, `Decimal128`, takes 16). Dictionary columns of engine
 //! types stay dictionaries: a predicate over one is evaluated once per dictionary
 //! value.
