@@ -49,10 +49,13 @@ use super::pages::{
 use super::source::FileBytes;
 use super::{dictionary_encoded, single_leaf, Dataset, JitPredicate};
 
-/// How root column `column` is read by its keys, the same in every file of
-/// `dataset`: one flat leaf (no repetition, at most one level of nulls), a type read
-/// bit for bit ([`Layout`]), and every data page of every chunk dictionary-encoded
-/// (as the chunks' page encoding statistics say). `None`: it is not.
+/// How root column `column` is read by its keys in the first file of `dataset`,
+/// when in every file it is one flat leaf (no repetition, at most one level of
+/// nulls) of a type read bit for bit ([`Layout`]) into values of the same width (a
+/// DECIMAL stored as `INT64` in one file and as `FIXED_LEN_BYTE_ARRAY` in another is
+/// `Decimal64` in both: each file's chunks are decoded by their own layout), and
+/// every data page of every chunk dictionary-encoded (as the chunks' page encoding
+/// statistics say). `None`: it is not.
 pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
     let mut layouts = dataset.files().iter().map(|f| {
         let meta = f.metadata.metadata();
@@ -64,7 +67,9 @@ pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
         (flat && dictionary_encoded(meta, leaf)).then_some(layout)
     });
     let first = layouts.next()??;
-    layouts.all(|l| l == Some(first)).then_some(first)
+    layouts
+        .all(|l| l.is_some_and(|l| l.width() == first.width()))
+        .then_some(first)
 }
 
 /// The rows the keyed conjuncts of a row group keep ([`row_group_mask`]).

@@ -915,34 +915,35 @@ mod tests {
         }
     }
 
-    /// Decimals stored as `FIXED_LEN_BYTE_ARRAY` (pyarrow's and parquet-mr's way, big-
-    /// endian, here 7 and 3 bytes, negative values included), in row groups of many
-    /// pages: their conjuncts are decided on their dictionaries and keys, on one
-    /// column and on several, and the output columns gathered at the rows kept, a
-    /// column past its dictionary's size limit (PLAIN pages) and NULLs included; the
-    /// same rows and values as the interpreter reading them through the reader.
-    #[test]
-    fn big_endian_decimals_are_read_by_their_keys() {
+    /// Rows `first..end` of a lineitem of decimals written to `path` in row groups
+    /// of 30,000 rows: `q` -10.00 to 49.00, `d` 0.00 to 0.10 (NULL every 13th row),
+    /// `price` distinct (NULL every 17th row) in big-endian `FIXED_LEN_BYTE_ARRAY(7)`
+    /// (pyarrow's and parquet-mr's way) or, with `int64`, as `INT64`; `small` -2.00 to
+    /// 1.99 in 3 bytes; `k` an INTEGER 0 to 6. Pages of 1,000 rows; dictionaries of
+    /// at most 2 KiB, past which PLAIN pages, as pyarrow falls back to.
+    fn decimals_written(path: &Path, first: i64, end: i64, int64: bool) {
         use parquet::basic::Encoding;
-        use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int32Type};
+        use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType};
+        use parquet::data_type::{Int32Type, Int64Type};
         use parquet::file::writer::SerializedFileWriter;
 
-        let _hooks = HOOKS.lock().unwrap_or_else(|p| p.into_inner());
-        let dir = tempfile::TempDir::new().unwrap();
-        let path = dir.path().join("flba.parquet");
-        let schema = parquet::schema::parser::parse_message_type(
-            "message lineitem {
-                required fixed_len_byte_array(7) q (DECIMAL(15,2));
-                optional fixed_len_byte_array(7) d (DECIMAL(15,2));
-                optional fixed_len_byte_array(7) price (DECIMAL(15,2));
+        let wide = match int64 {
+            true => "int64",
+            false => "fixed_len_byte_array(7)",
+        };
+        let schema = parquet::schema::parser::parse_message_type(&format!(
+            "message lineitem {{
+                required {wide} q (DECIMAL(15,2));
+                optional {wide} d (DECIMAL(15,2));
+                optional {wide} price (DECIMAL(15,2));
                 required fixed_len_byte_array(3) small (DECIMAL(6,2));
                 required int32 k;
-            }",
-        )
+            }}"
+        ))
         .unwrap();
         // The parquet crate writes dictionaries of FIXED_LEN_BYTE_ARRAY with format
         // 2's pages only (pyarrow with v1's: the pages' layout is the same for every
-        // type); PLAIN is the fallback pyarrow uses.
+        // type).
         let props = parquet::file::properties::WriterProperties::builder()
             .set_writer_version(parquet::file::properties::WriterVersion::PARQUET_2_0)
             .set_encoding(Encoding::PLAIN)
@@ -950,30 +951,24 @@ mod tests {
             .set_write_batch_size(250)
             .set_dictionary_page_size_limit(2_048)
             .build();
-        let file = File::create(&path).unwrap();
+        let file = File::create(path).unwrap();
         let mut writer =
             SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props)).unwrap();
         // Big-endian two's complement in `n` bytes, as a writer stores a decimal.
         let be = |v: i64, n: usize| FixedLenByteArray::from(v.to_be_bytes()[8 - n..].to_vec());
-        let rows = 30_000i64;
-        for group in 0..2 {
-            let rows: Vec<i64> = (group * rows..(group + 1) * rows).collect();
-            // -10.00 to 49.00; 0.00 to 0.10, NULL every 13th row; distinct, NULL
-            // every 17th row; -2.00 to 1.99.
-            let q: Vec<_> = rows
-                .iter()
-                .map(|r| be((r * 7919 % 60 - 10) * 100, 7))
-                .collect();
-            let d: Vec<_> = rows
+        let rows: Vec<i64> = (first..end).collect();
+        for rows in rows.chunks(30_000) {
+            let q: Vec<i64> = rows.iter().map(|r| (r * 7919 % 60 - 10) * 100).collect();
+            let d: Vec<i64> = rows
                 .iter()
                 .filter(|r| *r % 13 != 0)
-                .map(|r| be(r % 11, 7))
+                .map(|r| r % 11)
                 .collect();
             let d_levels: Vec<i16> = rows.iter().map(|r| i16::from(r % 13 != 0)).collect();
-            let price: Vec<_> = rows
+            let price: Vec<i64> = rows
                 .iter()
                 .filter(|r| *r % 17 != 0)
-                .map(|r| be(r * 37 - 500_000, 7))
+                .map(|r| r * 37 - 500_000)
                 .collect();
             let price_levels: Vec<i16> = rows.iter().map(|r| i16::from(r % 17 != 0)).collect();
             let small: Vec<_> = rows.iter().map(|r| be(r * 31 % 400 - 200, 3)).collect();
@@ -981,18 +976,27 @@ mod tests {
             let mut group = writer.next_row_group().unwrap();
             for (values, levels) in [
                 (&q, None),
-                (&d, Some(&d_levels)),
-                (&price, Some(&price_levels)),
-                (&small, None),
+                (&d, Some(&d_levels[..])),
+                (&price, Some(&price_levels[..])),
             ] {
                 let mut column = group.next_column().unwrap().unwrap();
-                let levels = levels.map(|l| &l[..]);
-                column
-                    .typed::<FixedLenByteArrayType>()
-                    .write_batch(values, levels, None)
-                    .unwrap();
+                match int64 {
+                    true => column
+                        .typed::<Int64Type>()
+                        .write_batch(values, levels, None),
+                    false => {
+                        let values: Vec<_> = values.iter().map(|&v| be(v, 7)).collect();
+                        let typed = column.typed::<FixedLenByteArrayType>();
+                        typed.write_batch(&values, levels, None)
+                    }
+                }
+                .unwrap();
                 column.close().unwrap();
             }
+            let mut column = group.next_column().unwrap().unwrap();
+            let typed = column.typed::<FixedLenByteArrayType>();
+            typed.write_batch(&small, None, None).unwrap();
+            column.close().unwrap();
             let mut column = group.next_column().unwrap().unwrap();
             column
                 .typed::<Int32Type>()
@@ -1002,6 +1006,23 @@ mod tests {
             group.close().unwrap();
         }
         writer.close().unwrap();
+    }
+
+    /// Decimals stored as big-endian `FIXED_LEN_BYTE_ARRAY`, in row groups of many
+    /// pages ([`decimals_written`]): their conjuncts are decided on their
+    /// dictionaries and keys, on one column and on several, and the output columns
+    /// gathered at the rows kept, a column past its dictionary's size limit (PLAIN
+    /// pages) and NULLs included; the same rows and values as the interpreter reading
+    /// them through the reader. So with one file of them and one of the same rows
+    /// stored as `INT64`.
+    #[test]
+    fn big_endian_decimals_are_read_by_their_keys() {
+        use parquet::basic::Encoding;
+
+        let _hooks = HOOKS.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("flba.parquet");
+        decimals_written(&path, 0, 60_000, false);
         let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
         let meta = dataset.files()[0].metadata.metadata();
         // `price` outgrew its dictionary: some of its pages are PLAIN.
@@ -1044,6 +1065,26 @@ mod tests {
             let expected_stats = (2 - read, read, gathered);
             let got = (stats.pruned, stats.keyed, stats.gathered);
             assert_eq!(got, expected_stats, "{predicate}");
+        }
+        // The first 30,000 rows in big-endian, the others as INT64: every row group
+        // keyed, each file's pages decoded by their own layout.
+        let (flba, int64) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
+        decimals_written(&flba, 0, 30_000, false);
+        decimals_written(&int64, 30_000, 60_000, true);
+        let mixed = Dataset::open(&[flba, int64]).unwrap();
+        for predicate in [
+            "q < 24 AND d BETWEEN 0.05 AND 0.07",
+            "q > d AND small >= 0 AND k = 3",
+        ] {
+            let options = |interpret| ScanOptions {
+                interpret,
+                threads: 2,
+                ..ScanOptions::default()
+            };
+            let (expected, _) = lines_of(&dataset, predicate, options(true));
+            let (read, stats) = lines_of(&mixed, predicate, options(false));
+            assert_eq!(read, expected, "{predicate}");
+            assert_eq!((stats.keyed, stats.gathered), (2, 2), "{predicate}");
         }
     }
 
