@@ -1054,6 +1054,9 @@ mod tests {
             ("q > d AND small >= 0 AND k = 3", 2, 2),
             ("d IS NULL AND q < 0.00", 2, 2),
             ("q > -10", 2, 0),
+            // Can raise an error (an overflow), so decided whole on the keys.
+            ("q * d > 0.5", 2, 2),
+            ("k / (k - 7) = 0 AND q < 0", 2, 2),
             // `price` has PLAIN pages: its conjunct is the reader's, at the rows `q >
             // 40` kept on the keys; its statistics prune the second row group.
             ("price < -4000 AND q > 40", 1, 0),
@@ -1065,6 +1068,27 @@ mod tests {
             let expected_stats = (2 - read, read, gathered);
             let got = (stats.pruned, stats.keyed, stats.gathered);
             assert_eq!(got, expected_stats, "{predicate}");
+        }
+        // Errors raised on the keys: the row group is read by the reader, which names
+        // the row, as without pushdown.
+        for predicate in [
+            "k / (k - 3) = 0 AND q < 0",
+            "q / (k - 3) > 0",
+            "k / (k - 6) < 1",
+        ] {
+            let error = |pushdown| {
+                let options = ScanOptions {
+                    pushdown,
+                    threads: 1,
+                    ..ScanOptions::default()
+                };
+                let scan = Scan::new(&dataset, Some(predicate), &[0], options).unwrap();
+                let run = scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |_| Ok(true));
+                run.unwrap_err().to_string()
+            };
+            let message = error(true);
+            assert!(message.contains("division by zero"), "{predicate}: {message}");
+            assert_eq!(message, error(false), "{predicate}");
         }
         // The first 30,000 rows in big-endian, the others as INT64: every row group
         // keyed, each file's pages decoded by their own layout.
