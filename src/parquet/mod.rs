@@ -17,6 +17,8 @@
 //!     dictionaries and keys (once per dictionary value for a conjunct on one column,
 //!     on values decoded from the keys for one on several); the rows they keep are
 //!     the reader's selection ([`ScanStats::keyed`] counts the row groups done so);
+//!     a predicate that can fail is decided so whole, when its columns allow, and a
+//!     row group where it fails is read by the reader, which names the row;
 //!     when the conjuncts on one column keep at most one row in eight, those on
 //!     several are evaluated at the kept rows only, their values read where they
 //!     lie ([`ScanStats::narrowed`]);

@@ -1087,7 +1087,10 @@ mod tests {
                 run.unwrap_err().to_string()
             };
             let message = error(true);
-            assert!(message.contains("division by zero"), "{predicate}: {message}");
+            assert!(
+                message.contains("division by zero"),
+                "{predicate}: {message}"
+            );
             assert_eq!(message, error(false), "{predicate}");
         }
         // The first 30,000 rows in big-endian, the others as INT64: every row group
