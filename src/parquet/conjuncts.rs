@@ -28,7 +28,10 @@
 //! drops (FALSE or NULL there) is never shown to a later one, which would hide the
 //! error a later conjunct raises on a row where an earlier one is NULL (SQL's `NULL
 //! AND error` uses the error's operand). Without errors, the rows kept are those
-//! where every conjunct is TRUE, in any order.
+//! where every conjunct is TRUE, in any order. A predicate that can raise one is
+//! decided on the keys whole when its columns allow (`l_quantity * l_discount >
+//! 2.5`), every row's value seen; when it does raise one, the row group is read by
+//! the reader, which names the row.
 
 use std::sync::Arc;
 
@@ -78,14 +81,14 @@ fn with_dictionaries(schema: &Schema, columns: &[usize]) -> Schema {
 }
 
 /// `prepared` (a predicate bound to `dataset`'s schema) split as the module says, or
-/// `None` when there is nothing to gain: it can raise an error, or it has no keyed
-/// conjunct and is not a conjunction of at least two groups (or, which a valid footer
+/// `None` when there is nothing to gain: it can raise an error and its columns are
+/// not all read by their keys ([`whole_on_keys`]), or it has no keyed conjunct and is not a conjunction of at least two groups (or, which a valid footer
 /// never makes, the reader refuses to read a column as a dictionary: then the
 /// predicate stays whole).
 pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     let optimized = prepared.optimized();
     if optimized.can_error() {
-        return None;
+        return whole_on_keys(prepared, dataset);
     }
     let conjuncts = match &optimized.kind {
         TypedKind::And(conjuncts) => &conjuncts[..],
@@ -115,7 +118,7 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
         let columns = c.columns();
         if columns
             .iter()
-            .all(|&i| matches!(layout(i), Some(Layout::Fixed(_))))
+            .all(|&i| layout(i).is_some_and(|l| l.width().is_some()))
         {
             decoded_columns.extend(columns);
         }
@@ -204,6 +207,30 @@ pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
         keyed,
         optional: is_optional,
         reader_metadata,
+    })
+}
+
+/// A predicate that can raise an error, unsplit, as the one group decided on keys
+/// when its columns allow it (one column of a layout read by its keys, or several
+/// fixed-width ones): evaluated on every dictionary value, or on every row's values
+/// decoded from the keys, it raises an error if some row would (and maybe for a
+/// dictionary value no row holds); any error gives the row group back to the
+/// reader, which evaluates the predicate row by row and reports the row's error.
+/// `None`: its columns are not all read so.
+fn whole_on_keys(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
+    let columns = prepared.optimized().columns();
+    let keyed = match columns[..] {
+        [] => false,
+        [column] => keyed_layout(dataset, column).is_some(),
+        _ => columns
+            .iter()
+            .all(|&c| keyed_layout(dataset, c).is_some_and(|l| l.width().is_some())),
+    };
+    keyed.then(|| Split {
+        parts: Vec::new(),
+        keyed: vec![prepared.clone()],
+        optional: vec![false],
+        reader_metadata: None,
     })
 }
 

@@ -20,8 +20,9 @@
 //!   is then the run's repeated key, or the `width` bits at bit `i × width` of its
 //!   bit-packed groups, and the value is the dictionary's;
 //! - a PLAIN page (what writers fall back to when the dictionary grows too big) holds
-//!   value `i` of a fixed width at byte `i × width`; byte arrays are walked length by
-//!   length.
+//!   value `i` of a fixed width at byte `i × width` (big-endian decimals are widened
+//!   to 8 bytes as each is read, a dictionary's as it is read); byte arrays are
+//!   walked length by length.
 //!
 //! What is read this way: flat columns (no repetition, at most one level of nulls)
 //! of the layouts the keyed conjuncts read ([`Layout`]), whose pages are dictionary-
@@ -30,6 +31,7 @@
 //! returns `None` and the scan reads the rest of the row group with the reader, which
 //! reports what is wrong with the file.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, BooleanBufferBuilder, RecordBatch, RecordBatchOptions};
@@ -41,8 +43,8 @@ use parquet::column::page::PageReader;
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
 use super::pages::{
-    byte_array, byte_array_at, chunk, defined_rows, fixed_array, page_data, Hybrid, Layout,
-    PageData, Run,
+    byte_array, byte_array_at, chunk, defined_rows, fixed_array, page_data, plain_fixed, widened,
+    Hybrid, Layout, PageData, Run,
 };
 use super::single_leaf;
 use super::source::FileBytes;
@@ -231,13 +233,14 @@ impl ColumnGather {
                 false => {
                     // Fixed-width values: the page must hold all it claims, as the
                     // reader checks (byte arrays are checked as they are walked).
-                    if let Layout::Fixed(width) = self.layout {
+                    if let Some(width) = self.layout.stored_width() {
                         if values.len() < count.checked_mul(width)? {
                             return None;
                         }
                     }
                     Values::Plain {
                         data: values,
+                        layout: self.layout,
                         next: 0,
                         at: 0,
                     }
@@ -273,10 +276,15 @@ enum Dictionary {
 
 impl Dictionary {
     fn new(data: Bytes, count: usize, layout: Layout) -> Option<Dictionary> {
-        match layout {
-            Layout::Fixed(width) => (data.len() >= count.checked_mul(width)?)
-                .then_some(Dictionary::Fixed { data, width, count }),
-            Layout::Bytes => {
+        match layout.width() {
+            Some(width) => {
+                let data = match plain_fixed(&data, count, layout)? {
+                    Cow::Borrowed(_) => data,
+                    Cow::Owned(widened) => Bytes::from(widened),
+                };
+                Some(Dictionary::Fixed { data, width, count })
+            }
+            None => {
                 // Each value takes at least its 4-byte length: a count the page
                 // cannot hold is not reserved for.
                 let mut ranges = Vec::with_capacity(count.min(data.len() / 4));
@@ -375,12 +383,24 @@ impl DataPage {
                 let key = keys.key(v)?;
                 out.push(dictionary?.value(key as usize)?)
             }
-            Values::Plain { data, next, at } => match out.width {
-                Some(width) => {
+            Values::Plain {
+                data,
+                layout,
+                next,
+                at,
+            } => match *layout {
+                Layout::Fixed(width) => {
                     let start = v.checked_mul(width)?;
                     out.push(data.get(start..start.checked_add(width)?)?)
                 }
-                None => {
+                // Widened here, value by value: most of a page's values are not
+                // asked for.
+                Layout::BigEndian(width) => {
+                    let start = v.checked_mul(width)?;
+                    let value = data.get(start..start.checked_add(width)?)?;
+                    out.push(&widened(value).to_le_bytes())
+                }
+                Layout::Bytes => {
                     // Byte arrays: walk the lengths up to value `v`.
                     if v < *next {
                         return None;
@@ -402,9 +422,11 @@ impl DataPage {
 /// The values of a data page.
 enum Values {
     Keys(Keys),
-    /// PLAIN values; for byte arrays, the next value's index and where it starts.
+    /// PLAIN values laid out as `layout`; for byte arrays, the next value's index
+    /// and where it starts.
     Plain {
         data: Bytes,
+        layout: Layout,
         next: usize,
         at: usize,
     },
@@ -560,9 +582,9 @@ struct Output {
 
 impl Output {
     fn new(layout: Layout, rows: usize, nullable: bool) -> Output {
-        let (width, values, offsets) = match layout {
-            Layout::Fixed(width) => (Some(width), MutableBuffer::new(rows * width), Vec::new()),
-            Layout::Bytes => {
+        let (width, values, offsets) = match layout.width() {
+            Some(width) => (Some(width), MutableBuffer::new(rows * width), Vec::new()),
+            None => {
                 let mut offsets = Vec::with_capacity(rows + 1);
                 offsets.push(0);
                 (None, MutableBuffer::new(0), offsets)

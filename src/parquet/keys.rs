@@ -25,7 +25,8 @@
 //! Only what can be read bit for bit is read this way: a flat column (no repetition,
 //! at most one level of nulls) whose every data page is dictionary-encoded, of
 //! `INT32` read as INTEGER, DATE or a `Decimal32`, `INT64` read as BIGINT or a
-//! `Decimal64`, `FLOAT`, `DOUBLE`, or (in single-column groups) `BYTE_ARRAY` read as
+//! `Decimal64`, a `FIXED_LEN_BYTE_ARRAY` decimal of up to 8 bytes read as a
+//! `Decimal64` (its dictionary widened once), `FLOAT`, `DOUBLE`, or (in single-column groups) `BYTE_ARRAY` read as
 //! a string or BLOB layout ([`keyed_layout`]). Anything else met on the way (a page
 //! of another encoding, a key past the dictionary, text that is not UTF-8, a
 //! truncated page) gives up on the row group ([`row_group_mask`] returns `None`) and
@@ -42,28 +43,33 @@ use parquet::file::metadata::ParquetMetaData;
 use super::gather::RowGroupGather;
 use super::pages::Layout;
 use super::pages::{
-    chunk, defined_rows, dictionary_array, fixed_array, padded, page_data, value_layout, Bits,
-    Hybrid, PageData, FAST_WIDTH,
+    chunk, defined_rows, dictionary_array, fixed_array, padded, page_data, plain_fixed,
+    value_layout, Bits, Hybrid, PageData, FAST_WIDTH,
 };
 use super::source::FileBytes;
 use super::{dictionary_encoded, single_leaf, Dataset, JitPredicate};
 
-/// How root column `column` is read by its keys, the same in every file of
-/// `dataset`: one flat leaf (no repetition, at most one level of nulls), a type read
-/// bit for bit ([`Layout`]), and every data page of every chunk dictionary-encoded
-/// (as the chunks' page encoding statistics say). `None`: it is not.
+/// How root column `column` is read by its keys in the first file of `dataset`,
+/// when in every file it is one flat leaf (no repetition, at most one level of
+/// nulls) of a type read bit for bit ([`Layout`]) into values of the same width (a
+/// DECIMAL stored as `INT64` in one file and as `FIXED_LEN_BYTE_ARRAY` in another is
+/// `Decimal64` in both: each file's chunks are decoded by their own layout), and
+/// every data page of every chunk dictionary-encoded (as the chunks' page encoding
+/// statistics say). `None`: it is not.
 pub(crate) fn keyed_layout(dataset: &Dataset, column: usize) -> Option<Layout> {
     let mut layouts = dataset.files().iter().map(|f| {
         let meta = f.metadata.metadata();
         let leaf = single_leaf(meta, column)?;
         let descr = meta.file_metadata().schema_descr().column(leaf);
         let t = f.metadata.schema().field(column).data_type();
-        let layout = value_layout(t, descr.physical_type())?;
+        let layout = value_layout(t, &descr)?;
         let flat = descr.max_rep_level() == 0 && descr.max_def_level() <= 1;
         (flat && dictionary_encoded(meta, leaf)).then_some(layout)
     });
     let first = layouts.next()??;
-    layouts.all(|l| l == Some(first)).then_some(first)
+    layouts
+        .all(|l| l.is_some_and(|l| l.width() == first.width()))
+        .then_some(first)
 }
 
 /// The rows the keyed conjuncts of a row group keep ([`row_group_mask`]).
@@ -138,10 +144,7 @@ pub(crate) fn row_group_mask(
                 for &column in &columns {
                     let (pages, field, layout, nullable) =
                         chunk(meta, group, schema, column, rows, source)?;
-                    let Layout::Fixed(width) = layout else {
-                        return None;
-                    };
-                    arrays.push(chunk_values(pages, field, width, nullable, rows)?);
+                    arrays.push(chunk_values(pages, field, layout, nullable, rows)?);
                     fields.push(Field::new(
                         field.name(),
                         field.data_type().clone(),
@@ -328,18 +331,18 @@ enum Decided {
 }
 
 /// The values of a column chunk of fixed-width values (`pages`, `rows` rows of
-/// `field`, `width` bytes a value, `nullable` with one level of nulls), as the
-/// reader would give them: each key's dictionary value.
+/// `field`, laid out as `layout`, `nullable` with one level of nulls), as the
+/// reader would give them: each key's dictionary value. `None` for byte arrays.
 fn chunk_values(
     pages: impl PageReader,
     field: &Field,
-    width: usize,
+    layout: Layout,
     nullable: bool,
     rows: usize,
 ) -> Option<ArrayRef> {
-    match width {
-        4 => typed_values::<u32>(pages, field, nullable, rows),
-        8 => typed_values::<u64>(pages, field, nullable, rows),
+    match layout.width()? {
+        4 => typed_values::<u32>(pages, field, layout, nullable, rows),
+        8 => typed_values::<u64>(pages, field, layout, nullable, rows),
         _ => None,
     }
 }
@@ -348,6 +351,7 @@ fn chunk_values(
 fn typed_values<T: Copy + Default + FromLe>(
     pages: impl PageReader,
     field: &Field,
+    layout: Layout,
     nullable: bool,
     rows: usize,
 ) -> Option<ArrayRef> {
@@ -360,7 +364,7 @@ fn typed_values<T: Copy + Default + FromLe>(
     let mut scratch = Vec::new();
     let read = walk(pages, nullable, |page| match page {
         PageData::Dictionary(buf, count) => {
-            let bytes = buf.get(..count.checked_mul(T::WIDTH)?)?;
+            let bytes = plain_fixed(buf, count, layout)?;
             dictionary = bytes.chunks_exact(T::WIDTH).map(T::from_le).collect();
             Some(())
         }

@@ -17,6 +17,8 @@
 //!     dictionaries and keys (once per dictionary value for a conjunct on one column,
 //!     on values decoded from the keys for one on several); the rows they keep are
 //!     the reader's selection ([`ScanStats::keyed`] counts the row groups done so);
+//!     a predicate that can fail is decided so whole, when its columns allow, and a
+//!     row group where it fails is read by the reader, which names the row;
 //!     when the conjuncts on one column keep at most one row in eight, those on
 //!     several are evaluated at the kept rows only, their values read where they
 //!     lie ([`ScanStats::narrowed`]);
@@ -41,8 +43,9 @@
 //! file's embedded Arrow schema decides: `LargeUtf8`, `Utf8View`, `LargeBinary`,
 //! `BinaryView` or the plain ones), with no cast per batch: the engine reads each in
 //! place. A DECIMAL of at most 18 digits
-//! stored as `INT32` or `INT64` (as Parquet writers store them) is read as Arrow's
-//! `Decimal32` or `Decimal64`, 4 or 8 bytes a value, which the JIT reads in place
+//! stored as `INT32`, `INT64` or `FIXED_LEN_BYTE_ARRAY` (as Parquet writers store
+//! them) is read as Arrow's `Decimal32` (`INT32`) or `Decimal64`, 4 or 8 bytes a
+//! value, which the JIT reads in place
 //! (the parquet crate's default, `Decimal128`, takes 16). Dictionary columns of engine
 //! types stay dictionaries: a predicate over one is evaluated once per dictionary
 //! value.

@@ -915,6 +915,206 @@ mod tests {
         }
     }
 
+    /// Rows `first..end` of a lineitem of decimals written to `path` in row groups
+    /// of 30,000 rows: `q` -10.00 to 49.00, `d` 0.00 to 0.10 (NULL every 13th row),
+    /// `price` distinct (NULL every 17th row) in big-endian `FIXED_LEN_BYTE_ARRAY(7)`
+    /// (pyarrow's and parquet-mr's way) or, with `int64`, as `INT64`; `small` -2.00 to
+    /// 1.99 in 3 bytes; `k` an INTEGER 0 to 6. Pages of 1,000 rows; dictionaries of
+    /// at most 2 KiB, past which PLAIN pages, as pyarrow falls back to.
+    fn decimals_written(path: &Path, first: i64, end: i64, int64: bool) {
+        use parquet::basic::Encoding;
+        use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType};
+        use parquet::data_type::{Int32Type, Int64Type};
+        use parquet::file::writer::SerializedFileWriter;
+
+        let wide = match int64 {
+            true => "int64",
+            false => "fixed_len_byte_array(7)",
+        };
+        let schema = parquet::schema::parser::parse_message_type(&format!(
+            "message lineitem {{
+                required {wide} q (DECIMAL(15,2));
+                optional {wide} d (DECIMAL(15,2));
+                optional {wide} price (DECIMAL(15,2));
+                required fixed_len_byte_array(3) small (DECIMAL(6,2));
+                required int32 k;
+            }}"
+        ))
+        .unwrap();
+        // The parquet crate writes dictionaries of FIXED_LEN_BYTE_ARRAY with format
+        // 2's pages only (pyarrow with v1's: the pages' layout is the same for every
+        // type).
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_writer_version(parquet::file::properties::WriterVersion::PARQUET_2_0)
+            .set_encoding(Encoding::PLAIN)
+            .set_data_page_row_count_limit(1_000)
+            .set_write_batch_size(250)
+            .set_dictionary_page_size_limit(2_048)
+            .build();
+        let file = File::create(path).unwrap();
+        let mut writer =
+            SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props)).unwrap();
+        // Big-endian two's complement in `n` bytes, as a writer stores a decimal.
+        let be = |v: i64, n: usize| FixedLenByteArray::from(v.to_be_bytes()[8 - n..].to_vec());
+        let rows: Vec<i64> = (first..end).collect();
+        for rows in rows.chunks(30_000) {
+            let q: Vec<i64> = rows.iter().map(|r| (r * 7919 % 60 - 10) * 100).collect();
+            let d: Vec<i64> = rows
+                .iter()
+                .filter(|r| *r % 13 != 0)
+                .map(|r| r % 11)
+                .collect();
+            let d_levels: Vec<i16> = rows.iter().map(|r| i16::from(r % 13 != 0)).collect();
+            let price: Vec<i64> = rows
+                .iter()
+                .filter(|r| *r % 17 != 0)
+                .map(|r| r * 37 - 500_000)
+                .collect();
+            let price_levels: Vec<i16> = rows.iter().map(|r| i16::from(r % 17 != 0)).collect();
+            let small: Vec<_> = rows.iter().map(|r| be(r * 31 % 400 - 200, 3)).collect();
+            let k: Vec<i32> = rows.iter().map(|r| (r % 7) as i32).collect();
+            let mut group = writer.next_row_group().unwrap();
+            for (values, levels) in [
+                (&q, None),
+                (&d, Some(&d_levels[..])),
+                (&price, Some(&price_levels[..])),
+            ] {
+                let mut column = group.next_column().unwrap().unwrap();
+                match int64 {
+                    true => column
+                        .typed::<Int64Type>()
+                        .write_batch(values, levels, None),
+                    false => {
+                        let values: Vec<_> = values.iter().map(|&v| be(v, 7)).collect();
+                        let typed = column.typed::<FixedLenByteArrayType>();
+                        typed.write_batch(&values, levels, None)
+                    }
+                }
+                .unwrap();
+                column.close().unwrap();
+            }
+            let mut column = group.next_column().unwrap().unwrap();
+            let typed = column.typed::<FixedLenByteArrayType>();
+            typed.write_batch(&small, None, None).unwrap();
+            column.close().unwrap();
+            let mut column = group.next_column().unwrap().unwrap();
+            column
+                .typed::<Int32Type>()
+                .write_batch(&k, None, None)
+                .unwrap();
+            column.close().unwrap();
+            group.close().unwrap();
+        }
+        writer.close().unwrap();
+    }
+
+    /// Decimals stored as big-endian `FIXED_LEN_BYTE_ARRAY`, in row groups of many
+    /// pages ([`decimals_written`]): their conjuncts are decided on their
+    /// dictionaries and keys, on one column and on several, and the output columns
+    /// gathered at the rows kept, a column past its dictionary's size limit (PLAIN
+    /// pages) and NULLs included; the same rows and values as the interpreter reading
+    /// them through the reader. So with one file of them and one of the same rows
+    /// stored as `INT64`.
+    #[test]
+    fn big_endian_decimals_are_read_by_their_keys() {
+        use parquet::basic::Encoding;
+
+        let _hooks = HOOKS.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("flba.parquet");
+        decimals_written(&path, 0, 60_000, false);
+        let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
+        let meta = dataset.files()[0].metadata.metadata();
+        // `price` outgrew its dictionary: some of its pages are PLAIN.
+        let price = meta.row_group(0).column(2);
+
+        assert!(price
+            .page_encoding_stats_mask()
+            .unwrap()
+            .is_set(Encoding::PLAIN));
+        assert_eq!(
+            dataset.schema().field(0).data_type(),
+            &DataType::Decimal64(15, 2)
+        );
+        let scanned = |predicate: &str, interpret: bool| {
+            let options = ScanOptions {
+                interpret,
+                batch_size: 4_096,
+                threads: 2,
+                ..ScanOptions::default()
+            };
+            lines_of(&dataset, predicate, options)
+        };
+        // (predicate, row groups read, and of those, row groups whose output columns
+        // are gathered: where the conjuncts decided on keys are all and keep at most
+        // half the rows)
+        for (predicate, read, gathered) in [
+            ("q < 24 AND d BETWEEN 0.05 AND 0.07", 2, 2),
+            ("q < -5 AND small < -1.5", 2, 2),
+            ("q > d AND small >= 0 AND k = 3", 2, 2),
+            ("d IS NULL AND q < 0.00", 2, 2),
+            ("q > -10", 2, 0),
+            // Can raise an error (an overflow), so decided whole on the keys.
+            ("q * d > 0.5", 2, 2),
+            ("k / (k - 7) = 0 AND q < 0", 2, 2),
+            // `price` has PLAIN pages: its conjunct is the reader's, at the rows `q >
+            // 40` kept on the keys; its statistics prune the second row group.
+            ("price < -4000 AND q > 40", 1, 0),
+        ] {
+            let (expected, _) = scanned(predicate, true);
+            assert!(expected.len() > 100, "{predicate}: {}", expected.len());
+            let (keyed, stats) = scanned(predicate, false);
+            assert_eq!(keyed, expected, "{predicate}");
+            let expected_stats = (2 - read, read, gathered);
+            let got = (stats.pruned, stats.keyed, stats.gathered);
+            assert_eq!(got, expected_stats, "{predicate}");
+        }
+        // Errors raised on the keys: the row group is read by the reader, which names
+        // the row, as without pushdown.
+        for predicate in [
+            "k / (k - 3) = 0 AND q < 0",
+            "q / (k - 3) > 0",
+            "k / (k - 6) < 1",
+        ] {
+            let error = |pushdown| {
+                let options = ScanOptions {
+                    pushdown,
+                    threads: 1,
+                    ..ScanOptions::default()
+                };
+                let scan = Scan::new(&dataset, Some(predicate), &[0], options).unwrap();
+                let run = scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |_| Ok(true));
+                run.unwrap_err().to_string()
+            };
+            let message = error(true);
+            assert!(
+                message.contains("division by zero"),
+                "{predicate}: {message}"
+            );
+            assert_eq!(message, error(false), "{predicate}");
+        }
+        // The first 30,000 rows in big-endian, the others as INT64: every row group
+        // keyed, each file's pages decoded by their own layout.
+        let (flba, int64) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
+        decimals_written(&flba, 0, 30_000, false);
+        decimals_written(&int64, 30_000, 60_000, true);
+        let mixed = Dataset::open(&[flba, int64]).unwrap();
+        for predicate in [
+            "q < 24 AND d BETWEEN 0.05 AND 0.07",
+            "q > d AND small >= 0 AND k = 3",
+        ] {
+            let options = |interpret| ScanOptions {
+                interpret,
+                threads: 2,
+                ..ScanOptions::default()
+            };
+            let (expected, _) = lines_of(&dataset, predicate, options(true));
+            let (read, stats) = lines_of(&mixed, predicate, options(false));
+            assert_eq!(read, expected, "{predicate}");
+            assert_eq!((stats.keyed, stats.gathered), (2, 2), "{predicate}");
+        }
+    }
+
     /// A group of conjuncts on several columns after selective ones on one column is
     /// evaluated at the rows those kept only (`narrowed`): across pages, past pages
     /// with no kept row, with NULLs in its columns; the same rows as the interpreter.

@@ -1,14 +1,17 @@
 //! The pages of a flat column chunk, decoded without the parquet crate's reader: the
 //! chunk's pages read whole ([`chunk`]), what each holds ([`page_data`]: a PLAIN
 //! dictionary, keys, or PLAIN values), and PLAIN values made arrays of the column's
-//! type ([`dictionary_array`], [`fixed_array`], [`byte_array`]). Keys and definition
-//! levels are RLE/bit-packed ([`hybrid`]).
+//! type ([`dictionary_array`], [`fixed_array`], [`byte_array`]; fixed-width values
+//! through [`plain_fixed`], which widens the big-endian decimals of
+//! `FIXED_LEN_BYTE_ARRAY` columns). Keys and definition levels are RLE/bit-packed
+//! ([`hybrid`]).
 //!
 //! Used by the keyed conjuncts ([`keys`](super::keys)) and by the columns read at
 //! chosen rows ([`gather`](super::gather)); it knows neither.
 
 mod hybrid;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow::array::{make_array, ArrayData, ArrayRef, BinaryArray, StringArray};
@@ -19,6 +22,7 @@ use parquet::basic::{Encoding, Type as Physical};
 use parquet::column::page::Page;
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use parquet::file::serialized_reader::SerializedPageReader;
+use parquet::schema::types::ColumnDescriptor;
 
 use super::single_leaf;
 use super::source::FileBytes;
@@ -30,14 +34,72 @@ pub(super) use hybrid::{defined_rows, padded, Bits, Hybrid, Run, FAST_WIDTH};
 pub(crate) enum Layout {
     /// Fixed-width values of this many bytes, read bit for bit as the Arrow type.
     Fixed(usize),
+    /// A DECIMAL stored as `FIXED_LEN_BYTE_ARRAY` of this many bytes (1 to 8, what
+    /// pyarrow and parquet-mr write for up to 18 digits): big-endian two's complement,
+    /// read as `Decimal64` (8 bytes, little-endian), as the reader widens them.
+    BigEndian(usize),
     /// Byte arrays (a length in 4 bytes, then the bytes), read as text or a BLOB.
     Bytes,
 }
 
-/// How values of Arrow type `t` the reader produces from Parquet physical type
-/// `physical` are read here; `None` for the pairs the reader converts.
-pub(super) fn value_layout(t: &DataType, physical: Physical) -> Option<Layout> {
-    match (t, physical) {
+impl Layout {
+    /// The bytes of a value in the arrays made here (`None`: byte arrays).
+    pub(crate) fn width(self) -> Option<usize> {
+        match self {
+            Layout::Fixed(width) => Some(width),
+            Layout::BigEndian(_) => Some(8),
+            Layout::Bytes => None,
+        }
+    }
+
+    /// The bytes of a PLAIN value in the file's pages (`None`: byte arrays, each
+    /// after its length).
+    pub(crate) fn stored_width(self) -> Option<usize> {
+        match self {
+            Layout::Fixed(width) | Layout::BigEndian(width) => Some(width),
+            Layout::Bytes => None,
+        }
+    }
+}
+
+/// The first `count` PLAIN values of a fixed-width `layout` in `buf` as the values of
+/// an array of it ([`Layout::width`] bytes each): the bytes themselves, or the
+/// big-endian decimals sign-extended to 8 bytes, little-endian. `None`: `buf` holds
+/// fewer, or `layout` is byte arrays.
+pub(super) fn plain_fixed(buf: &[u8], count: usize, layout: Layout) -> Option<Cow<'_, [u8]>> {
+    let stored = layout.stored_width()?;
+    let bytes = buf.get(..count.checked_mul(stored)?)?;
+    match layout {
+        Layout::BigEndian(_) => Some(Cow::Owned(
+            bytes
+                .chunks_exact(stored)
+                .flat_map(|value| widened(value).to_le_bytes())
+                .collect(),
+        )),
+        _ => Some(Cow::Borrowed(bytes)),
+    }
+}
+
+/// A big-endian two's complement integer of 1 to 8 bytes, sign-extended.
+pub(super) fn widened(value: &[u8]) -> i64 {
+    let fill = match value.first() {
+        Some(&b) if b & 0x80 != 0 => 0xff,
+        _ => 0,
+    };
+    let mut bytes = [fill; 8];
+    bytes[8 - value.len()..].copy_from_slice(value);
+    i64::from_be_bytes(bytes)
+}
+
+/// How values of Arrow type `t` the reader produces from Parquet column `descr`
+/// are read here; `None` for the pairs the reader converts otherwise.
+pub(super) fn value_layout(t: &DataType, descr: &ColumnDescriptor) -> Option<Layout> {
+    if let (DataType::Decimal64(..), Physical::FIXED_LEN_BYTE_ARRAY, 1..=8) =
+        (t, descr.physical_type(), descr.type_length())
+    {
+        return Some(Layout::BigEndian(descr.type_length() as usize));
+    }
+    match (t, descr.physical_type()) {
         (DataType::Int32 | DataType::Date32 | DataType::Decimal32(..), Physical::INT32) => {
             Some(Layout::Fixed(4))
         }
@@ -73,7 +135,7 @@ pub(super) fn chunk<'s>(
     let pages = SerializedPageReader::new(source.clone(), chunk, rows, None).ok()?;
     let descr = chunk.column_descr();
     let field = schema.fields().get(column)?;
-    let layout = value_layout(field.data_type(), descr.physical_type())?;
+    let layout = value_layout(field.data_type(), descr)?;
     let nullable = match (descr.max_rep_level(), descr.max_def_level()) {
         (0, 0) => false,
         (0, 1) => true,
@@ -181,20 +243,20 @@ pub(super) fn dictionary_array(
     layout: Layout,
     nullable: bool,
 ) -> Option<ArrayRef> {
-    // Each value takes at least 4 bytes (a fixed width, or a byte array's length): a
+    // Each value takes at least its fixed width, or a byte array's 4-byte length: a
     // count the page cannot hold is refused before anything is allocated for it.
-    if count > buf.len() / 4 {
+    if count > buf.len() / layout.stored_width().unwrap_or(4) {
         return None;
     }
     let len = count + usize::from(nullable);
     let valid = nullable.then(|| NullBuffer::new(BooleanBuffer::collect_bool(len, |i| i < count)));
-    match layout {
-        Layout::Fixed(width) => {
-            let mut values = buf.get(..count.checked_mul(width)?)?.to_vec();
+    match layout.width() {
+        Some(width) => {
+            let mut values = plain_fixed(buf, count, layout)?.into_owned();
             values.resize(len * width, 0);
             fixed_array(field, len, Buffer::from_vec(values), valid)
         }
-        Layout::Bytes => {
+        None => {
             let mut offsets = Vec::with_capacity(count + 2);
             let mut bytes = Vec::with_capacity(buf.len());
             let mut at = 0;
@@ -251,6 +313,32 @@ pub(super) fn byte_array_at(data: &[u8], at: usize) -> Option<(usize, usize)> {
 mod tests {
     use super::*;
 
+    /// Big-endian decimals of 1 to 8 bytes are sign-extended to 8 bytes, little-
+    /// endian; a page shorter than its values is refused.
+    #[test]
+    fn big_endian_decimals_are_widened() {
+        for width in 1..=8usize {
+            let big = i64::MAX >> (64 - width * 8);
+            let values = [0, 1, -1, 42, -42, big, -big - 1];
+            let stored: Vec<u8> = values
+                .iter()
+                .flat_map(|v| v.to_be_bytes()[8 - width..].to_vec())
+                .collect();
+            let layout = Layout::BigEndian(width);
+            let read = plain_fixed(&stored, values.len(), layout).unwrap();
+            let read: Vec<i64> = read
+                .chunks_exact(8)
+                .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+                .collect();
+            assert_eq!(read, values, "{width} bytes");
+            assert!(plain_fixed(&stored, values.len() + 1, layout).is_none());
+        }
+        // Other fixed widths are the page's bytes themselves.
+        let page = [1, 2, 3, 4, 5, 6, 7, 8];
+        let read = plain_fixed(&page, 2, Layout::Fixed(4)).unwrap();
+        assert!(matches!(read, Cow::Borrowed(b) if b == page));
+    }
+
     /// A dictionary page claiming more values than its bytes can hold is refused
     /// before anything is allocated for them.
     #[test]
@@ -260,6 +348,9 @@ mod tests {
         let number = Field::new("n", DataType::Int32, true);
         assert!(dictionary_array(&page, 1 << 40, &text, Layout::Bytes, true).is_none());
         assert!(dictionary_array(&page, 1 << 40, &number, Layout::Fixed(4), true).is_none());
+        let decimal = Field::new("d", DataType::Decimal64(15, 2), true);
+        let forged = dictionary_array(&page, 1 << 40, &decimal, Layout::BigEndian(1), true);
+        assert!(forged.is_none());
         let one = dictionary_array(&page, 1, &text, Layout::Bytes, true).unwrap();
         assert_eq!((one.len(), one.null_count()), (2, 1));
     }
