@@ -29,6 +29,8 @@ if [[ $# -eq 0 ]]; then
         "l_partkey % 1000 = 17" \
         "length(l_comment) > 40" \
         "length(l_comment) > 40 AND l_orderkey % 7 = 0" \
+        "starts_with(l_comment, 'ca')" \
+        "contains(l_comment, 'special')" \
         "l_comment ILIKE '%special%'" \
         "l_shipdate + INTERVAL '1 month' > l_receiptdate"
 fi

@@ -226,6 +226,8 @@ pub(crate) enum Pattern {
     IEqualAscii(Vec<u8>),
     IPrefixAscii(Vec<u8>),
     ISuffixAscii(Vec<u8>),
+    /// Contains the (lower-cased) needle, ASCII letters in either case.
+    IContainsAscii(Vec<u8>),
     Regex(Box<Regex>),
 }
 
@@ -313,6 +315,15 @@ pub(crate) fn ilike_pattern(p: &str) -> Result<Result<ILikeAscii, Regex>, String
             Some(Pattern::IPrefixAscii(p.as_bytes()[..n - 1].to_vec()))
         } else if p.starts_with('%') && !has_wildcards(&p[1..]) {
             Some(Pattern::ISuffixAscii(p.as_bytes()[1..].to_vec()))
+        } else if n >= 2
+            && p.starts_with('%')
+            && p.ends_with('%')
+            && !p.ends_with("\\%")
+            && !has_wildcards(&p[1..n - 1])
+        {
+            Some(Pattern::IContainsAscii(
+                p.as_bytes()[1..n - 1].to_ascii_lowercase(),
+            ))
         } else {
             None
         };
@@ -336,6 +347,21 @@ fn ends_with(v: &[u8], suffix: &[u8]) -> bool {
     v.len() >= suffix.len() && starts_with(&v[v.len() - suffix.len()..], suffix)
 }
 
+/// Whether `v` contains `needle` (lower case), ASCII letters in either case: the
+/// places that hold the needle's first byte in either case (found by `memchr2`,
+/// many bytes at a time), each compared with the needle.
+fn contains_ignore_ascii_case(v: &[u8], needle: &[u8]) -> bool {
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    if v.len() < needle.len() {
+        return false;
+    }
+    let last_start = v.len() - needle.len();
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), &v[..=last_start])
+        .any(|i| v[i..i + needle.len()].eq_ignore_ascii_case(needle))
+}
+
 fn matches(p: &Pattern, v: &[u8]) -> bool {
     match p {
         Pattern::Equal(s) => v == s.as_slice(),
@@ -347,6 +373,7 @@ fn matches(p: &Pattern, v: &[u8]) -> bool {
         Pattern::ISuffixAscii(s) => {
             v.len() >= s.len() && v[v.len() - s.len()..].eq_ignore_ascii_case(s)
         }
+        Pattern::IContainsAscii(s) => contains_ignore_ascii_case(v, s),
         Pattern::Regex(r) => r.is_match(v),
     }
 }
@@ -806,6 +833,27 @@ mod tests {
 
     /// Helpers read and answer only the rows their `rows` mask asks for: the bits of
     /// the others are clear, `<>` (a negated `=`) included.
+    #[test]
+    fn ilike_contains_ignores_ascii_case() {
+        let Ok(Ok(ILikeAscii { fast, regex })) = ilike_pattern("%SpeC%") else {
+            panic!("'%SpeC%' has an ASCII shortcut");
+        };
+        for (v, expected) in [
+            ("special requests", true),
+            ("unusual SPECIAL", true),
+            ("spe", false),
+            ("", false),
+            ("xsPecx", true),
+            ("s p e c", false),
+        ] {
+            assert_eq!(matches(&fast, v.as_bytes()), expected, "{v:?}");
+            assert_eq!(regex.is_match(v.as_bytes()), expected, "{v:?} by the regex");
+        }
+        assert!(contains_ignore_ascii_case(b"anything", b""));
+        assert!(!contains_ignore_ascii_case(b"ab", b"abc"));
+        assert!(contains_ignore_ascii_case(b"xxABC", b"abc"));
+    }
+
     #[test]
     fn char_count_counts_code_points() {
         for s in [

@@ -1300,3 +1300,23 @@ fn prefix_suffix_and_substring_tests_of_literals() {
     check("ends_with(s, '\\now')", &rows, &[f, f, f, f, None, f, t, f]);
     check("starts_with(s, t)", &rows, &[t, t, t, t, None, t, t, t]);
 }
+
+/// `ILIKE '%x%'` of an ASCII literal: ASCII rows are searched for the literal in
+/// either case (the first byte found many at a time), other rows by the Unicode
+/// regex (`ſ` folds to `s`): both back ends alike.
+#[test]
+fn ilike_contains_of_an_ascii_literal() {
+    let rows = s_rows(&[
+        Some("special requests"),
+        Some("Unusual SPECIAL"),
+        Some("spe"),
+        Some(""),
+        None,
+        Some("ſpecial, with a long s"),
+        Some("spécial"),
+    ]);
+    let (t, f) = (Some("true"), Some("false"));
+    check("s ILIKE '%special%'", &rows, &[t, t, f, f, None, t, f]);
+    check("s NOT ILIKE '%Spe%'", &rows, &[f, f, f, t, None, f, t]);
+    check("s ILIKE '%%'", &rows, &[t, t, t, t, None, t, t]);
+}
