@@ -161,7 +161,11 @@ impl TypedExpr {
     pub fn can_error(&self) -> bool {
         let here = match &self.kind {
             TypedKind::Call { sig, args } => {
-                sig.can_error && sig.fails_with.is_none_or(|fails| fails(args))
+                sig.can_error
+                    && sig.fails_with.is_none_or(|fails| {
+                        let literals: Vec<_> = args.iter().map(TypedExpr::as_literal).collect();
+                        fails(&literals)
+                    })
             }
             TypedKind::Cast(x) => !crate::types::cast_never_fails(&x.data_type, &self.data_type),
             // The shared value it stands for may fail, and this use may be the one

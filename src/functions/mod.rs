@@ -250,11 +250,12 @@ pub struct Signature {
     pub specialization: Specialization,
     /// How it reads a TIMESTAMP WITH TIME ZONE (its function's, [`Function::reads`]).
     pub zone_reading: ZoneReading,
-    /// For a signature that can fail: whether a call with these arguments can,
-    /// where that depends on them (`date_diff('day', d1, d2)` of DATEs cannot);
-    /// `None`: every call can. A call that cannot fail may be decided on a Parquet
-    /// column's dictionary values.
-    pub fails_with: Option<fn(&[crate::typed::TypedExpr]) -> bool>,
+    /// For a signature that can fail: whether a call with arguments of these
+    /// literal values (`None` for an argument that is not a literal) can, where that
+    /// depends on them (`date_diff('day', d1, d2)` of DATEs cannot); `None`: every
+    /// call can. A call that cannot fail may be decided on a Parquet column's
+    /// dictionary values.
+    pub fails_with: Option<fn(&[Option<&crate::scalar::ScalarValue>]) -> bool>,
 }
 
 impl std::fmt::Debug for Signature {
@@ -502,7 +503,10 @@ impl Function {
 
     /// Declares which calls of the signature added last can fail
     /// ([`Signature::fails_with`]).
-    pub fn fails_with(&mut self, test: fn(&[crate::typed::TypedExpr]) -> bool) -> &mut Function {
+    pub fn fails_with(
+        &mut self,
+        test: fn(&[Option<&crate::scalar::ScalarValue>]) -> bool,
+    ) -> &mut Function {
         if let Some(last) = self.signatures.last_mut() {
             last.fails_with = Some(test);
         }

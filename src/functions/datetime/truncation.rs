@@ -202,9 +202,9 @@ pub(super) fn register(r: &mut Registry) {
             Lowering::Inline(Inline::Difference),
         );
         if k == Kind::Date {
-            f.fails_with(|args| {
-                let unit = match args.first().and_then(|u| u.as_literal()) {
-                    Some(ScalarValue::Utf8(u)) => Field::named(u),
+            f.fails_with(|literals| {
+                let unit = match literals.first() {
+                    Some(Some(ScalarValue::Utf8(u))) => Field::named(u),
                     _ => None,
                 };
                 !unit.is_some_and(counts_dates)
