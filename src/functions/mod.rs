@@ -221,6 +221,10 @@ pub enum ZoneReading {
     WallClockAndBack,
 }
 
+/// Whether a call whose arguments have these literal values (`None`: not a literal)
+/// can fail ([`Signature::fails_with`]).
+pub type FailsWith = fn(&[Option<&crate::scalar::ScalarValue>]) -> bool;
+
 /// One signature of a function.
 #[derive(Clone)]
 pub struct Signature {
@@ -255,7 +259,7 @@ pub struct Signature {
     /// depends on them (`date_diff('day', d1, d2)` of DATEs cannot); `None`: every
     /// call can. A call that cannot fail may be decided on a Parquet column's
     /// dictionary values.
-    pub fails_with: Option<fn(&[Option<&crate::scalar::ScalarValue>]) -> bool>,
+    pub fails_with: Option<FailsWith>,
 }
 
 impl std::fmt::Debug for Signature {
@@ -503,10 +507,7 @@ impl Function {
 
     /// Declares which calls of the signature added last can fail
     /// ([`Signature::fails_with`]).
-    pub fn fails_with(
-        &mut self,
-        test: fn(&[Option<&crate::scalar::ScalarValue>]) -> bool,
-    ) -> &mut Function {
+    pub fn fails_with(&mut self, test: FailsWith) -> &mut Function {
         if let Some(last) = self.signatures.last_mut() {
             last.fails_with = Some(test);
         }
