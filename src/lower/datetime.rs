@@ -571,13 +571,8 @@ impl Lowerer {
         let y = self.op(Add, y, b);
         let y = self.op(Sub, y, c);
         let year_of_era = self.opk(Div, y, 365);
-        // doe - (365 * yoe + yoe/4 - yoe/100)
-        let d = self.opk(Mul, year_of_era, 365);
-        let e = self.opk(Div, year_of_era, 4);
-        let f = self.opk(Div, year_of_era, 100);
-        let d = self.op(Add, d, e);
-        let d = self.op(Sub, d, f);
-        let day_of_march_year = self.op(Sub, day_of_era, d);
+        let before = self.days_before(year_of_era);
+        let day_of_march_year = self.op(Sub, day_of_era, before);
         // (5 * doy + 2) / 153
         let m = self.opk(Mul, day_of_march_year, 5);
         let m = self.opk(Add, m, 2);
@@ -692,11 +687,7 @@ impl Lowerer {
         let first = self.opk(Mul, mp, 153);
         let first = self.opk(Add, first, 2);
         let first = self.opk(Div, first, 5);
-        let d = self.opk(Mul, year_of_era, 365);
-        let e = self.opk(Div, year_of_era, 4);
-        let f = self.opk(Div, year_of_era, 100);
-        let doe = self.op(Add, d, e);
-        let doe = self.op(Sub, doe, f);
+        let doe = self.days_before(year_of_era);
         let doe = self.op(Add, doe, first);
         // era * 146097 + doe - 719468, in 64 bits.
         let era = self.add(Node::Cast(era, PType::I64));
@@ -706,6 +697,16 @@ impl Lowerer {
         let days = self.op(Add, days, doe);
         let epoch = self.int(PType::I64, 719_468);
         self.op(Sub, days, epoch)
+    }
+
+    /// The days of an era before the March-based year `year_of_era` (0 to 399)
+    /// starts: `365 * yoe + yoe / 4 - yoe / 100`.
+    fn days_before(&mut self, year_of_era: NodeId) -> NodeId {
+        let days = self.opk(ArithOp::Mul, year_of_era, 365);
+        let leap_days = self.opk(ArithOp::Div, year_of_era, 4);
+        let centuries = self.opk(ArithOp::Div, year_of_era, 100);
+        let days = self.op(ArithOp::Add, days, leap_days);
+        self.op(ArithOp::Sub, days, centuries)
     }
 
     /// `a op b`.

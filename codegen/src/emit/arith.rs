@@ -154,31 +154,24 @@ impl<'ctx> Emitter<'_, 'ctx> {
         };
         let vt = n.get_type();
         let bits = vt.get_element_type().into_int_type().get_bit_width();
-        let wide = if bits == 32 {
-            self.i64t
+        let (lane, wide_lane) = if bits == 32 {
+            (PType::I32, PType::I64)
         } else {
-            self.ctx.i128_type()
-        }
-        .vec_type(LANES);
+            (PType::I64, PType::I128)
+        };
+        let wide = self.vec_ty(wide_lane);
+        // The high half of the product, and the sign bit of a lane.
+        let width = self.int_vec_const(wide_lane, i128::from(bits))?;
+        let sign = self.int_vec_const(lane, i128::from(bits - 1))?;
         let b = &self.b;
         let product = b.build_int_mul(
             b.build_int_s_extend(n, wide, "")?,
             b.build_int_s_extend(*multiplier, wide, "")?,
             "",
         )?;
-        let width = wide
-            .get_element_type()
-            .into_int_type()
-            .const_int(u64::from(bits), false);
-        let width = VectorType::const_vector(&vec![width; LANES as usize]);
         let high = b.build_int_truncate(b.build_right_shift(product, width, true, "")?, vt, "")?;
         let q = b.build_int_add(high, b.build_and(n, *add, "")?, "")?;
         let q = b.build_right_shift(q, *shift, true, "")?;
-        let sign = vt
-            .get_element_type()
-            .into_int_type()
-            .const_int(u64::from(bits - 1), false);
-        let sign = VectorType::const_vector(&vec![sign; LANES as usize]);
         let q = b.build_int_add(
             q,
             b.build_right_shift(q, sign, false, "")?,
