@@ -23,6 +23,7 @@ use arrow_schema::DataType;
 use broadhead_codegen::{ArithOp, CmpOp, Find};
 
 pub(crate) mod cast;
+mod catalog;
 mod conditional;
 pub(crate) mod datetime;
 mod hash;
@@ -33,6 +34,7 @@ pub(crate) mod row;
 pub(crate) mod string;
 mod system;
 
+pub use catalog::{catalog, catalog_schema, Pattern};
 pub use datetime::Field;
 pub use reference::{by_domain, domain_title, reference_markdown, sql_form};
 pub use row::{RowImpl, ENV_BATCH_STRING_BYTES, MAX_BATCH_STRING_BYTES};
