@@ -494,7 +494,7 @@ const LAYOUT_IDS: [(&str, &str); 4] = [
 /// `scripts/bench-kernel-cache.py`, `integrations/datafusion/examples/tpch.rs`,
 /// `scripts/bench-predicates.sh`, `scripts/bench-e2e.sh`), written by hand or by those
 /// programs: a full rewrite keeps them as they are, in this order.
-const HAND_WRITTEN_SECTIONS: [(&str, &str); 7] = [
+const HAND_WRITTEN_SECTIONS: [(&str, &str); 9] = [
     (
         "<!-- dictionary columns: begin -->",
         "<!-- dictionary columns: end -->",
@@ -510,7 +510,9 @@ const HAND_WRITTEN_SECTIONS: [(&str, &str); 7] = [
         "<!-- native functions: begin -->",
         "<!-- native functions: end -->",
     ),
+    ("<!-- writers: begin -->", "<!-- writers: end -->"),
     ("<!-- end to end: begin -->", "<!-- end to end: end -->"),
+    ("<!-- python: begin -->", "<!-- python: end -->"),
 ];
 
 /// The text from `begin` to `end` (both included) in `md`, if it has both.

@@ -18,6 +18,12 @@ source scripts/static-llvm.sh
 out=${1:-$target_dir/wheels}
 mkdir -p "$out"
 
+# maturin bundles the extension's shared libraries beyond the manylinux set
+# (libffi, libtinfo, which LLVM needs) with patchelf, which rewrites the library
+# cargo linked in place: a later run with nothing to rebuild would find it already
+# rewritten and fail. Removing it makes cargo link it again (seconds).
+rm -f "$target_dir"/dist/deps/lib_native.so "$target_dir"/dist/lib_native.so "$target_dir"/maturin/lib_native.so
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! maturin build --profile dist --manifest-path python/Cargo.toml --out "$out" \

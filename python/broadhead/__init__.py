@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Iterator, List, Optional, Sequence, Union
+from typing import Any, Iterator, List, NamedTuple, Optional, Sequence, Union
 
 import pyarrow as pa
 
@@ -114,20 +114,39 @@ class _Columns:
         return used
 
 
-def _arrow_input(data: Any, columns: _Columns):
-    """`data` (any kind) reduced to the columns an expression reads, as the native
-    module reads it, with its kind and Arrow schema."""
+class _Input(NamedTuple):
+    """Data as the native module reads it: the caller's object (`data`, pyarrow in
+    place of other PyCapsule objects), the columns an expression reads (`sub`), its
+    kind and the Arrow schema of `sub`."""
+
+    data: Any
+    sub: Any
+    kind: str
+    schema: pa.Schema
+
+
+def _arrow_input(data: Any, columns: _Columns) -> _Input:
+    """`data` (any kind; an `_Input` is passed through) reduced to the columns an
+    expression reads."""
+    if isinstance(data, _Input):
+        return data
     data, kind = _inputs.normalize(data)
     if kind == PYARROW_READER:
-        return data, kind, data.schema
+        return _Input(data, data, kind, data.schema)
     names = _inputs.column_names(data, kind)
     used = columns.of(names)
     sub = _inputs.select_columns(data, kind, used)
-    if kind == POLARS:
-        schema = _inputs.arrow_schema(sub, kind)
-    else:
-        schema = sub.schema
-    return sub, kind, schema
+    schema = _inputs.arrow_schema(sub, kind) if kind == POLARS else sub.schema
+    return _Input(data, sub, kind, schema)
+
+
+def _is_schema(obj: Any) -> bool:
+    """Whether `obj` is a schema rather than data."""
+    return isinstance(obj, pa.Schema) or (
+        hasattr(obj, "__arrow_c_schema__")
+        and not hasattr(obj, "__arrow_c_stream__")
+        and not hasattr(obj, "__arrow_c_array__")
+    )
 
 
 class Filter:
@@ -150,16 +169,12 @@ class Filter:
             raise TypeError(f"the predicate must be a str, not {type(where).__name__}")
         self._sql = where
         self._columns = _Columns(where=where)
-        if isinstance(schema, pa.Schema) or (
-            hasattr(schema, "__arrow_c_schema__")
-            and not hasattr(schema, "__arrow_c_stream__")
-            and not hasattr(schema, "__arrow_c_array__")
-        ):
+        if _is_schema(schema):
             full = pa.schema(schema)
             used = self._columns.of(full.names)
             sub = full if used is None else pa.schema([full.field(n) for n in used])
         else:
-            _, _, sub = _arrow_input(schema, self._columns)
+            sub = _arrow_input(schema, self._columns).schema
         self._compiled = _Compiled(lambda s: _native.Filter(s, where))
         self._first = self._compiled.get(sub)
 
@@ -180,8 +195,8 @@ class Filter:
         return self._first.is_jit
 
     def _native_for(self, data: Any):
-        sub, kind, schema = _arrow_input(data, self._columns)
-        return self._compiled.get(schema), sub, kind
+        given = _arrow_input(data, self._columns)
+        return self._compiled.get(given.schema), given.sub, given.kind
 
     def evaluate(self, data: Any) -> pa.UInt64Array:
         """The positions of the rows of ``data`` where the predicate is TRUE, counted
@@ -205,13 +220,16 @@ class Filter:
         """The rows of ``data`` where the predicate is TRUE, every column kept, as the
         same kind of object: a pandas frame (with its index), a polars frame, a
         pyarrow Table, RecordBatch or RecordBatchReader (filtered as it is read)."""
-        data, kind = _inputs.normalize(data)
+        given = _arrow_input(data, self._columns)
+        data, kind = given.data, given.kind
+        native = self._compiled.get(given.schema)
         if kind == PYARROW_READER:
-            native = self._compiled.get(data.schema)
             return pa.RecordBatchReader.from_stream(native.filter_stream(data))
-        mask = self.mask(data)
         if kind == PANDAS:
-            return data[mask.to_numpy(zero_copy_only=False)]
+            # pandas takes the rows itself, so every dtype and the index stay; it
+            # takes positions faster than it turns a mask into them.
+            return data.take(pa.array(native.positions(given.sub)).to_numpy())
+        mask = pa.array(native.mask(given.sub))
         if kind == POLARS:
             import polars as pl
 
@@ -242,11 +260,12 @@ class Select:
             raise TypeError("the expressions must be str")
         self._where = where
         self._columns = _Columns(self._exprs, where)
-        if isinstance(schema, pa.Schema):
-            used = self._columns.of(schema.names)
-            sub = schema if used is None else pa.schema([schema.field(n) for n in used])
+        if _is_schema(schema):
+            full = pa.schema(schema)
+            used = self._columns.of(full.names)
+            sub = full if used is None else pa.schema([full.field(n) for n in used])
         else:
-            _, _, sub = _arrow_input(schema, self._columns)
+            sub = _arrow_input(schema, self._columns).schema
         self._compiled = _Compiled(lambda s: _native.Select(s, self._exprs, where))
         self._first = self._compiled.get(sub)
         self._filter = Filter(sub, where) if where is not None else None
@@ -260,16 +279,14 @@ class Select:
         """The expressions over ``data``, as its kind: a pandas frame (indexed by the
         rows' index), a polars frame, a pyarrow RecordBatch for a batch, else a
         pyarrow Table."""
-        data, _ = _inputs.normalize(data)
-        sub, kind, schema = _arrow_input(data, self._columns)
-        native = self._compiled.get(schema)
-        out = native.project(sub)
+        given = _arrow_input(data, self._columns)
+        out = self._compiled.get(given.schema).project(given.sub)
         index = None
-        if kind == PANDAS:
-            index = data.index
+        if given.kind == PANDAS:
+            index = given.data.index
             if self._filter is not None:
-                index = index.take(self._filter.evaluate(sub).to_numpy())
-        return _inputs.back(out, data, kind, index)
+                index = index.take(self._filter.evaluate(given.sub).to_numpy())
+        return _inputs.back(out, given.data, given.kind, index)
 
     def __repr__(self) -> str:
         where = f", where={self._where!r}" if self._where is not None else ""
@@ -284,8 +301,8 @@ def filter(data: Any, where: str) -> Any:
     >>> bh.filter(pa.table({"n": [1, 5, 9]}), "n % 2 = 1 AND n > 1")["n"].to_pylist()
     [5, 9]
     """
-    data, _ = _inputs.normalize(data)
-    return Filter(_schema_source(data), where).filter(data)
+    given = _arrow_input(data, _Columns(where=where))
+    return Filter(given.schema, where).filter(given)
 
 
 def select(data: Any, exprs: Union[str, Sequence[str]], where: Optional[str] = None) -> Any:
@@ -300,15 +317,9 @@ def select(data: Any, exprs: Union[str, Sequence[str]], where: Optional[str] = N
     data, kind = _inputs.normalize(data)
     if kind == PYARROW_READER:
         data = data.read_all()
-    return Select(_schema_source(data), exprs, where)(data)
-
-
-def _schema_source(data: Any) -> Any:
-    """What a one-shot call compiles for: the data itself (its schema), except a
-    reader, which only has one pass: its schema."""
-    if isinstance(data, pa.RecordBatchReader):
-        return data.schema
-    return data
+    items = [exprs] if isinstance(exprs, str) else list(exprs)
+    given = _arrow_input(data, _Columns(items, where))
+    return Select(given.schema, items, where)(given)
 
 
 def explain(schema: Any, sql: str) -> str:

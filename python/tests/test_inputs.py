@@ -212,3 +212,26 @@ def test_large_and_view_strings_and_dictionaries():
         assert bh.Filter(t, "s LIKE '%a'").evaluate(t).to_pylist() == [0, 1, 3], typ
     d = pa.table({"s": pa.array(values).dictionary_encode()})
     assert bh.Filter(d, "s = 'beta'").evaluate(d).to_pylist() == [1]
+
+
+def test_pandas_nat_is_missing_and_datetime_units():
+    for unit in ("s", "ms", "us", "ns"):
+        df = pd.DataFrame({"t": pd.to_datetime(["2024-01-01", None, "2025-06-01"]).astype(f"datetime64[{unit}]")})
+        assert list(bh.filter(df, "t >= TIMESTAMP '2024-06-01 00:00:00'").index) == [2], unit
+        assert list(bh.filter(df, "t IS NULL").index) == [1], unit
+    # Without NaT the column is taken as it is: the same answers.
+    df = pd.DataFrame({"t": pd.to_datetime(["2024-01-01", "2025-06-01"])})
+    assert list(bh.filter(df, "year(t) = 2025").index) == [1]
+
+
+def test_pandas_duplicate_column_names():
+    df = pd.DataFrame([[1, 2, 3], [4, 5, 6]], columns=["a", "a", "b"])
+    assert list(bh.filter(df, "b > 3").index) == [1]
+    with pytest.raises(bh.BindError, match="ambiguous"):
+        bh.filter(df, "a > 3")
+
+
+def test_pandas_integer_and_boolean_numpy_columns():
+    df = pd.DataFrame({"i": np.array([1, 2, 3], dtype=np.int32), "u": np.array([9, 8, 7], dtype=np.uint8), "b": [True, False, True]})
+    assert list(bh.filter(df, "i + u = 10 AND b").index) == [0, 2]
+    assert bh.filter(df.iloc[0:0], "b").empty
