@@ -229,6 +229,10 @@ class Filter:
             # pandas takes the rows itself, so every dtype and the index stay; it
             # takes positions faster than it turns a mask into them.
             return data.take(pa.array(native.positions(given.sub)).to_numpy())
+        if isinstance(data, pa.RecordBatch):
+            # One batch: the predicate and the taking in one native call (the
+            # per-call cost on small batches is mostly crossings).
+            return pa.record_batch(native.filter_batch(given.sub, data))
         mask = pa.array(native.mask(given.sub))
         if kind == POLARS:
             import polars as pl
@@ -301,8 +305,12 @@ def filter(data: Any, where: str) -> Any:
     >>> bh.filter(pa.table({"n": [1, 5, 9]}), "n % 2 = 1 AND n > 1")["n"].to_pylist()
     [5, 9]
     """
-    given = _arrow_input(data, _Columns(where=where))
-    return Filter(given.schema, where).filter(given)
+    f = _recent.get(("filter", where))
+    if f is None:
+        given = _arrow_input(data, _Columns(where=where))
+        f = _recent.put(("filter", where), Filter(given.schema, where))
+        return f.filter(given)
+    return f.filter(data)
 
 
 def select(data: Any, exprs: Union[str, Sequence[str]], where: Optional[str] = None) -> Any:
@@ -318,8 +326,44 @@ def select(data: Any, exprs: Union[str, Sequence[str]], where: Optional[str] = N
     if kind == PYARROW_READER:
         data = data.read_all()
     items = [exprs] if isinstance(exprs, str) else list(exprs)
-    given = _arrow_input(data, _Columns(items, where))
-    return Select(given.schema, items, where)(given)
+    key = ("select", tuple(items), where)
+    sel = _recent.get(key)
+    if sel is None:
+        given = _arrow_input(data, _Columns(items, where))
+        sel = _recent.put(key, Select(given.schema, items, where))
+        return sel(given)
+    return sel(data)
+
+
+class _Recent:
+    """The filters and selects that `filter` and `select` built last, by their SQL:
+    calling them in a loop parses and binds once (each object keeps a kernel per
+    schema it meets, and the kernel cache keeps the machine code)."""
+
+    CAPACITY = 64
+
+    def __init__(self) -> None:
+        self._items: dict = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        try:
+            return self._items.get(key)
+        except TypeError:  # an unhashable argument: the constructor will say what
+            return None
+
+    def put(self, key: Any, item: Any) -> Any:
+        with self._lock:
+            if len(self._items) >= self.CAPACITY:
+                self._items.pop(next(iter(self._items)))
+            try:
+                self._items[key] = item
+            except TypeError:
+                pass
+        return item
+
+
+_recent = _Recent()
 
 
 def explain(schema: Any, sql: str) -> str:

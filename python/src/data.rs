@@ -79,10 +79,27 @@ enum Step<E> {
     Engine(E),
 }
 
-/// An error of the producer of a stream (a Python exception raised inside pyarrow's
-/// reader comes back in its message).
+/// An error of the producer of a stream. A Python exception raised inside a
+/// pyarrow reader's producer arrives as text ending in the exception's last line
+/// (`RuntimeError: …`): that line is the message; a `KeyboardInterrupt` there
+/// (Ctrl-C while the producer ran) is raised as `KeyboardInterrupt` again.
 pub fn read_error(e: arrow::error::ArrowError) -> PyErr {
-    pyo3::exceptions::PyValueError::new_err(format!("reading the input failed: {e}"))
+    let text = e.to_string();
+    if let Some((_, python)) = text.split_once("Python exception: ") {
+        let last = python
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        if last.trim() == "KeyboardInterrupt" || last.starts_with("KeyboardInterrupt:") {
+            return pyo3::exceptions::PyKeyboardInterrupt::new_err(());
+        }
+        return pyo3::exceptions::PyValueError::new_err(format!(
+            "reading the input failed: {}",
+            last.trim()
+        ));
+    }
+    pyo3::exceptions::PyValueError::new_err(format!("reading the input failed: {text}"))
 }
 
 /// The batches computed from an input, as Python gets them: a RecordBatch for an

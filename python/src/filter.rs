@@ -8,9 +8,10 @@ use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatchReader;
 use broadhead::SelectionMode;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::input::AnyRecordBatch;
-use pyo3_arrow::{PyArray, PyRecordBatchReader, PySchema};
+use pyo3_arrow::{PyArray, PyRecordBatch, PyRecordBatchReader, PySchema};
 
 use crate::data::{results, Input};
 use crate::errors::{engine_error, shifted};
@@ -162,6 +163,30 @@ impl Filter {
             self.error(),
         )?;
         results(py, single, out, schema)
+    }
+
+    /// The rows of the batch `data` where the predicate, evaluated on `columns` (the
+    /// columns of `data` it reads, as this filter was compiled for), is TRUE.
+    fn filter_batch(
+        &self,
+        py: Python<'_>,
+        columns: PyRecordBatch,
+        data: PyRecordBatch,
+    ) -> PyResult<PyRecordBatch> {
+        let (columns, data) = (columns.into_inner(), data.into_inner());
+        if columns.num_rows() != data.num_rows() {
+            return Err(PyValueError::new_err(format!(
+                "the predicate's columns have {} rows, the batch {}",
+                columns.num_rows(),
+                data.num_rows()
+            )));
+        }
+        let kept = py.detach(|| -> broadhead::Result<RecordBatch> {
+            let mask = self.inner.evaluate_mask(&columns)?;
+            Ok(arrow::compute::filter_record_batch(&data, &mask)?)
+        });
+        kept.map(PyRecordBatch::new)
+            .map_err(|e| engine_error(e, &self.sql))
     }
 
     /// A stream of the rows of the stream `data` where the predicate is TRUE,

@@ -9,6 +9,11 @@
 
 use pyo3::prelude::*;
 
+/// The allocator of the extension's Rust code (see python/Cargo.toml): a 10 M-row
+/// result column allocated per call is then reused memory, not 20,000 page faults.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod catalog;
 mod data;
 mod errors;

@@ -257,9 +257,43 @@ def test_a_failing_producer_raises():
         raise RuntimeError("the producer broke")
 
     reader = pa.RecordBatchReader.from_batches(schema, batches())
-    with pytest.raises(Exception, match="the producer broke"):
+    with pytest.raises(ValueError, match="^reading the input failed: RuntimeError: the producer broke$"):
+        bh.Filter(schema, "n > 1").count(reader)
+
+
+def test_ctrl_c_while_reading_a_stream_is_a_keyboard_interrupt():
+    # Ctrl-C (here: the signal's flag, set by interrupt_main) while the producer of
+    # a stream runs raises KeyboardInterrupt in the producer; it reaches the caller
+    # as KeyboardInterrupt, not as an error of the data.
+    import _thread
+
+    schema = pa.schema([("n", pa.int64())])
+
+    def batches():
+        yield pa.record_batch([pa.array([1, 2])], schema=schema)
+        _thread.interrupt_main()
+        while True:  # the interrupt is delivered at the next check of the loop
+            pass
+        yield  # pragma: no cover
+
+    reader = pa.RecordBatchReader.from_batches(schema, batches())
+    with pytest.raises(KeyboardInterrupt):
         bh.Filter(schema, "n > 1").count(reader)
 
 
 def test_version():
     assert isinstance(bh.__version__, str) and bh.__version__.count(".") == 2
+
+
+def test_one_shot_calls_in_a_loop_reuse_what_they_built(table):
+    # The same predicate over data of another schema (other types, other columns)
+    # still compiles for that data, and errors are still raised for bad data.
+    assert bh.filter(table, "n > 4")["n"].to_pylist() == [5, 6]
+    other = pa.table({"n": pa.array([5, 9], pa.int32())})
+    assert bh.filter(other, "n > 4")["n"].to_pylist() == [5, 9]
+    with pytest.raises(bh.BindError, match="unknown column 'n'"):
+        bh.filter(pa.table({"m": [1]}), "n > 4")
+    assert bh.select(table, "n * 2 AS m", where="n > 5")["m"].to_pylist() == [12]
+    assert bh.select(other, "n * 2 AS m", where="n > 5")["m"].to_pylist() == [18]
+    for i in range(100):
+        assert bh.filter(table, f"n > {i % 7}").num_rows == max(0, 6 - i % 7)
