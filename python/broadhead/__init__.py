@@ -123,6 +123,8 @@ class _Input(NamedTuple):
     sub: Any
     kind: str
     schema: pa.Schema
+    # The positions in `data` of the columns in `sub` (`None`: every column).
+    positions: Optional[List[int]]
 
 
 def _arrow_input(data: Any, columns: _Columns) -> _Input:
@@ -132,12 +134,13 @@ def _arrow_input(data: Any, columns: _Columns) -> _Input:
         return data
     data, kind = _inputs.normalize(data)
     if kind == PYARROW_READER:
-        return _Input(data, data, kind, data.schema)
+        return _Input(data, data, kind, data.schema, None)
     names = _inputs.column_names(data, kind)
     used = columns.of(names)
     sub = _inputs.select_columns(data, kind, used)
     schema = _inputs.arrow_schema(sub, kind) if kind == POLARS else sub.schema
-    return _Input(data, sub, kind, schema)
+    positions = None if used is None else [names.index(n) for n in used]
+    return _Input(data, sub, kind, schema, positions)
 
 
 def _is_schema(obj: Any) -> bool:
@@ -229,16 +232,14 @@ class Filter:
             # pandas takes the rows itself, so every dtype and the index stay; it
             # takes positions faster than it turns a mask into them.
             return data.take(pa.array(native.positions(given.sub)).to_numpy())
-        if isinstance(data, pa.RecordBatch):
-            # One batch: the predicate and the taking in one native call (the
-            # per-call cost on small batches is mostly crossings).
-            return pa.record_batch(native.filter_batch(given.sub, data))
-        mask = pa.array(native.mask(given.sub))
         if kind == POLARS:
             import polars as pl
 
-            return data.filter(pl.Series(mask))
-        return _inputs.as_arrow(data, kind).filter(mask)
+            return data.filter(pl.Series(pa.array(native.mask(given.sub))))
+        # pyarrow: the predicate and the taking in one native call (arrow-rs takes
+        # every layout, `string_view` too, which pyarrow's `filter` cannot).
+        kept = native.filter(data, given.positions)
+        return pa.record_batch(kept) if isinstance(data, pa.RecordBatch) else pa.table(kept)
 
     def explain(self) -> str:
         """Every stage's view of the predicate: parsed, typed, optimized, and for

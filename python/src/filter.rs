@@ -11,7 +11,7 @@ use broadhead::SelectionMode;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::input::AnyRecordBatch;
-use pyo3_arrow::{PyArray, PyRecordBatch, PyRecordBatchReader, PySchema};
+use pyo3_arrow::{PyArray, PyRecordBatchReader, PySchema};
 
 use crate::data::{results, Input};
 use crate::errors::{engine_error, shifted};
@@ -144,49 +144,47 @@ impl Filter {
     }
 
     /// The rows of `data` where the predicate is TRUE, every column kept: a
-    /// RecordBatch for a batch, a Table for a stream (read to its end).
-    fn filter<'py>(&self, py: Python<'py>, data: AnyRecordBatch) -> PyResult<Bound<'py, PyAny>> {
+    /// RecordBatch for a batch, a Table for a stream (read to its end). The
+    /// predicate reads the columns at the positions `columns` of each batch (the
+    /// schema it was compiled for); `None`: the whole batch.
+    #[pyo3(signature = (data, columns = None))]
+    fn filter<'py>(
+        &self,
+        py: Python<'py>,
+        data: AnyRecordBatch,
+        columns: Option<Vec<usize>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let input = Input::new(data)?;
         let schema = input.schema();
+        if let Some(bad) = columns
+            .iter()
+            .flatten()
+            .find(|&&c| c >= schema.fields().len())
+        {
+            return Err(PyValueError::new_err(format!(
+                "column {bad} is out of range for data of {} columns",
+                schema.fields().len()
+            )));
+        }
         let single = matches!(input, Input::Batch(_));
         let mut out: Vec<RecordBatch> = Vec::new();
         input.for_each(
             py,
             |batch, offset| {
-                out.push(
-                    self.inner
-                        .filter_record_batch(batch)
-                        .map_err(|e| (e, offset))?,
-                );
+                let kept = match &columns {
+                    None => self.inner.filter_record_batch(batch),
+                    Some(c) => batch
+                        .project(c)
+                        .map_err(broadhead::Error::from)
+                        .and_then(|read| self.inner.evaluate_mask(&read))
+                        .and_then(|mask| Ok(arrow::compute::filter_record_batch(batch, &mask)?)),
+                };
+                out.push(kept.map_err(|e| (e, offset))?);
                 Ok(())
             },
             self.error(),
         )?;
         results(py, single, out, schema)
-    }
-
-    /// The rows of the batch `data` where the predicate, evaluated on `columns` (the
-    /// columns of `data` it reads, as this filter was compiled for), is TRUE.
-    fn filter_batch(
-        &self,
-        py: Python<'_>,
-        columns: PyRecordBatch,
-        data: PyRecordBatch,
-    ) -> PyResult<PyRecordBatch> {
-        let (columns, data) = (columns.into_inner(), data.into_inner());
-        if columns.num_rows() != data.num_rows() {
-            return Err(PyValueError::new_err(format!(
-                "the predicate's columns have {} rows, the batch {}",
-                columns.num_rows(),
-                data.num_rows()
-            )));
-        }
-        let kept = py.detach(|| -> broadhead::Result<RecordBatch> {
-            let mask = self.inner.evaluate_mask(&columns)?;
-            Ok(arrow::compute::filter_record_batch(&data, &mask)?)
-        });
-        kept.map(PyRecordBatch::new)
-            .map_err(|e| engine_error(e, &self.sql))
     }
 
     /// A stream of the rows of the stream `data` where the predicate is TRUE,

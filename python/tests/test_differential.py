@@ -34,6 +34,12 @@ COLUMNS = {
     "d": pa.date32(),
     "ts": pa.timestamp("us"),
     "m": pa.decimal128(9, 2),
+    "u": pa.uint16(),
+    "r": pa.float32(),
+    "ls": pa.large_string(),
+    "vs": pa.string_view(),
+    "ds": pa.dictionary(pa.int8(), pa.string()),
+    "tz": pa.timestamp("us", tz="UTC"),
 }
 
 
@@ -56,15 +62,29 @@ def values(draw, typ, n):
         v = st.dates(dt.date(1990, 1, 1), dt.date(2030, 12, 31))
     elif typ == pa.timestamp("us"):
         v = st.datetimes(dt.datetime(1990, 1, 1), dt.datetime(2030, 12, 31))
+    elif typ == pa.uint16():
+        v = st.integers(0, 60000)
+    elif typ == pa.float32():
+        v = st.sampled_from([0.0, 0.5, -1.5, 100.25, float("nan"), float("inf")])
+    elif typ in (pa.large_string(), pa.string_view(), pa.dictionary(pa.int8(), pa.string())):
+        v = st.sampled_from(WORDS)
+    elif typ == pa.timestamp("us", tz="UTC"):
+        v = st.datetimes(dt.datetime(1990, 1, 1), dt.datetime(2030, 12, 31), timezones=st.just(dt.timezone.utc))
     else:
         v = st.integers(-99999, 99999).map(lambda c: decimal.Decimal(c).scaleb(-2))
     return draw(st.lists(st.one_of(nulls, v, v, v), min_size=n, max_size=n))
 
 
+def column(values, typ):
+    if pa.types.is_dictionary(typ):
+        return pa.array(values, pa.string()).dictionary_encode().cast(typ)
+    return pa.array(values, typ)
+
+
 @st.composite
 def tables(draw):
     n = draw(st.integers(0, 40))
-    data = {name: pa.array(values(draw, typ, n), typ) for name, typ in COLUMNS.items()}
+    data = {name: column(values(draw, typ, n), typ) for name, typ in COLUMNS.items()}
     table = pa.table(data)
     layout = draw(st.sampled_from(["one", "chunks", "slice"]))
     if layout == "chunks" and n > 1:
@@ -120,7 +140,12 @@ def literal_for(col):
             lambda t: f"TIMESTAMP '{t.isoformat(sep=' ')}'"
         ),
         "m": st.sampled_from(["0", "1.25", "-3.50", "999.99"]),
-    }[col]
+        "u": st.sampled_from(["0", "100", "30000", "60000"]),
+        "r": st.sampled_from(["0", "0.5", "-1.5", "100.25"]),
+        "tz": st.datetimes(dt.datetime(1990, 1, 1), dt.datetime(2030, 12, 31)).map(
+            lambda t: f"TIMESTAMPTZ '{t.isoformat(sep=' ')}+00'"
+        ),
+    }.get(col, st.sampled_from([f"'{w}'" for w in WORDS]))
 
 
 CMP = ["=", "<>", "<", "<=", ">", ">="]
@@ -141,7 +166,7 @@ def atom(draw):
     if kind == 1:
         return f"{draw(int_expr())} {op} {draw(int_expr())}", None
     if kind == 2:
-        col = draw(st.sampled_from(["s", "d", "ts", "m"]))
+        col = draw(st.sampled_from(["s", "d", "ts", "m", "ls", "vs", "ds", "tz", "u", "r"]))
         return f"{col} {op} {draw(literal_for(col))}", None
     if kind == 3:
         return f"{draw(float_expr())} {op} {draw(literal_for('f'))}", None

@@ -212,6 +212,14 @@ def test_large_and_view_strings_and_dictionaries():
         assert bh.Filter(t, "s LIKE '%a'").evaluate(t).to_pylist() == [0, 1, 3], typ
     d = pa.table({"s": pa.array(values).dictionary_encode()})
     assert bh.Filter(d, "s = 'beta'").evaluate(d).to_pylist() == [1]
+    # The rows themselves, in every layout (pyarrow's own `filter` has no kernel
+    # for `string_view`; Broadhead takes them with arrow-rs).
+    for typ in (pa.string(), pa.large_string(), pa.string_view()):
+        t = pa.table({"s": pa.array(values, typ), "n": [1, 2, 3, 4]})
+        out = bh.filter(t, "n > 1 AND s IS NOT NULL")
+        assert out.schema == t.schema and out["s"].to_pylist() == ["beta", "gamma"], typ
+        batch = t.to_batches()[0]
+        assert bh.filter(batch, "n <> 2")["n"].to_pylist() == [1, 3, 4], typ
 
 
 def test_pandas_nat_is_missing_and_datetime_units():
