@@ -110,6 +110,8 @@ class _Columns:
         # No column read (`TRUE`, `1 = 1`): one is kept so the rows are counted.
         if used == [] and len(names) > 0:
             used = [names[0]]
+        if len(self._by_names) >= 64:
+            self._by_names.clear()
         self._by_names[key] = used
         return used
 
