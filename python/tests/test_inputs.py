@@ -243,3 +243,16 @@ def test_pandas_integer_and_boolean_numpy_columns():
     df = pd.DataFrame({"i": np.array([1, 2, 3], dtype=np.int32), "u": np.array([9, 8, 7], dtype=np.uint8), "b": [True, False, True]})
     assert list(bh.filter(df, "i + u = 10 AND b").index) == [0, 2]
     assert bh.filter(df.iloc[0:0], "b").empty
+
+
+def test_sql_not_query_syntax():
+    # docs/python.md: `==` and `!=` are accepted beside `=` and `<>`; names with
+    # spaces are double-quoted; `@variables` and Python's `and` are not SQL here
+    # (`and` is, case-insensitively: SQL keywords are).
+    df = pd.DataFrame({"unit price": [1.0, 5.0, 3.0], "n": [1, 2, 3]})
+    assert list(bh.filter(df, "n == 2").index) == [1]
+    assert list(bh.filter(df, "n != 2").index) == [0, 2]
+    assert list(bh.filter(df, '"unit price" > 2 and n < 3').index) == [1]
+    with pytest.raises(bh.BindError, match="unknown column '@limit'"):
+        bh.filter(df, "n > @limit")
+    assert df.query("n == 2").index.tolist() == [1]
