@@ -154,6 +154,15 @@ def _is_schema(obj: Any) -> bool:
     )
 
 
+def _schema_read(schema: Any, columns: _Columns) -> pa.Schema:
+    """The schema of the columns an expression reads, from a schema or from data."""
+    if _is_schema(schema):
+        full = pa.schema(schema)
+        used = columns.of(full.names)
+        return full if used is None else pa.schema([full.field(n) for n in used])
+    return _arrow_input(schema, columns).schema
+
+
 class Filter:
     """A SQL predicate compiled once, evaluated on any data with the columns it reads.
 
@@ -174,12 +183,7 @@ class Filter:
             raise TypeError(f"the predicate must be a str, not {type(where).__name__}")
         self._sql = where
         self._columns = _Columns(where=where)
-        if _is_schema(schema):
-            full = pa.schema(schema)
-            used = self._columns.of(full.names)
-            sub = full if used is None else pa.schema([full.field(n) for n in used])
-        else:
-            sub = _arrow_input(schema, self._columns).schema
+        sub = _schema_read(schema, self._columns)
         self._compiled = _Compiled(lambda s: _native.Filter(s, where))
         self._first = self._compiled.get(sub)
 
@@ -267,12 +271,7 @@ class Select:
             raise TypeError("the expressions must be str")
         self._where = where
         self._columns = _Columns(self._exprs, where)
-        if _is_schema(schema):
-            full = pa.schema(schema)
-            used = self._columns.of(full.names)
-            sub = full if used is None else pa.schema([full.field(n) for n in used])
-        else:
-            sub = _arrow_input(schema, self._columns).schema
+        sub = _schema_read(schema, self._columns)
         self._compiled = _Compiled(lambda s: _native.Select(s, self._exprs, where))
         self._first = self._compiled.get(sub)
         self._filter = Filter(sub, where) if where is not None else None
