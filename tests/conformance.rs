@@ -645,7 +645,7 @@ fn duckdb_scalar_function_tests() {
         let text = std::fs::read_to_string(path).unwrap();
         let area = rel
             .split('/')
-            .skip_while(|p| *p != "function" && *p != "cast")
+            .skip_while(|p| *p != "function" && *p != "cast" && *p != "json")
             .find(|p| *p != "function")
             .unwrap_or("other")
             .to_string();

@@ -5,8 +5,12 @@ makes theirs. BROADHEAD_HYPOTHESIS_EXAMPLES=N draws N examples per test instead,
 for a longer search."""
 
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
+
+# The tests' shared helpers (_compare.py) import by name under --import-mode=importlib.
+sys.path.insert(0, os.path.dirname(__file__))
 
 settings.register_profile(
     "dev",

@@ -9,18 +9,15 @@ drawn from the SQL that Broadhead and DuckDB both accept with the same meaning
 
 import datetime as dt
 import decimal
-import math
 
-import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
-import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
 import broadhead as bh
 
-ROW = "__row"
+from _compare import duckdb_rows, duckdb_values, outcome, same_value
 
 # ------------------------------------------------------------------ tables
 
@@ -244,47 +241,6 @@ def projection(draw):
 
 
 # ------------------------------------------------------------------ comparisons
-
-
-def with_rows(table):
-    return table.append_column(ROW, pa.array(range(table.num_rows), pa.int64()))
-
-
-def duckdb_rows(table, sql):
-    con = duckdb.connect()
-    t = with_rows(table)  # noqa: F841 (DuckDB reads it by name)
-    try:
-        return [r[0] for r in con.execute(f"SELECT {ROW} FROM t WHERE {sql} ORDER BY {ROW}").fetchall()]
-    finally:
-        con.close()
-
-
-def duckdb_values(table, sql, where=None):
-    con = duckdb.connect()
-    t = with_rows(table)  # noqa: F841
-    where = f"WHERE {where}" if where is not None else ""
-    try:
-        return [r[0] for r in con.execute(f"SELECT {sql} FROM t {where} ORDER BY {ROW}").fetchall()]
-    finally:
-        con.close()
-
-
-def outcome(f):
-    try:
-        return ("ok", f())
-    except (bh.EvalError, duckdb.Error) as e:
-        return ("error", type(e).__name__)
-
-
-def same_value(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    if isinstance(a, float) or isinstance(b, float):
-        a, b = float(a), float(b)
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return a == b or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
-    return a == b
 
 
 @given(tables(), predicate())

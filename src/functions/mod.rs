@@ -27,6 +27,7 @@ mod catalog;
 mod conditional;
 pub(crate) mod datetime;
 mod hash;
+mod json;
 mod math;
 mod operators;
 mod reference;
@@ -652,13 +653,14 @@ type Register = fn(&mut Registry);
 
 fn build() -> Vec<Function> {
     let mut r = Registry::default();
-    let domains: [(&'static str, Register); 8] = [
+    let domains: [(&'static str, Register); 9] = [
         ("operator", operators::register),
         ("string", string::register),
         ("math", math::register),
         ("datetime", datetime::register),
         ("conditional", conditional::register),
         ("hash", hash::register),
+        ("json", json::register),
         ("cast", cast::register),
         ("system", system::register),
     ];

@@ -24,6 +24,7 @@ pub fn domain_title(domain: &str) -> String {
     match domain {
         "operator" => "Operators and built-in functions".into(),
         "datetime" => "Date and time functions".into(),
+        "json" => "JSON functions".into(),
         other => {
             let mut c = other.chars();
             match c.next() {

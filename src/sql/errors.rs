@@ -212,7 +212,7 @@ mod tests {
             "unsupported SQL construct: EXISTS (SELECT 1)"
         );
         assert_eq!(message("[1, 2]"), "unsupported SQL construct: [1, 2]");
-        assert_eq!(message("a -> 'b'"), "unsupported SQL construct: a -> 'b'");
+        assert_eq!(message("a @> 'b'"), "unsupported SQL construct: a @> 'b'");
         assert_eq!(message("a[1]"), "unsupported SQL construct: a[1]");
         assert_eq!(message("(1, 2)"), "unsupported SQL construct: (1, 2)");
         assert_eq!(

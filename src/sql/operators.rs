@@ -60,6 +60,9 @@ fn operator_name(op: &BinaryOperator) -> Option<&'static str> {
         BinaryOperator::PGBitwiseXor => "bitwise_xor",
         BinaryOperator::PGBitwiseShiftLeft => "shift_left",
         BinaryOperator::PGBitwiseShiftRight => "shift_right",
+        // PostgreSQL's and DuckDB's JSON operators.
+        BinaryOperator::Arrow => "json_extract",
+        BinaryOperator::LongArrow => "json_extract_string",
         _ => return None,
     })
 }

@@ -52,8 +52,9 @@ pub(crate) enum Sort {
     Values,
 }
 
-/// `require` arguments that do not change what scalar functions compute.
-pub(crate) const HARMLESS_REQUIRES: &[&str] = &["notwindows", "skip_reload", "vector_size"];
+/// `require` arguments that do not change what scalar functions compute (`json`:
+/// the extension of DuckDB's JSON functions, built into Broadhead).
+pub(crate) const HARMLESS_REQUIRES: &[&str] = &["json", "notwindows", "skip_reload", "vector_size"];
 
 /// The setting a session statement changes (`SET x = …`, `PRAGMA x=…`, `RESET x`),
 /// lower-case, and whether it resets it; None for other statements.
