@@ -24,16 +24,19 @@ pub(crate) enum Json<'a> {
 /// Parses `text` as one JSON document (surrounding whitespace allowed), or says
 /// where it is malformed.
 pub(crate) fn parse(text: &str) -> Result<Json<'_>, String> {
-    serde_json::from_str(text).map_err(|e| {
-        let what = e.to_string();
-        // serde_json ends its messages with " at line L column C".
-        let what = what.split(" at line ").next().unwrap_or(&what);
-        format!(
-            "malformed JSON at line {} column {}: {what}",
-            e.line(),
-            e.column()
-        )
-    })
+    serde_json::from_str(text).map_err(describe)
+}
+
+/// serde_json's error as the message of a row that is not JSON.
+pub(crate) fn describe(e: serde_json::Error) -> String {
+    let what = e.to_string();
+    // serde_json ends its messages with " at line L column C".
+    let what = what.split(" at line ").next().unwrap_or(&what);
+    format!(
+        "malformed JSON at line {} column {}: {what}",
+        e.line(),
+        e.column()
+    )
 }
 
 impl<'a> Json<'a> {

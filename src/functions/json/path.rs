@@ -10,7 +10,7 @@ use super::document::Json;
 
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq)]
-enum Step<'p> {
+pub(super) enum Step<'p> {
     Key(Cow<'p, str>),
     Index(u64),
     /// `[#-n]`: the n-th element from the end (`[#-0]` is the first, as DuckDB's).
@@ -21,7 +21,7 @@ enum Step<'p> {
 
 /// A parsed path.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Path<'p>(Vec<Step<'p>>);
+pub(crate) struct Path<'p>(pub(super) Vec<Step<'p>>);
 
 impl<'p> Path<'p> {
     /// Reads `text` as a path, or says what is wrong with it.
@@ -53,24 +53,24 @@ impl<'p> Path<'p> {
             Step::Index(n as u64)
         }])
     }
+}
 
-    /// The value at this path in `doc`, if there is one.
-    pub(crate) fn find<'d, 'a>(&self, doc: &'d Json<'a>) -> Option<&'d Json<'a>> {
-        let mut at = doc;
-        for step in &self.0 {
-            at = match (step, at) {
-                (Step::Key(k), Json::Object(_)) => at.member(k)?,
-                (Step::Index(i), Json::Array(items)) => items.get(usize::try_from(*i).ok()?)?,
-                (Step::FromEnd(0), Json::Array(items)) => items.first()?,
-                (Step::FromEnd(n), Json::Array(items)) => {
-                    let back = usize::try_from(*n).ok()?;
-                    items.get(items.len().checked_sub(back)?)?
-                }
-                _ => return None,
-            };
-        }
-        Some(at)
+/// The value that `steps` lead to from `doc` (a parsed document).
+pub(super) fn find_steps<'d, 'a>(steps: &[Step], doc: &'d Json<'a>) -> Option<&'d Json<'a>> {
+    let mut at = doc;
+    for step in steps {
+        at = match (step, at) {
+            (Step::Key(k), Json::Object(_)) => at.member(k)?,
+            (Step::Index(i), Json::Array(items)) => items.get(usize::try_from(*i).ok()?)?,
+            (Step::FromEnd(0), Json::Array(items)) => items.first()?,
+            (Step::FromEnd(n), Json::Array(items)) => {
+                let back = usize::try_from(*n).ok()?;
+                items.get(items.len().checked_sub(back)?)?
+            }
+            _ => return None,
+        };
     }
+    Some(at)
 }
 
 /// A JSON Pointer token: `~1` is `/` and `~0` is `~`; on an array, a number.
@@ -159,7 +159,7 @@ mod tests {
 
     fn at(doc: &str, path: &str) -> Option<String> {
         let doc = parse(doc).unwrap();
-        Path::parse(path).unwrap().find(&doc).map(|v| {
+        find_steps(&Path::parse(path).unwrap().0, &doc).map(|v| {
             let mut out = String::new();
             v.write(&mut out);
             out
@@ -186,10 +186,16 @@ mod tests {
         assert_eq!(at(doc, "").as_deref().map(str::len), Some(doc.len()));
         assert_eq!(at(doc, "$.a.b.c"), None);
         let doc = parse("[10,20]").unwrap();
-        assert_eq!(Path::index(-1).find(&doc), Some(&Json::Number(20.into())));
-        assert_eq!(Path::index(0).find(&doc), Some(&Json::Number(10.into())));
-        assert_eq!(Path::index(2).find(&doc), None);
-        assert_eq!(Path::index(i64::MIN).find(&doc), None);
+        assert_eq!(
+            find_steps(&Path::index(-1).0, &doc),
+            Some(&Json::Number(20.into()))
+        );
+        assert_eq!(
+            find_steps(&Path::index(0).0, &doc),
+            Some(&Json::Number(10.into()))
+        );
+        assert_eq!(find_steps(&Path::index(2).0, &doc), None);
+        assert_eq!(find_steps(&Path::index(i64::MIN).0, &doc), None);
     }
 
     #[test]
