@@ -18,6 +18,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::Result;
 use crate::layout::is_string;
+use crate::struct_fields::{field_array, struct_fields, StructField};
 
 /// The SQL type a column of Arrow type `t` is bound as: VARCHAR (`Utf8`) for every
 /// string layout, BLOB (`Binary`) for every binary layout, `DECIMAL(p, s)`
@@ -68,31 +69,48 @@ fn decoded_type(t: &DataType) -> Option<DataType> {
 /// are cast ([`decoded_type`]); other columns are passed through untouched.
 pub(crate) struct Decoding {
     /// The schema of the decoded batches (the caller's, with the cast columns of
-    /// their decoded types): what kernels are compiled for.
+    /// their decoded types, and its STRUCT columns' fields after its columns when
+    /// the expressions read one: [`crate::struct_fields`]): what kernels are
+    /// compiled for.
     pub(crate) schema: SchemaRef,
     /// The columns to cast, with the type to cast them to.
     casts: Vec<(usize, DataType)>,
+    /// The STRUCT fields appended as columns (empty when no field is read).
+    fields: Vec<StructField>,
 }
 
 impl Decoding {
-    /// For expressions over `schema` that read `columns`.
+    /// For expressions over `schema` that read `columns` (extended columns: those
+    /// past the schema's width are STRUCT fields).
     pub(crate) fn new(schema: &Schema, columns: &[usize]) -> Decoding {
+        let width = schema.fields().len();
+        let struct_fields = if columns.iter().any(|&c| c >= width) {
+            struct_fields(schema)
+        } else {
+            Vec::new()
+        };
+        let all: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .chain(struct_fields.iter().map(|f| f.field.as_ref().clone()))
+            .collect();
         let casts: Vec<(usize, DataType)> = columns
             .iter()
-            .filter_map(|&c| decoded_type(schema.field(c).data_type()).map(|t| (c, t)))
+            .filter_map(|&c| decoded_type(all.get(c)?.data_type()).map(|t| (c, t)))
             .collect();
-        let fields: Vec<Field> = (0..schema.fields().len())
-            .map(|i| {
-                let f = schema.field(i).clone();
-                match casts.iter().find(|(c, _)| *c == i) {
-                    Some((_, t)) => f.with_data_type(t.clone()),
-                    None => f,
-                }
+        let fields: Vec<Field> = all
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| match casts.iter().find(|(c, _)| *c == i) {
+                Some((_, t)) => f.with_data_type(t.clone()),
+                None => f,
             })
             .collect();
         Decoding {
             schema: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
             casts,
+            fields: struct_fields,
         }
     }
 
@@ -102,16 +120,20 @@ impl Decoding {
     /// call returning the `Cow` through memory (a few ns of every evaluation).
     #[inline]
     pub(crate) fn convert<'a>(&self, batch: &'a RecordBatch) -> Result<Cow<'a, RecordBatch>> {
-        if self.casts.is_empty() {
+        if self.casts.is_empty() && self.fields.is_empty() {
             Ok(Cow::Borrowed(batch))
         } else {
             self.cast(batch).map(Cow::Owned)
         }
     }
 
-    /// `batch` with the columns of `casts` cast.
+    /// `batch` with the STRUCT fields appended and the columns of `casts` cast.
     fn cast(&self, batch: &RecordBatch) -> Result<RecordBatch> {
         let mut columns = batch.columns().to_vec();
+        for f in &self.fields {
+            let array = field_array(&columns[..batch.num_columns()], f);
+            columns.push(array);
+        }
         for (c, t) in &self.casts {
             columns[*c] = arrow::compute::cast(&columns[*c], t)?;
         }

@@ -102,6 +102,13 @@ pub enum ExprKind {
         /// The target type.
         to: DataType,
     },
+    /// A field of a STRUCT: `s.f`, `s['f']`, `struct_extract(s, 'f')`.
+    Field {
+        /// The STRUCT (a column, or a field of one).
+        expr: Box<Expr>,
+        /// The field's name.
+        name: String,
+    },
 }
 
 impl Expr {
@@ -218,6 +225,15 @@ impl Expr {
         let span = self.span;
         Expr::new(ExprKind::Not(Box::new(self))).with_span(span)
     }
+    /// `self.name`: a field of a STRUCT.
+    pub fn field(self, name: impl Into<String>) -> Expr {
+        let span = self.span;
+        Expr::new(ExprKind::Field {
+            expr: Box::new(self),
+            name: name.into(),
+        })
+        .with_span(span)
+    }
     /// `self IS NULL`
     pub fn is_null(self) -> Expr {
         let span = self.span;
@@ -316,7 +332,8 @@ impl Expr {
             ExprKind::Not(x)
             | ExprKind::IsNull { expr: x, .. }
             | ExprKind::Cast { expr: x, .. }
-            | ExprKind::TryCast { expr: x, .. } => f(x),
+            | ExprKind::TryCast { expr: x, .. }
+            | ExprKind::Field { expr: x, .. } => f(x),
             ExprKind::Case {
                 operand,
                 branches,

@@ -122,7 +122,7 @@ impl Filter {
         };
         let schema = prepared.schema();
         let columns = prepared.columns();
-        let input = Decoding::new(schema, &columns);
+        let input = Decoding::new(schema, &prepared.extended_columns());
         let backend = predicate_backend(prepared.optimized(), &input.schema, cache, policy)?;
         let per_value = single_dictionary_column(schema, &columns).map(PerValue::new);
         Ok(Filter {

@@ -73,6 +73,7 @@ mod selection;
 mod span;
 pub mod sql;
 mod strings;
+mod struct_fields;
 pub mod tier;
 mod time;
 pub mod typed;

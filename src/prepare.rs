@@ -35,6 +35,7 @@ use crate::kernel::Jit;
 use crate::lower::{lower, lower_each};
 use crate::optimize::optimize;
 use crate::sql::parse_expr;
+use crate::struct_fields::root_column;
 use crate::tier::CompilePolicy;
 use crate::typed::TypedExpr;
 
@@ -166,8 +167,23 @@ impl Prepared {
         )
     }
 
-    /// The schema columns it reads, sorted.
+    /// The schema columns it reads, sorted (a STRUCT column once for all the fields
+    /// read of it).
     pub fn columns(&self) -> Vec<usize> {
+        let mut columns: Vec<usize> = self
+            .typed
+            .columns()
+            .into_iter()
+            .map(|c| root_column(&self.schema, c))
+            .collect();
+        columns.sort_unstable();
+        columns.dedup();
+        columns
+    }
+
+    /// The extended columns it reads, sorted: the schema's, and past them the STRUCT
+    /// fields ([`crate::struct_fields`]) as bound.
+    pub(crate) fn extended_columns(&self) -> Vec<usize> {
         self.typed.columns()
     }
 }

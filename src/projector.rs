@@ -158,7 +158,7 @@ impl Projector {
         cache: &Arc<KernelCache>,
         policy: CompilePolicy,
     ) -> Result<Projector> {
-        let mut read: Vec<usize> = prepared.iter().flat_map(|p| p.columns()).collect();
+        let mut read: Vec<usize> = prepared.iter().flat_map(|p| p.extended_columns()).collect();
         read.sort_unstable();
         read.dedup();
         let decoding = Decoding::new(schema, &read);

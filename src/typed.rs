@@ -18,6 +18,7 @@ use crate::expr::Span;
 use crate::functions::Signature;
 use crate::scalar::ScalarValue;
 use crate::sql::print::{binary_operator, postfix_operator, write_identifier};
+use crate::struct_fields::field_at;
 use crate::types::sql_type_name;
 
 /// A typed node.
@@ -217,7 +218,18 @@ impl fmt::Display for DisplayTyped<'_> {
         match &self.expr.kind {
             TypedKind::Column(i) => match self.schema.fields().get(*i) {
                 Some(field) => write_identifier(f, field.name()),
-                None => write!(f, "#{i}"),
+                None => match field_at(self.schema, *i) {
+                    Some(field) => {
+                        for (k, name) in field.names.iter().enumerate() {
+                            if k > 0 {
+                                f.write_str(".")?;
+                            }
+                            write_identifier(f, name)?;
+                        }
+                        Ok(())
+                    }
+                    None => write!(f, "#{i}"),
+                },
             },
             TypedKind::Literal(v) => write!(f, "{v}"),
             TypedKind::Call { sig, args } => {

@@ -74,7 +74,9 @@ fn literals(e: &mut Expr, cast_operand: bool, out: &mut Vec<(*mut Expr, bool)>) 
         ExprKind::Column(_) | ExprKind::Literal(_) => {}
         ExprKind::Call { args, .. } => children.extend(args.iter_mut()),
         ExprKind::And(v) | ExprKind::Or(v) => children.extend(v.iter_mut()),
-        ExprKind::Not(x) | ExprKind::IsNull { expr: x, .. } => children.push(x),
+        ExprKind::Not(x) | ExprKind::IsNull { expr: x, .. } | ExprKind::Field { expr: x, .. } => {
+            children.push(x)
+        }
         ExprKind::Case {
             operand,
             branches,

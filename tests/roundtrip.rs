@@ -297,7 +297,7 @@ fn is_canonical(e: &Expr) -> bool {
                 && children.iter().all(|c| !matches!(c.kind, ExprKind::Or(_)))
                 && all(children)
         }
-        ExprKind::Not(x) => is_canonical(x),
+        ExprKind::Not(x) | ExprKind::Field { expr: x, .. } => is_canonical(x),
         ExprKind::Case {
             operand,
             branches,

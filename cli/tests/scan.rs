@@ -66,6 +66,43 @@ fn numbers(dir: &Path) -> PathBuf {
 
 const MODES: [&[&str]; 4] = [&[], &["--no-pushdown"], &["--interpret"], &["--no-prune"]];
 
+/// The rows a scan of `dataset` where `predicate` is TRUE selects, and the row
+/// groups it prunes.
+fn rows_and_pruned(dataset: &Dataset, predicate: &str) -> (usize, usize) {
+    let scan = Scan::new(dataset, Some(predicate), &[], ScanOptions::default()).unwrap();
+    let (mut seen, mut skipped) = (0, 0);
+    scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |item| {
+        match item {
+            ScanItem::Batch(n) => seen += n,
+            ScanItem::RowGroupDone { pruned: true, .. } => skipped += 1,
+            _ => {}
+        }
+        Ok(true)
+    })
+    .unwrap();
+    (seen, skipped)
+}
+
+/// For each `(predicate, rows, pruned)`: a scan of the file at `path` selects `rows`
+/// rows and prunes `pruned` row groups, and `broadhead filter PATH --where
+/// PREDICATE --count` gives `rows` in every mode.
+fn check_predicates(path: &Path, cases: &[(&str, usize, usize)]) {
+    let dataset = Dataset::open(&[path.to_path_buf()]).unwrap();
+    for &(predicate, rows, pruned) in cases {
+        assert_eq!(
+            rows_and_pruned(&dataset, predicate),
+            (rows, pruned),
+            "{predicate}"
+        );
+        let mut args = vec!["filter", s(path), "--where", predicate, "--count"];
+        for mode in MODES {
+            args.truncate(5);
+            args.extend(mode);
+            assert_eq!(ok(&args).trim(), rows.to_string(), "{predicate} {mode:?}");
+        }
+    }
+}
+
 /// DATE64 and TIME columns are pruned by their row groups' statistics (DATE64 is
 /// read as DATE, statistics included) and give the same rows as without pruning.
 #[test]
@@ -86,34 +123,17 @@ fn date64_and_time_columns_prune_row_groups() {
         ],
         100,
     );
-    let dataset = Dataset::open(std::slice::from_ref(&path)).unwrap();
-    for (predicate, rows, pruned) in [
-        ("d64 >= DATE '1994-01-01' + 250", 50, 2),
-        ("d64 < '1994-01-11'", 10, 2),
-        ("tm BETWEEN TIME '01:40' AND TIME '01:49'", 10, 2),
-        ("tm32 > TIME '04:00'", 59, 2),
-        ("tm32 < TIME(3) '00:00:00' OR d64 > DATE '2000-01-01'", 0, 3),
-        ("tm32 >= TIME '00:00'", 300, 0),
-    ] {
-        let scan = Scan::new(&dataset, Some(predicate), &[], ScanOptions::default()).unwrap();
-        let (mut seen, mut skipped) = (0, 0);
-        scan.run(&|b: RecordBatch| Ok(b.num_rows()), &mut |item| {
-            match item {
-                ScanItem::Batch(n) => seen += n,
-                ScanItem::RowGroupDone { pruned: true, .. } => skipped += 1,
-                _ => {}
-            }
-            Ok(true)
-        })
-        .unwrap();
-        assert_eq!((seen, skipped), (rows, pruned), "{predicate}");
-        let mut args = vec!["filter", s(&path), "--where", predicate, "--count"];
-        for mode in MODES {
-            args.truncate(5);
-            args.extend(mode);
-            assert_eq!(ok(&args).trim(), rows.to_string(), "{predicate} {mode:?}");
-        }
-    }
+    check_predicates(
+        &path,
+        &[
+            ("d64 >= DATE '1994-01-01' + 250", 50, 2),
+            ("d64 < '1994-01-11'", 10, 2),
+            ("tm BETWEEN TIME '01:40' AND TIME '01:49'", 10, 2),
+            ("tm32 > TIME '04:00'", 59, 2),
+            ("tm32 < TIME(3) '00:00:00' OR d64 > DATE '2000-01-01'", 0, 3),
+            ("tm32 >= TIME '00:00'", 300, 0),
+        ],
+    );
     // DATE64 prints as a date, TIME as a time of day.
     let out = ok(&[
         "filter",
@@ -124,6 +144,65 @@ fn date64_and_time_columns_prune_row_groups() {
         "csv",
     ]);
     assert_eq!(out, "d64,tm,tm32\n1994-01-02,00:01:00,00:01:00\n");
+}
+
+/// Predicates on STRUCT fields: pushed into the reader (the STRUCT column is read for
+/// them), pruned on the field's own Parquet statistics, and the same rows in every
+/// mode; a field of a NULL struct is NULL.
+#[test]
+fn struct_fields_filter_and_prune_on_their_leaf_statistics() {
+    use arrow::array::StructArray;
+    use arrow::buffer::NullBuffer;
+    use arrow::datatypes::{Field, Fields};
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("nested.parquet");
+    // s = {x: row, inner: {name: 'n' || row % 10}}, NULL at rows that are multiples of 7.
+    let inner_fields = Fields::from(vec![Field::new("name", DataType::Utf8, true)]);
+    let names: Vec<String> = (0..300).map(|r| format!("n{}", r % 10)).collect();
+    let inner = StructArray::new(
+        inner_fields.clone(),
+        vec![Arc::new(StringArray::from(names)) as ArrayRef],
+        None,
+    );
+    let s_fields = Fields::from(vec![
+        Field::new("x", DataType::Int64, true),
+        Field::new("inner", DataType::Struct(inner_fields), true),
+    ]);
+    let st = StructArray::new(
+        s_fields,
+        vec![
+            Arc::new(Int64Array::from((0..300).collect::<Vec<i64>>())) as ArrayRef,
+            Arc::new(inner),
+        ],
+        Some(NullBuffer::from(
+            (0..300).map(|r| r % 7 != 0).collect::<Vec<bool>>(),
+        )),
+    );
+    let id: Vec<i64> = (0..300).collect();
+    write(
+        &path,
+        vec![("id", Arc::new(Int64Array::from(id))), ("s", Arc::new(st))],
+        100,
+    );
+    // Rows 0..300; s is NULL at 0, 7, 14, … (43 rows).
+    check_predicates(
+        &path,
+        &[
+            ("s.x >= 250", 43, 2),
+            ("s.x < 100 AND s['inner'].name = 'n3'", 9, 2),
+            ("struct_extract(s, 'x') BETWEEN 140 AND 160", 18, 2),
+            ("s.x IS NULL", 43, 0),
+            ("s.inner.name = 'n0' OR id = 7", 26, 0),
+        ],
+    );
+    let out = ok(&[
+        "sql",
+        "SELECT id, s.x * 2 AS x2, s.inner.name AS nm FROM '_' WHERE s.x BETWEEN 6 AND 8"
+            .replace('_', s(&path))
+            .as_str(),
+    ]);
+    // Row 7's struct is NULL: so is its x, and the row is not selected.
+    assert_eq!(out, "id,x2,nm\n6,12,n6\n8,16,n8\n");
 }
 
 #[test]

@@ -134,8 +134,41 @@ def select_columns(obj: Any, kind: str, names: Optional[Sequence[Any]]) -> Any:
         return obj if names is None else obj.select(list(names))
     data = as_arrow(obj, kind)
     if names is None or kind == PYARROW_READER:
+        return _unsliced_nested_structs(data)
+    return _unsliced_nested_structs(data.select(list(names)))
+
+
+def _has_nested_struct(t: pa.DataType, inside: bool = False) -> bool:
+    """Whether `t` holds a STRUCT inside a STRUCT or a list."""
+    if pa.types.is_struct(t):
+        return inside or any(_has_nested_struct(t.field(i).type, True) for i in range(t.num_fields))
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _has_nested_struct(t.value_type, True)
+    return False
+
+
+def _unsliced_nested_structs(data: Any) -> Any:
+    """`data` with each sliced chunk of a column holding a STRUCT inside a STRUCT (or
+    a list) copied to offset 0. arrow-rs 59 (which the native module is built with)
+    applies such a slice twice when it imports the array and fails
+    (apache/arrow-rs#7595, fixed by #10835 in a later release); a copy is read as it
+    is. Other columns, and chunks that are not sliced, are passed as they are."""
+    if not isinstance(data, (pa.Table, pa.RecordBatch)):
         return data
-    return data.select(list(names))
+    nested = [i for i, f in enumerate(data.schema) if _has_nested_struct(f.type)]
+    if not nested:
+        return data
+    for i in nested:
+        column = data.column(i)
+        if isinstance(column, pa.ChunkedArray):
+            if any(c.offset for c in column.chunks):
+                chunks = [pa.concat_arrays([c]) if c.offset else c for c in column.chunks]
+                data = data.set_column(i, data.schema.field(i), pa.chunked_array(chunks, column.type))
+        elif column.offset:
+            arrays = list(data.columns)
+            arrays[i] = pa.concat_arrays([column])
+            data = pa.RecordBatch.from_arrays(arrays, schema=data.schema)
+    return data
 
 
 def arrow_schema(obj: Any, kind: str) -> pa.Schema:

@@ -95,7 +95,18 @@ impl Binder<'_> {
         let span = expr.span;
         match &expr.kind {
             ExprKind::Column(name) => self.column(name, span),
+            ExprKind::Field { expr, name } => self.field(expr, name, span),
             ExprKind::Literal(value) => Ok(TypedExpr::literal(value.clone(), span)),
+            ExprKind::Call { name, args } if name == "struct_extract" => match args.as_slice() {
+                [base, Expr {
+                    kind: ExprKind::Literal(ScalarValue::Utf8(field)),
+                    ..
+                }] => self.field(base, field, span),
+                _ => err(
+                    span,
+                    "struct_extract takes a STRUCT and a quoted field name: struct_extract(s, 'f')",
+                ),
+            },
             ExprKind::Call { name, args } => {
                 let args = args
                     .iter()

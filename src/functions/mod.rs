@@ -33,6 +33,7 @@ mod operators;
 mod reference;
 pub(crate) mod row;
 pub(crate) mod string;
+mod structs;
 mod system;
 
 pub use catalog::{catalog, catalog_schema, Pattern};
@@ -653,7 +654,7 @@ type Register = fn(&mut Registry);
 
 fn build() -> Vec<Function> {
     let mut r = Registry::default();
-    let domains: [(&'static str, Register); 9] = [
+    let domains: [(&'static str, Register); 10] = [
         ("operator", operators::register),
         ("string", string::register),
         ("math", math::register),
@@ -661,6 +662,7 @@ fn build() -> Vec<Function> {
         ("conditional", conditional::register),
         ("hash", hash::register),
         ("json", json::register),
+        ("struct", structs::register),
         ("cast", cast::register),
         ("system", system::register),
     ];

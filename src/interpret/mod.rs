@@ -29,6 +29,7 @@ use arrow::datatypes::Schema;
 
 use crate::error::{EvalError, Result};
 use crate::scalar::ScalarValue;
+use crate::struct_fields::{field_array, field_at};
 use crate::typed::{TypedExpr, TypedKind};
 
 use errors::Errors;
@@ -92,6 +93,20 @@ impl Interpreter<'_> {
     #[recursive::recursive]
     fn eval(&self, expr: &TypedExpr) -> Result<Value> {
         match &expr.kind {
+            TypedKind::Column(i) if *i >= self.batch.num_columns() => {
+                // A STRUCT field of a batch it was not appended to (the caller's
+                // batch, not one `Decoding` made): read from its STRUCT column.
+                let schema = self.batch.schema();
+                let field = field_at(&schema, *i).ok_or_else(|| {
+                    crate::Error::from(arrow::error::ArrowError::SchemaError(format!(
+                        "the batch has no column {i}: it has {}",
+                        self.batch.num_columns()
+                    )))
+                })?;
+                let column = field_array(self.batch.columns(), &field);
+                let column = crate::decode::widened_decimal(&column).unwrap_or(column);
+                Ok(Value::array(column))
+            }
             TypedKind::Column(i) => {
                 let column = self.batch.column(*i);
                 // A DECIMAL stored in 32 or 64 bits, computed on as `Decimal128`.

@@ -87,6 +87,12 @@ fn with_dictionaries(schema: &Schema, columns: &[usize]) -> Schema {
 /// predicate stays whole).
 pub(crate) fn split(prepared: &Prepared, dataset: &Dataset) -> Option<Split> {
     let optimized = prepared.optimized();
+    // A predicate on STRUCT fields runs whole, as one reader predicate (the parts
+    // and keys below read top-level columns).
+    let width = dataset.schema().fields().len();
+    if optimized.columns().iter().any(|&c| c >= width) {
+        return None;
+    }
     if optimized.can_error() {
         return whole_on_keys(prepared, dataset);
     }

@@ -90,6 +90,43 @@ pub(crate) fn single_leaf(meta: &ParquetMetaData, column: usize) -> Option<usize
     }
 }
 
+/// The Parquet leaf of STRUCT field `field` (a field holding one value per row, not
+/// a list or a STRUCT): the root's leaves come in the order of its Arrow type's
+/// fields, depth first, so the leaf is the root's first plus those of the fields
+/// before it on the way down.
+pub(crate) fn field_leaf(
+    meta: &ParquetMetaData,
+    root_type: &arrow::datatypes::DataType,
+    field: &crate::struct_fields::StructField,
+) -> Option<usize> {
+    use arrow::datatypes::DataType;
+    fn leaves(t: &DataType) -> usize {
+        match t {
+            DataType::Struct(children) => children.iter().map(|c| leaves(c.data_type())).sum(),
+            DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+                leaves(f.data_type())
+            }
+            DataType::Map(f, _) => leaves(f.data_type()),
+            _ => 1,
+        }
+    }
+    let descr = meta.file_metadata().schema_descr();
+    let first = (0..descr.num_columns()).find(|&l| descr.get_column_root_idx(l) == field.root)?;
+    let mut at = first;
+    let mut t = root_type;
+    for &child in &field.path {
+        let DataType::Struct(children) = t else {
+            return None;
+        };
+        at += children[..child]
+            .iter()
+            .map(|c| leaves(c.data_type()))
+            .sum::<usize>();
+        t = children[child].data_type();
+    }
+    (leaves(t) == 1 && !matches!(t, DataType::Struct(_)) && at < descr.num_columns()).then_some(at)
+}
+
 /// Whether every data page of every chunk of leaf `leaf` is dictionary-encoded, as
 /// the chunks' page encoding statistics say (no statistics: not known, so no).
 pub(crate) fn dictionary_encoded(meta: &ParquetMetaData, leaf: usize) -> bool {

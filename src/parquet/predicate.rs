@@ -14,12 +14,14 @@ use parquet::file::metadata::ParquetMetaData;
 
 use super::dataset::{engine_schema, to_engine_batch};
 use crate::cache::KernelCache;
+use crate::decode::Decoding;
 use crate::expr::Expr;
 use crate::interpret::interpret;
 use crate::interpret::true_rows;
 use crate::prepare::{Prepared, Purpose};
 use crate::scalar::ScalarValue;
 use crate::sql::parse_expr;
+use crate::struct_fields::{field_at, field_column, root_column};
 use crate::typed::{TypedExpr, TypedKind};
 use crate::Filter;
 
@@ -116,8 +118,9 @@ enum Eval {
     Constant(bool),
     /// Compiled (or the filter's own interpreter fallback).
     Jit(Filter),
-    /// The interpreter, by request.
-    Interpreted(TypedExpr),
+    /// The interpreter, by request, and how batches become what it reads (STRUCT
+    /// fields appended, [`crate::struct_fields`]).
+    Interpreted(TypedExpr, Arc<Decoding>),
 }
 
 /// An error evaluating a predicate on a row of a Parquet file.
@@ -216,34 +219,32 @@ impl RowNumbers {
     }
 }
 
-/// `e` with column indices replaced by their positions in `columns` (which holds
-/// every column `e` reads, sorted).
-fn remap(e: &mut TypedExpr, columns: &[usize]) {
-    let all = |v: &mut Vec<TypedExpr>| v.iter_mut().for_each(|c| remap(c, columns));
+/// `e` with each column index `i` replaced by `moved(i)` (which knows every column
+/// `e` reads).
+fn remap(e: &mut TypedExpr, moved: &dyn Fn(usize) -> Option<usize>) {
+    let all = |v: &mut Vec<TypedExpr>| v.iter_mut().for_each(|c| remap(c, moved));
     match &mut e.kind {
         TypedKind::Column(i) => {
-            *i = columns
-                .binary_search(i)
-                .expect("a column the predicate reads");
+            *i = moved(*i).expect("a column the predicate reads");
         }
         TypedKind::Literal(_) | TypedKind::Ref(_) => {}
         TypedKind::Let { value, body, .. } => {
-            remap(value, columns);
-            remap(body, columns);
+            remap(value, moved);
+            remap(body, moved);
         }
         TypedKind::Call { args, .. } => all(args),
         TypedKind::And(c) | TypedKind::Or(c) | TypedKind::Coalesce(c) => all(c),
-        TypedKind::Not(x) | TypedKind::Cast(x) | TypedKind::TryCast(x) => remap(x, columns),
-        TypedKind::IsNull { expr, .. } | TypedKind::InList { expr, .. } => remap(expr, columns),
+        TypedKind::Not(x) | TypedKind::Cast(x) | TypedKind::TryCast(x) => remap(x, moved),
+        TypedKind::IsNull { expr, .. } | TypedKind::InList { expr, .. } => remap(expr, moved),
         TypedKind::Case {
             branches,
             else_expr,
         } => {
             for (c, v) in branches {
-                remap(c, columns);
-                remap(v, columns);
+                remap(c, moved);
+                remap(v, moved);
             }
-            remap(else_expr, columns);
+            remap(else_expr, moved);
         }
     }
 }
@@ -304,12 +305,24 @@ impl JitPredicate {
         let (columns, eval) = match constant_value(optimized) {
             Some(b) => (vec![], Eval::Constant(b)),
             None => {
-                let columns = optimized.columns();
-                let mut typed = optimized.clone();
-                remap(&mut typed, &columns);
+                // The root columns read (a STRUCT column for its fields), and the
+                // predicate over just those.
+                let read = optimized.columns();
+                let mut columns: Vec<usize> =
+                    read.iter().map(|&c| root_column(engine, c)).collect();
+                columns.sort_unstable();
+                columns.dedup();
                 let schema = engine.project(&columns)?;
+                let position = |c: usize| columns.binary_search(&c).ok();
+                let moved = |c: usize| match field_at(engine, c) {
+                    None => position(c),
+                    Some(f) => field_column(&schema, position(f.root)?, &f.path),
+                };
+                let mut typed = optimized.clone();
+                remap(&mut typed, &moved);
                 let eval = if interpret {
-                    Eval::Interpreted(typed)
+                    let decoding = Decoding::new(&schema, &typed.columns());
+                    Eval::Interpreted(typed, Arc::new(decoding))
                 } else {
                     let on_columns = Prepared::from_typed(
                         &schema,
@@ -403,7 +416,7 @@ impl JitPredicate {
         match &self.eval {
             Eval::Constant(_) => true,
             Eval::Jit(f) => f.is_jit(),
-            Eval::Interpreted(_) => false,
+            Eval::Interpreted(..) => false,
         }
     }
 
@@ -443,9 +456,9 @@ impl JitPredicate {
             Eval::Jit(f) => to_engine_batch(batch, &self.schema)
                 .map_err(crate::Error::from)
                 .and_then(|b| f.evaluate_mask(&b)),
-            Eval::Interpreted(e) => to_engine_batch(batch, &self.schema)
+            Eval::Interpreted(e, decoding) => to_engine_batch(batch, &self.schema)
                 .map_err(crate::Error::from)
-                .and_then(|b| interpret(e, &b))
+                .and_then(|b| interpret(e, &*decoding.convert(&b)?))
                 .map(|r| {
                     let r = r
                         .as_any()

@@ -23,11 +23,14 @@ use super::footer::check_page_headers;
 use super::predicate::{constant_value, row_of, without_row};
 use super::source::FileBytes;
 use super::{conjuncts, gather, keys};
-use super::{guarded, single_leaf, Dataset, JitPredicate, RowError, ScanError, SourceFile};
+use super::{
+    field_leaf, guarded, single_leaf, Dataset, JitPredicate, RowError, ScanError, SourceFile,
+};
 use crate::expr::Expr;
 use crate::prepare::{Prepared, Purpose};
 use crate::prune::{may_be_true, ColumnStats};
 use crate::scalar::ScalarValue;
+use crate::struct_fields::{field_at, struct_fields};
 use crate::typed::TypedExpr;
 
 /// How the reader skips the rows a predicate rejected in the columns read after it:
@@ -310,12 +313,32 @@ impl<'a> Scan<'a> {
         // found by position (a root with one leaf), never by name.
         let mut per_column = Vec::new();
         for c in bound.columns() {
-            let field = schema.field(c);
-            let Some(leaf) = single_leaf(meta, c) else {
+            // A STRUCT field's statistics are its Parquet leaf's (a leaf is NULL
+            // where its parents are, as the field is).
+            let (field, leaf, file_field) = match field_at(schema, c) {
+                None => (
+                    Arc::new(schema.field(c).clone()),
+                    single_leaf(meta, c),
+                    Arc::new(file.metadata.schema().field(c).clone()),
+                ),
+                Some(f) => {
+                    let file_root = file.metadata.schema().field(f.root).data_type();
+                    let file_field = struct_fields(file.metadata.schema())
+                        .into_iter()
+                        .find(|g| g.root == f.root && g.path == f.path)
+                        .map(|g| g.field);
+                    match file_field {
+                        Some(file_field) => {
+                            (f.field.clone(), field_leaf(meta, file_root, &f), file_field)
+                        }
+                        None => continue,
+                    }
+                }
+            };
+            let Some(leaf) = leaf else {
                 continue;
             };
-            let file_field = file.metadata.schema().field(c);
-            let Ok(conv) = StatisticsConverter::from_column_index(leaf, file_field, descr) else {
+            let Ok(conv) = StatisticsConverter::from_column_index(leaf, &file_field, descr) else {
                 continue;
             };
             // Statistics of the type the predicate was bound with (a dictionary's

@@ -11,6 +11,7 @@ use super::tokens::SYMMETRIC_MARK;
 use super::{convert, Cx};
 use crate::error::ParseError;
 use crate::expr::{Expr, ExprKind, Span};
+use crate::scalar::ScalarValue;
 
 /// A function call; `if(c, a, b)` is a `CASE`.
 pub(super) fn function(e: &ast::Expr, f: &ast::Function, d: Cx) -> Result<Expr, ParseError> {
@@ -106,6 +107,15 @@ pub(super) fn function(e: &ast::Expr, f: &ast::Function, d: Cx) -> Result<Expr, 
     at = args.iter().fold(at, |s, a| s.union(a.span));
     if name == "ceiling" && ident.quote_style.is_none() {
         return Ok(Expr::call("ceil", args).with_span(at));
+    }
+    // `struct_extract(s, 'f')` is `s.f`; other arguments are left for the binder
+    // to reject.
+    if name == "struct_extract" && ident.quote_style.is_none() && args.len() == 2 {
+        if let ExprKind::Literal(ScalarValue::Utf8(field)) = &args[1].kind {
+            let field = field.clone();
+            let base = args.into_iter().next().expect("two arguments");
+            return Ok(base.field(field).with_span(at));
+        }
     }
     if name == "if" && ident.quote_style.is_none() {
         let n = args.len();

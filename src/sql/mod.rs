@@ -36,6 +36,7 @@
 mod calls;
 mod dismantle;
 mod errors;
+mod fields;
 mod forms;
 mod literals;
 mod operators;
@@ -59,6 +60,7 @@ use errors::{
     error, expect_end, from_parser_error, node_span, parse_failure, shallow_span, span, too_deep,
     unsupported,
 };
+use fields::{compound_identifier, field_access};
 use forms::{case_expr, cast, ceil_floor, extract, position, substring, trim};
 use literals::{interval, literal, typed_string};
 use operators::{binary, unary};
@@ -380,6 +382,8 @@ fn convert(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
             ..
         } => case_expr(e, operand.as_deref(), conditions, else_result.as_deref(), d),
         E::Function(f) => function(e, f, d),
+        E::CompoundIdentifier(idents) => compound_identifier(idents),
+        E::CompoundFieldAccess { root, access_chain } => field_access(e, root, access_chain, d),
         _ => other(e, d),
     }
 }
@@ -397,7 +401,6 @@ fn other(e: &ast::Expr, d: Cx) -> Result<Expr, ParseError> {
             let v = typed_string(&ts.data_type, &ts.value, at)?;
             return Ok(Expr::new(ExprKind::Literal(v)).with_span(at));
         }
-        E::CompoundIdentifier(_) => "qualified column names are not supported",
         E::InSubquery { .. } => "IN (subquery) is not supported",
         E::InUnnest { .. } => "IN UNNEST is not supported",
         E::RLike { .. } => "RLIKE/REGEXP is not supported",
@@ -454,12 +457,16 @@ mod tests {
     }
 
     #[test]
-    fn qualified_columns_are_rejected() {
-        assert_eq!(
-            err("t.a"),
-            ("qualified column names are not supported".into(), (1, 4))
-        );
-        assert_eq!(err("1 + s.t.a").1, (5, 10));
+    fn qualified_names_and_subscripts_are_struct_fields() {
+        assert_eq!(p("s.a"), col("s").field("a"));
+        assert_eq!(p("s.a.b > 1"), col("s").field("a").field("b").gt(lit(1i64)));
+        assert_eq!(p("\"s\".\"a.b\""), col("s").field("a.b"));
+        assert_eq!(p("s['a']"), col("s").field("a"));
+        assert_eq!(p("s.a['b c']"), col("s").field("a").field("b c"));
+        assert_eq!(err("1 + s[1]").0, "list element access (x[i], x[a:b]) is not supported yet: a subscript must be a quoted field name, as s['f']");
+        for text in ["s.a", "s.a.b", "\"s\".\"a.b\"", "\"s t\".\"select\""] {
+            assert_eq!(p(&p(text).to_string()), p(text), "{text}");
+        }
     }
 
     #[test]
@@ -529,8 +536,8 @@ mod tests {
             "Expected: end of expression, found: d"
         );
         assert_eq!(
-            parse_select_list("a, t.b").unwrap_err().message,
-            "qualified column names are not supported"
+            parse_select_list("a, t.b").unwrap()[1],
+            (col("t").field("b"), None)
         );
     }
 

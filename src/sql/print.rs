@@ -7,6 +7,7 @@ use std::fmt;
 use std::sync::{LazyLock, Mutex};
 
 use crate::expr::{call, col, Expr, ExprKind};
+use crate::scalar::ScalarValue;
 use crate::types::sql_type_name;
 
 /// The SQL spelling of an operator-named call, if it is one.
@@ -160,6 +161,17 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ExprKind::Column(name) => write_identifier(f, name),
+            ExprKind::Field { expr, name } => match expr.kind {
+                ExprKind::Column(_) | ExprKind::Field { .. } => {
+                    write!(f, "{expr}.")?;
+                    write_identifier(f, name)
+                }
+                _ => write!(
+                    f,
+                    "struct_extract({expr}, {})",
+                    ScalarValue::Utf8(name.clone())
+                ),
+            },
             ExprKind::Literal(value) => write!(f, "{value}"),
             ExprKind::Call { name, args } => {
                 if let (Some(op), [l, r]) = (binary_operator(name), args.as_slice()) {

@@ -17,6 +17,33 @@ pub(super) enum Step<'p> {
     FromEnd(u64),
     /// `[#]`: the position after the last element, never a value.
     Past,
+    /// A JSON Pointer token: a key in an object, a position (when it is one) in an
+    /// array.
+    Token(Cow<'p, str>),
+}
+
+impl Step<'_> {
+    /// The key this step looks up in an object.
+    pub(super) fn key(&self) -> Option<&str> {
+        match self {
+            Step::Key(k) | Step::Token(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The position this step looks up in an array, counted from the start.
+    pub(super) fn index(&self) -> Option<u64> {
+        match self {
+            Step::Index(i) => Some(*i),
+            // RFC 6901: digits without a leading zero.
+            Step::Token(t) if t == "0" || (!t.starts_with('0') && !t.is_empty()) => t
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| t.parse().ok())
+                .flatten(),
+            _ => None,
+        }
+    }
 }
 
 /// A parsed path.
@@ -60,31 +87,26 @@ pub(super) fn find_steps<'d, 'a>(steps: &[Step], doc: &'d Json<'a>) -> Option<&'
     let mut at = doc;
     for step in steps {
         at = match (step, at) {
-            (Step::Key(k), Json::Object(_)) => at.member(k)?,
-            (Step::Index(i), Json::Array(items)) => items.get(usize::try_from(*i).ok()?)?,
             (Step::FromEnd(0), Json::Array(items)) => items.first()?,
             (Step::FromEnd(n), Json::Array(items)) => {
                 let back = usize::try_from(*n).ok()?;
                 items.get(items.len().checked_sub(back)?)?
             }
+            (step, Json::Object(_)) => at.member(step.key()?)?,
+            (step, Json::Array(items)) => items.get(usize::try_from(step.index()?).ok()?)?,
             _ => return None,
         };
     }
     Some(at)
 }
 
-/// A JSON Pointer token: `~1` is `/` and `~0` is `~`; on an array, a number.
+/// A JSON Pointer token: `~1` is `/` and `~0` is `~`.
 fn pointer_step(token: &str) -> Step<'_> {
-    let key = if token.contains('~') {
+    Step::Token(if token.contains('~') {
         Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
     } else {
         Cow::Borrowed(token)
-    };
-    match key.parse::<u64>() {
-        Ok(i) if !key.starts_with('+') && (key == "0" || !key.starts_with('0')) => Step::Index(i),
-        // Not an index: a key (which on an array finds nothing).
-        _ => Step::Key(key),
-    }
+    })
 }
 
 /// The steps after `$`, or the rest of the text where they stop making sense.
@@ -182,6 +204,10 @@ mod tests {
         assert_eq!(at(doc, "/p~1q").as_deref(), Some("5"));
         assert_eq!(at(doc, "/t~0").as_deref(), Some("6"));
         assert_eq!(at(doc, "/a/b/01"), None);
+        assert_eq!(at(r#"{"0":1,"01":2}"#, "/0").as_deref(), Some("1"));
+        assert_eq!(at(r#"{"0":1,"01":2}"#, "/01").as_deref(), Some("2"));
+        assert_eq!(at("[5,6]", "/1").as_deref(), Some("6"));
+        assert_eq!(at("[5,6]", "/-1"), None);
         assert_eq!(at(doc, "$").as_deref().map(str::len), Some(doc.len()));
         assert_eq!(at(doc, "").as_deref().map(str::len), Some(doc.len()));
         assert_eq!(at(doc, "$.a.b.c"), None);

@@ -77,8 +77,8 @@ impl<'de> Visitor<'de> for Seek<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let (want, rest) = match self.0 {
-            [Step::Index(i), rest @ ..] => (Some(*i), rest),
-            _ => (None, &[][..]),
+            [step, rest @ ..] => (step.index(), rest),
+            [] => (None, &[][..]),
         };
         let mut found = None;
         let mut at = 0u64;
@@ -98,8 +98,8 @@ impl<'de> Visitor<'de> for Seek<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let (want, rest) = match self.0 {
-            [Step::Key(k), rest @ ..] => (Some(k.as_ref()), rest),
-            _ => (None, &[][..]),
+            [step, rest @ ..] => (step.key(), rest),
+            [] => (None, &[][..]),
         };
         let mut found = None;
         let mut seen = false;
