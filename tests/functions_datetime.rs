@@ -1073,3 +1073,41 @@ fn date_differences_of_dates_declare_when_they_can_fail() {
         &["-5879611", "5879610", "NULL"],
     );
 }
+
+/// A timestamp chrono cannot read fails only on rows that read it: with another
+/// argument NULL, a strict call is NULL and its arguments' checks do not fail (the
+/// kernel once failed there, where the interpreter gave NULL).
+#[test]
+fn an_unreadable_timestamp_beside_a_null_argument_gives_null() {
+    use arrow::array::{Int64Array, TimestampSecondArray};
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("ts", DataType::Timestamp(TimeUnit::Second, None), true),
+        Field::new("n", DataType::Int64, true),
+        Field::new("ts2", DataType::Timestamp(TimeUnit::Second, None), true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(TimestampSecondArray::from(vec![Some(i64::MIN), Some(0)])),
+            Arc::new(Int64Array::from(vec![None, Some(1_000_000_000)])),
+            Arc::new(TimestampSecondArray::from(vec![None, Some(60)])),
+        ],
+    )
+    .unwrap();
+    check(
+        &batch,
+        "add_nanoseconds(ts, n)",
+        &["NULL", "1970-01-01T00:00:01"],
+    );
+    check(
+        &batch,
+        "add_months(ts, n - 999999999)",
+        &["NULL", "1970-02-01T00:00:00"],
+    );
+    check(&batch, "date_diff('minute', ts, ts2)", &["NULL", "1"]);
+    check_error(
+        &batch.slice(0, 1),
+        "add_nanoseconds(ts, 1)",
+        "timestamp out of range at row 0",
+    );
+}

@@ -13,15 +13,18 @@ use crate::types::{common_type, sql_type_name};
 
 impl Binder<'_> {
     pub(super) fn call(&self, name: &str, args: Vec<TypedExpr>, span: Span) -> Result<TypedExpr> {
-        match name {
+        // An alias is its function: the rules below apply to every name of it (and
+        // messages keep the name as written).
+        let function = functions::function(name).map_or(name, |f| f.name);
+        match function {
             "coalesce" => return self.coalesce(args, span),
             "nullif" => return self.nullif(args, span),
-            "ifnull" | "nvl" if args.len() == 2 => return self.coalesce(args, span),
-            "ifnull" | "nvl" => return err(span, format!("{name} needs exactly two arguments")),
+            "ifnull" if args.len() == 2 => return self.coalesce(args, span),
+            "ifnull" => return err(span, format!("{name} needs exactly two arguments")),
             "nvl2" => return self.nvl2(args, span),
             _ => {}
         }
-        let (name, mut args) = match datetime::rewrite_call(name, args, &self.now, span)? {
+        let (name, mut args) = match datetime::rewrite_call(function, args, &self.now, span)? {
             datetime::Rewritten::Done(e) => return Ok(e),
             datetime::Rewritten::Call(renamed, args) => (renamed.unwrap_or(name), args),
         };

@@ -127,6 +127,23 @@ pub(super) fn register(r: &mut Registry) {
             "the SHA-256 digest of a BLOB's bytes, in lower-case hexadecimal",
             map1::<Blob, Utf8, _>(|b: &[u8]| Ok(Some(hex(&sha2::Sha256::digest(b))))),
         );
+    r.function("sha512")
+        .example(
+            "sha512('abc')",
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+        )
+        .sig(
+            &[s()],
+            s(),
+            "the SHA-512 digest of the string's UTF-8 bytes, in lower-case hexadecimal",
+            map1::<Utf8, Utf8, _>(|s: &str| Ok(Some(hex(&sha2::Sha512::digest(s.as_bytes()))))),
+        )
+        .sig(
+            &[DataType::Binary],
+            s(),
+            "the SHA-512 digest of a BLOB's bytes, in lower-case hexadecimal",
+            map1::<Blob, Utf8, _>(|b: &[u8]| Ok(Some(hex(&sha2::Sha512::digest(b))))),
+        );
     r.function("crc32")
         .example(
             "crc32('The quick brown fox jumps over the lazy dog')",

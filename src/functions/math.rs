@@ -643,6 +643,150 @@ pub(super) fn register(r: &mut Registry) {
     r.function("shift_left").example("shift_left(1, 4)", "16");
     r.function("shift_right")
         .example("shift_right(-16, 2)", "-4");
+    r.function("sign").alias("signum");
+    r.function("bitwise_xor").alias("xor");
+    hyperbolic(r);
+    more_numbers(r);
+}
+
+/// `sinh` … `atanh`: outside an inverse's domain is an error, as in PostgreSQL
+/// (DuckDB returns NaN); `atanh(±1)` is ±infinity.
+fn hyperbolic(r: &mut Registry) {
+    r.function("sinh").example("sinh(0)", "0.0").sig(
+        &[F],
+        F,
+        "the hyperbolic sine",
+        unary(f64::sinh),
+    );
+    r.function("cosh").example("cosh(0)", "1.0").sig(
+        &[F],
+        F,
+        "the hyperbolic cosine",
+        unary(f64::cosh),
+    );
+    r.function("tanh").example("tanh(0)", "0.0").sig(
+        &[F],
+        F,
+        "the hyperbolic tangent",
+        unary(f64::tanh),
+    );
+    r.function("asinh").example("asinh(0)", "0.0").sig(
+        &[F],
+        F,
+        "the inverse hyperbolic sine",
+        unary(f64::asinh),
+    );
+    r.function("acosh").example("acosh(1)", "0.0").sig(
+        &[F],
+        F,
+        "the inverse hyperbolic cosine; x below 1 is an error",
+        unary_checked(|x| match x < 1.0 {
+            true => Err("input is out of range".into()),
+            false => Ok(Some(x.acosh())),
+        }),
+    );
+    r.function("atanh")
+        .example("atanh(0.5)", "0.5493061443340548")
+        .sig(
+            &[F],
+            F,
+            "the inverse hyperbolic tangent; x beyond -1 … 1 is an error, ±1 gives ±infinity",
+            unary_checked(|x| match x.abs() > 1.0 {
+                true => Err("input is out of range".into()),
+                false => Ok(Some(x.atanh())),
+            }),
+        );
+}
+
+/// DuckDB's `even`, `factorial`, `bit_count`, `fmod` and `fdiv`, and DataFusion's
+/// `nanvl`.
+fn more_numbers(r: &mut Registry) {
+    r.function("even")
+        .example("even(2.5)", "4.0")
+        .example("even(-1)", "-2.0")
+        .sig(
+            &[F],
+            F,
+            "x rounded away from zero to the next even integer",
+            unary(|x| {
+                let whole = if x >= 0.0 { x.ceil() } else { x.floor() };
+                if whole % 2.0 != 0.0 {
+                    whole + whole.signum()
+                } else {
+                    whole
+                }
+            }),
+        );
+    r.function("factorial").example("factorial(5)", "120").sig(
+        &[I64],
+        I64,
+        "n! (0! = 1); a negative n, or n above 20 (the result would not fit a BIGINT), is an error",
+        map1::<Int64Type, Int64Type, _>(|n: i64| {
+            if n < 0 {
+                return Err("factorial of a negative number is undefined".into());
+            }
+            (1..=n)
+                .try_fold(1i64, |acc, k| acc.checked_mul(k))
+                .map(Some)
+                .ok_or_else(|| "bigint out of range".to_string())
+        })
+        .fallible(),
+    );
+    macro_rules! bit_counts {
+        ($($ty:ty => $t:expr),*) => {$(
+            r.function("bit_count").sig(
+                &[$t],
+                DataType::Int8,
+                "the number of bits set in x's two's complement",
+                map1::<$ty, arrow::datatypes::Int8Type, _>(|x| Ok(Some(x.count_ones() as i8))),
+            );
+        )*};
+    }
+    use arrow::datatypes as t;
+    bit_counts!(
+        t::Int8Type => DataType::Int8, t::Int16Type => DataType::Int16,
+        t::Int32Type => DataType::Int32, t::Int64Type => DataType::Int64,
+        t::UInt8Type => DataType::UInt8, t::UInt16Type => DataType::UInt16,
+        t::UInt32Type => DataType::UInt32, t::UInt64Type => DataType::UInt64
+    );
+    r.function("bit_count")
+        .example("bit_count(7)", "3")
+        .example("bit_count(CAST(-1 AS INTEGER))", "32");
+    let divisor = |y: f64| match y == 0.0 {
+        true => Err("division by zero".to_string()),
+        false => Ok(()),
+    };
+    r.function("fmod").example("fmod(-7.5, 2)", "0.5").sig(
+        &[F, F],
+        F,
+        "x - y * floor(x / y), as DuckDB's fmod (the sign of y); y = 0 is an error",
+        map2::<Float64Type, Float64Type, Float64Type, _>(move |x: f64, y: f64| {
+            divisor(y)?;
+            Ok(Some(x - y * (x / y).floor()))
+        })
+        .fallible(),
+    );
+    r.function("fdiv").example("fdiv(-7, 2)", "-4.0").sig(
+        &[F, F],
+        F,
+        "floor(x / y); y = 0 is an error",
+        map2::<Float64Type, Float64Type, Float64Type, _>(move |x: f64, y: f64| {
+            divisor(y)?;
+            Ok(Some((x / y).floor()))
+        })
+        .fallible(),
+    );
+    r.function("nanvl")
+        .example("nanvl(CAST('NaN' AS DOUBLE), 1.5)", "1.5")
+        .example("nanvl(2.0, 1.5)", "2.0")
+        .sig(
+            &[F, F],
+            F,
+            "x, or y where x is NaN (DataFusion's)",
+            map2::<Float64Type, Float64Type, Float64Type, _>(|x: f64, y: f64| {
+                Ok(Some(if x.is_nan() { y } else { x }))
+            }),
+        );
 }
 
 /// `round`, `trunc`, `floor` and `ceil` of decimals, exact, in a decimal of the

@@ -244,13 +244,19 @@ impl Lowerer {
         }
         // A DATE's days and coarser units are counted for every DATE (the
         // interpreter's `date_difference`); the rest read it as chrono does.
+        // Each end's check fails only where the other end is not NULL (where it is,
+        // the difference is NULL and the interpreter reads neither).
+        let raw = [self.expr(a)?, self.expr(b)?];
         let mut ends = Vec::with_capacity(2);
-        for e in [a, b] {
-            let x = self.expr(e)?;
+        for (k, &x) in raw.iter().enumerate() {
+            let other = [raw[1 - k]];
             ends.push(match ts_unit {
                 None if counts_dates(field) => x,
-                None => self.days_in_chrono_range(x),
-                Some(u) => self.in_chrono_range(x, u),
+                None => {
+                    let checked = self.days_in_chrono_range(x);
+                    self.where_valid(checked, x, PType::I32, &other)
+                }
+                Some(u) => self.in_chrono_range_where(x, u, &other),
             });
         }
         // What is counted at each end: its ticks of the unit, as an I64 (days and
@@ -355,7 +361,6 @@ impl Lowerer {
         };
         let unit = *unit;
         let xi = self.expr(x)?;
-        let xi = self.in_chrono_range(xi, unit);
         let unit_nanos = 1_000_000_000 / units_per_second(unit);
         // A literal step of 64 bits is a parameter: one checked 64-bit sum (beyond 64
         // bits the result is out of range anyway).
@@ -365,12 +370,14 @@ impl Lowerer {
             _ => None,
         };
         if let Some(step) = literal {
+            let xi = self.in_chrono_range(xi, unit);
             let step = self.param(PType::I64, step as u64);
             let sum = self.op(ArithOp::Add, xi, step);
             let (lo, hi) = chrono_units(unit);
             return Ok(Some(self.add(Node::RangeCheck(sum, lo, hi))));
         }
         let ni = self.expr(n)?;
+        let xi = self.in_chrono_range_where(xi, unit, &[ni]);
         let step = if days {
             let ni = self.add(Node::Cast(ni, PType::I128));
             // |n| < 2^63 days of fewer than 2^47 units: the product fits.
@@ -405,7 +412,8 @@ impl Lowerer {
         };
         let per_day = units_per_day(*unit);
         let xi = self.expr(x)?;
-        let xi = self.in_chrono_range(xi, *unit);
+        let ni = self.expr(n)?;
+        let xi = self.in_chrono_range_where(xi, *unit, &[ni]);
         let per_day_node = self.int(PType::I64, per_day);
         let days = self.op(FloorDiv, xi, per_day_node);
         let days = self.add(Node::Cast(days, PType::I32));
@@ -416,7 +424,6 @@ impl Lowerer {
         let months = self.op(Add, months, c.month);
         let months = self.opk(Sub, months, 1);
         let months = self.add(Node::Cast(months, PType::I64));
-        let ni = self.expr(n)?;
         let total = self.op(Add, months, ni);
         let (first_year, last_year) = (
             civil_from_days(*chrono_days().start()).year,
@@ -499,6 +506,32 @@ impl Lowerer {
             i128::from(*days.start()),
             i128::from(*days.end()),
         ))
+    }
+
+    /// [`Self::in_chrono_range`] checked only where every node of `others` (the
+    /// call's other arguments) is valid: elsewhere a strict call is NULL, and the
+    /// interpreter does not read its arguments there, so no row may fail.
+    fn in_chrono_range_where(&mut self, x: NodeId, unit: TimeUnit, others: &[NodeId]) -> NodeId {
+        let checked = self.in_chrono_range(x, unit);
+        self.where_valid(checked, x, PType::I64, others)
+    }
+
+    /// `checked` (`x` with a check that can fail) where every node of `others` is
+    /// valid, NULL elsewhere; `x` itself when there is no check.
+    fn where_valid(&mut self, checked: NodeId, x: NodeId, ty: PType, others: &[NodeId]) -> NodeId {
+        if checked == x || others.is_empty() {
+            return checked;
+        }
+        let tests: Vec<NodeId> = others
+            .iter()
+            .map(|&o| self.add(Node::IsNull(o, true)))
+            .collect();
+        let all = match tests[..] {
+            [one] => one,
+            _ => self.add(Node::And(tests)),
+        };
+        let null = self.add(Node::Null(ty));
+        self.add(Node::Case(vec![(all, checked)], null))
     }
 
     /// A timestamp `x` of `unit`, its rows outside chrono's days errors.

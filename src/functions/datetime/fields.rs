@@ -375,6 +375,46 @@ pub(super) fn register(r: &mut Registry) {
             on1::<Float64Type>(k, move |v| float_field_of(Field::Epoch, k, v).map(Some)).fallible(),
         );
     }
+    // DuckDB's epoch_ms/us/ns: the instant in whole units since 1970-01-01, halves
+    // rounded away from zero (as DuckDB's).
+    for (name, per_second, example) in [
+        (
+            "epoch_ms",
+            1_000i128,
+            (
+                "epoch_ms(TIMESTAMP '2024-01-01 00:00:01.5')",
+                "1704067201500",
+            ),
+        ),
+        (
+            "epoch_us",
+            1_000_000,
+            ("epoch_us(DATE '1970-01-02')", "86400000000"),
+        ),
+        (
+            "epoch_ns",
+            1_000_000_000,
+            ("epoch_ns(TIMESTAMP '1970-01-01 00:00:01')", "1000000000"),
+        ),
+    ] {
+        let f = r.function(name).example(example.0, example.1);
+        for k in KINDS {
+            f.sig(
+                &[k.data_type()],
+                I,
+                "the instant in whole units since 1970-01-01 00:00:00 (UTC for a TIMESTAMP WITH TIME ZONE), halves away from zero; one beyond BIGINT is an error",
+                on1::<Int64Type>(k, move |v| {
+                    let (nanos, per) = (epoch_nanos(k.read(v)?), 1_000_000_000 / per_second);
+                    let (q, r) = (nanos / per, nanos % per);
+                    let units = if 2 * r.abs() >= per { q + nanos.signum() } else { q };
+                    i64::try_from(units)
+                        .map(Some)
+                        .map_err(|_| "bigint out of range".to_string())
+                })
+                .fallible(),
+            );
+        }
+    }
     let f = r
         .function("date_part")
         .alias("datepart")

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 
 use super::fields::pg_year;
-use super::{on1_s, KINDS, S};
+use super::{on1, on1_s, KINDS, S};
 use crate::functions::row::{Outcome, Utf8};
 use crate::functions::{Registry, ZoneReading};
 
@@ -218,6 +218,38 @@ pub(super) fn parse_datetime(
 }
 
 pub(super) fn register(r: &mut Registry) {
+    let f = r
+        .function("dayname")
+        .reads(ZoneReading::WallClock)
+        .example("dayname(DATE '2024-01-07')", "Sunday");
+    for k in KINDS {
+        f.sig(
+            &[k.data_type()],
+            S,
+            "the English name of x's day of the week",
+            on1::<Utf8>(k, move |v| {
+                Ok(Some(
+                    DAYS[k.read(v)?.weekday().num_days_from_sunday() as usize].to_string(),
+                ))
+            })
+            .fallible(),
+        );
+    }
+    let f = r
+        .function("monthname")
+        .reads(ZoneReading::WallClock)
+        .example("monthname(DATE '2024-12-01')", "December");
+    for k in KINDS {
+        f.sig(
+            &[k.data_type()],
+            S,
+            "the English name of x's month",
+            on1::<Utf8>(k, move |v| {
+                Ok(Some(MONTHS[k.read(v)?.month0() as usize].to_string()))
+            })
+            .fallible(),
+        );
+    }
     let f = r
         .function("strftime")
         .reads(ZoneReading::WallClock)

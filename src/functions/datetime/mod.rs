@@ -280,6 +280,7 @@ pub(super) fn register(r: &mut Registry) {
     ] {
         r.function(name).form(syntax, NullBehavior::NeverNull, doc);
     }
+    r.function("current_date").alias("today");
     // In this order: a function's signatures are tried in the order registered.
     fields::register(r);
     truncation::register(r);

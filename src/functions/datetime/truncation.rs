@@ -151,6 +151,7 @@ pub(super) fn last_day(dt: NaiveDateTime) -> Result<i32, String> {
 pub(super) fn register(r: &mut Registry) {
     let f = r
         .function("date_trunc")
+        .alias("datetrunc")
         .reads(ZoneReading::WallClockAndBack)
         .example(
             "date_trunc('month', DATE '2024-02-29')",

@@ -32,6 +32,32 @@ pub(super) fn measure(r: &mut Registry) {
         "the code point of the first character of s; 0 for ''",
         map1::<Utf8, Int32Type, _>(|s: &str| Ok(Some(s.chars().next().map_or(0, |c| c as i32)))),
     );
+    r.function("unicode")
+        .alias("ord")
+        .example("unicode('é')", "233")
+        .example("unicode('')", "-1")
+        .sig(
+            &[S],
+            INT,
+            "the code point of the first character of s; -1 for '' (DuckDB)",
+            map1::<Utf8, Int32Type, _>(|s: &str| {
+                Ok(Some(s.chars().next().map_or(-1, |c| c as i32)))
+            }),
+        );
+    r.function("bit_length")
+        .example("bit_length('é')", "16")
+        .sig(
+            &[S],
+            I,
+            "the number of bits of s (8 per UTF-8 byte)",
+            map1::<Utf8, Int64Type, _>(|s: &str| Ok(Some(s.len() as i64 * 8))),
+        )
+        .sig(
+            &[DataType::Binary],
+            I,
+            "the number of bits of a BLOB",
+            map1::<Blob, Int64Type, _>(|b: &[u8]| Ok(Some(b.len() as i64 * 8))),
+        );
     r.function("chr").example("chr(233)", "é").sig(
         &[I],
         S,

@@ -9,6 +9,7 @@
 mod build;
 mod case;
 mod cut;
+mod encode;
 mod measure;
 mod regexp;
 mod search;
@@ -31,5 +32,6 @@ pub(super) fn register(r: &mut Registry) {
     build::build(r);
     search::search(r);
     regexp::regular_expressions(r);
+    encode::encode(r);
     measure::similarity(r);
 }
