@@ -31,6 +31,9 @@ impl Binder<'_> {
         if let Some(decided) = self.out_of_range_comparison(name, &mut args, span) {
             return decided;
         }
+        if let Some(f) = functions::function(name) {
+            as_text(f.text_arguments, &mut args);
+        }
         // Operators by their registry name, whatever alias called them (`mod`).
         let operator = functions::lookup(name).next().map_or(name, |s| s.name);
         let decimal_ret = self.decimal_operands(operator, &mut args, span)?;
@@ -286,6 +289,28 @@ fn unquoted_date(e: &TypedExpr) -> Option<String> {
     let (y, m, d) = (int(y)?, int(m)?, int(d)?);
     let valid = (1..=9999).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d);
     valid.then(|| format!("{y:04}-{m:02}-{d:02}"))
+}
+
+/// Casts the arguments `which` says to VARCHAR ([`functions::TextArguments`]).
+fn as_text(which: functions::TextArguments, args: &mut [TypedExpr]) {
+    use functions::TextArguments::*;
+    let is_text = |a: &TypedExpr| matches!(a.data_type, DataType::Utf8 | DataType::Null);
+    let cast = match which {
+        AsTheyAre => false,
+        All => true,
+        WhenOneIsText => args.iter().any(|a| a.data_type == DataType::Utf8),
+    };
+    if !cast {
+        return;
+    }
+    for a in args.iter_mut().filter(|a| !is_text(a)) {
+        let span = a.span;
+        let inner = std::mem::replace(
+            a,
+            TypedExpr::literal(ScalarValue::Null(DataType::Null), span),
+        );
+        *a = TypedExpr::new(TypedKind::Cast(Box::new(inner)), DataType::Utf8, span);
+    }
 }
 
 #[cfg(test)]

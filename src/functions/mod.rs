@@ -393,9 +393,30 @@ pub struct Function {
     pub forms: Vec<SpecialForm>,
     /// How every signature of it reads a TIMESTAMP WITH TIME ZONE.
     pub zone_reading: ZoneReading,
+    /// Which arguments of other types the binder casts to VARCHAR.
+    pub text_arguments: TextArguments,
+}
+
+/// Arguments a string function takes as text whatever their type (PostgreSQL's
+/// `concat(1, 'a')` and `'id-' || 42`): the binder casts them to VARCHAR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextArguments {
+    /// None: arguments meet the signatures as they are.
+    AsTheyAre,
+    /// Every argument that is not VARCHAR or an untyped NULL (`concat`).
+    All,
+    /// As `All`, when one argument is VARCHAR already (`a || b`: PostgreSQL's
+    /// `anynonarray || text`; two numbers do not concatenate).
+    WhenOneIsText,
 }
 
 impl Function {
+    /// Declares which arguments the binder casts to VARCHAR ([`TextArguments`]).
+    pub fn text_arguments(&mut self, which: TextArguments) -> &mut Function {
+        self.text_arguments = which;
+        self
+    }
+
     /// Adds another name.
     pub fn alias(&mut self, name: &'static str) -> &mut Function {
         self.aliases.push(name);
@@ -584,6 +605,7 @@ impl Registry {
                     signatures: Vec::new(),
                     forms: Vec::new(),
                     zone_reading: ZoneReading::Instant,
+                    text_arguments: TextArguments::AsTheyAre,
                 });
                 self.functions.last_mut().expect("just pushed")
             }

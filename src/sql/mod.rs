@@ -287,6 +287,11 @@ fn convert(e: &ast::Expr, cx: Cx) -> Result<Expr, ParseError> {
         E::IsNotTrue(x) => unary_call("is_not_true", x, d),
         E::IsFalse(x) => unary_call("is_false", x, d),
         E::IsNotFalse(x) => unary_call("is_not_false", x, d),
+        // `x AT TIME ZONE z` is PostgreSQL's `timezone(z, x)`.
+        E::AtTimeZone {
+            timestamp,
+            time_zone,
+        } => binary_call("timezone", time_zone, timestamp, d),
         E::IsDistinctFrom(a, b) => binary_call("is_distinct_from", a, b, d),
         E::IsNotDistinctFrom(a, b) => binary_call("is_not_distinct_from", a, b, d),
         E::Between {
@@ -454,6 +459,14 @@ mod tests {
         assert_eq!(p("\"select\""), col("select"));
         assert_eq!(p("\"a\"\"b\""), col("a\"b"));
         assert_eq!(p("`tick`"), col("tick"));
+    }
+
+    #[test]
+    fn at_time_zone_is_a_call_of_timezone() {
+        assert_eq!(
+            p("ts AT TIME ZONE 'UTC' > x"),
+            call("timezone", vec![lit("UTC"), col("ts")]).gt(col("x"))
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::functions::row::{
     join_block, map1, map1_with, map2_with, map3, map3_with, push_short, variadic_with, Outcome,
     RowImpl, Text, Utf8, Written,
 };
-use crate::functions::{Registry, Specialization};
+use crate::functions::{Registry, Specialization, TextArguments};
 
 use super::cut::byte_at;
 use super::{I, S};
@@ -30,15 +30,22 @@ pub(crate) fn joined() -> RowImpl {
 pub(super) fn build(r: &mut Registry) {
     r.function("concat_op")
         .example("'ab' || 'cd'", "abcd")
+        .example("'id-' || 42", "id-42")
         .sig(
             &[S, S],
             S,
             "a || b: the strings joined; NULL if either is NULL",
             joined(),
         )
-        .specialize(Specialization::Concatenation);
+        .specialize(Specialization::Concatenation)
+        .text_arguments(TextArguments::WhenOneIsText);
     r.function("concat")
+        .text_arguments(TextArguments::All)
         .example("concat('a', NULL, 'b')", "ab")
+        .example(
+            "concat(1, '-', DATE '2024-01-02', true)",
+            "1-2024-01-02true",
+        )
         .variadic_sig(
             &[S],
             S,
@@ -50,6 +57,7 @@ pub(super) fn build(r: &mut Registry) {
             .with_block(join_block(false)),
         );
     r.function("concat_ws")
+        .text_arguments(TextArguments::All)
         .example("concat_ws(', ', 'a', NULL, 'b')", "a, b")
         .variadic_sig(
             &[S],
