@@ -23,7 +23,7 @@ duckdb.sql(f"""
 COPY (SELECT i AS id,
              CASE WHEN hash(i) % 10 = 0 THEN NULL
                   ELSE {{'f': (hash(i * 7) % 1000)::BIGINT, 'name': 'n' || (i % 97)}} END AS s,
-             '{{"id":' || i || ',"a":"' || ['x','y','zebra','alpha','beta'][1 + hash(i * 3) % 5]
+             '{{"id":' || i || ',"a":"' || ['x','y','zebra','alpha','beta'][(1 + hash(i * 3) % 5)::BIGINT]
                  || '","tags":["t' || (i % 7) || '"],"n":{{"v":' || (hash(i) % 100000) / 7.0 || '}}}}' AS j
       FROM range(4000000) t(i))
 TO '{sys.argv[1]}' (FORMAT parquet, COMPRESSION zstd)

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use arrow::array::BooleanBufferBuilder;
 use arrow::array::{Array, BooleanArray, RecordBatch};
 use arrow::buffer::BooleanBuffer;
-use arrow::datatypes::{Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow_schema::ArrowError;
 use parquet::arrow::arrow_reader::{ArrowPredicate, RowSelection};
 use parquet::arrow::ProjectionMask;
@@ -21,7 +21,7 @@ use crate::interpret::true_rows;
 use crate::prepare::{Prepared, Purpose};
 use crate::scalar::ScalarValue;
 use crate::sql::parse_expr;
-use crate::struct_fields::{field_at, field_column, root_column};
+use crate::struct_fields::{field_at, root_column, struct_fields};
 use crate::typed::{TypedExpr, TypedKind};
 use crate::Filter;
 
@@ -88,6 +88,9 @@ pub struct JitPredicate {
     projection: ProjectionMask,
     /// The root columns read, in schema order.
     columns: Vec<usize>,
+    /// The Parquet leaves read: every leaf of those columns, but only the leaves
+    /// of the fields read of a STRUCT column the predicate reads just fields of.
+    leaves: Vec<usize>,
     /// Those columns as the engine reads them (types converted).
     schema: SchemaRef,
     eval: Eval,
@@ -219,6 +222,114 @@ impl RowNumbers {
     }
 }
 
+/// What a predicate reads of a file: root columns, a STRUCT column narrowed to the
+/// fields the predicate reads of it when each is one Parquet leaf (the reader then
+/// decodes just those), as the schema the reader's batches have.
+struct ReadColumns {
+    /// The root columns read, sorted.
+    roots: Vec<usize>,
+    /// Their leaves, sorted.
+    leaves: Vec<usize>,
+    /// The schema of the reader's batches: the roots, STRUCTs narrowed.
+    schema: Schema,
+}
+
+impl ReadColumns {
+    /// For the extended columns `read` of `engine`.
+    fn new(engine: &Schema, metadata: &ParquetMetaData, read: &[usize]) -> ReadColumns {
+        let descr = metadata.file_metadata().schema_descr();
+        let mut roots: Vec<usize> = read.iter().map(|&c| root_column(engine, c)).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        let mut leaves = Vec::new();
+        let mut fields = Vec::new();
+        for &root in &roots {
+            let all = (0..descr.num_columns()).filter(|&l| descr.get_column_root_idx(l) == root);
+            let field = engine.field(root);
+            // The fields read of it, each one leaf; None: read the column whole.
+            let narrowed: Option<Vec<(Vec<usize>, usize)>> = read
+                .iter()
+                .filter_map(|&c| match field_at(engine, c) {
+                    Some(f) if f.root == root => Some(
+                        super::field_leaf(metadata, field.data_type(), &f).map(|l| (f.path, l)),
+                    ),
+                    Some(_) => None,
+                    None if c == root => Some(None),
+                    None => None,
+                })
+                .collect();
+            match narrowed {
+                Some(paths) if !paths.is_empty() => {
+                    let kept: Vec<Vec<usize>> = paths.iter().map(|(p, _)| p.clone()).collect();
+                    leaves.extend(paths.iter().map(|(_, l)| *l));
+                    fields.push(
+                        field
+                            .clone()
+                            .with_data_type(narrow(field.data_type(), &kept)),
+                    );
+                }
+                _ => {
+                    leaves.extend(all);
+                    fields.push(field.clone());
+                }
+            }
+        }
+        leaves.sort_unstable();
+        leaves.dedup();
+        ReadColumns {
+            roots,
+            leaves,
+            schema: Schema::new_with_metadata(fields, engine.metadata().clone()),
+        }
+    }
+
+    /// Where extended column `c` of `engine` is among the columns read.
+    fn moved(&self, engine: &Schema, c: usize) -> Option<usize> {
+        let position = |c: usize| self.roots.binary_search(&c).ok();
+        match field_at(engine, c) {
+            None => position(c),
+            Some(f) => {
+                let at = position(f.root)?;
+                struct_fields(&self.schema)
+                    .iter()
+                    .position(|g| g.root == at && g.names[1..] == f.names[1..])
+                    .map(|k| self.schema.fields().len() + k)
+            }
+        }
+    }
+}
+
+/// `t` (a STRUCT) with only the fields on `paths` (child positions from `t` down).
+fn narrow(t: &DataType, paths: &[Vec<usize>]) -> DataType {
+    let DataType::Struct(children) = t else {
+        return t.clone();
+    };
+    let kept: Vec<Field> = children
+        .iter()
+        .enumerate()
+        .filter_map(|(i, child)| {
+            let below: Vec<Vec<usize>> = paths
+                .iter()
+                .filter(|p| p.first() == Some(&i))
+                .map(|p| p[1..].to_vec())
+                .collect();
+            if below.is_empty() {
+                None
+            } else if below.iter().any(|p| p.is_empty()) {
+                Some(child.as_ref().clone())
+            } else {
+                Some(
+                    child
+                        .as_ref()
+                        .clone()
+                        .with_data_type(narrow(child.data_type(), &below)),
+                )
+            }
+        })
+        .collect();
+    DataType::Struct(kept.into())
+}
+
 /// `e` with each column index `i` replaced by `moved(i)` (which knows every column
 /// `e` reads).
 fn remap(e: &mut TypedExpr, moved: &dyn Fn(usize) -> Option<usize>) {
@@ -302,24 +413,16 @@ impl JitPredicate {
     ) -> crate::Result<Self> {
         let optimized = prepared.optimized();
         let engine = prepared.schema();
-        let (columns, eval) = match constant_value(optimized) {
-            Some(b) => (vec![], Eval::Constant(b)),
+        let descr = metadata.file_metadata().schema_descr();
+        let (columns, read_schema, leaves, eval) = match constant_value(optimized) {
+            Some(b) => (vec![], Schema::empty(), Vec::new(), Eval::Constant(b)),
             None => {
-                // The root columns read (a STRUCT column for its fields), and the
-                // predicate over just those.
-                let read = optimized.columns();
-                let mut columns: Vec<usize> =
-                    read.iter().map(|&c| root_column(engine, c)).collect();
-                columns.sort_unstable();
-                columns.dedup();
-                let schema = engine.project(&columns)?;
-                let position = |c: usize| columns.binary_search(&c).ok();
-                let moved = |c: usize| match field_at(engine, c) {
-                    None => position(c),
-                    Some(f) => field_column(&schema, position(f.root)?, &f.path),
-                };
+                // The columns read, a STRUCT column with just the fields read of it,
+                // and the predicate over just those.
+                let read = ReadColumns::new(engine, metadata, &optimized.columns());
                 let mut typed = optimized.clone();
-                remap(&mut typed, &moved);
+                remap(&mut typed, &|c| read.moved(engine, c));
+                let schema = read.schema.clone();
                 let eval = if interpret {
                     let decoding = Decoding::new(&schema, &typed.columns());
                     Eval::Interpreted(typed, Arc::new(decoding))
@@ -337,14 +440,14 @@ impl JitPredicate {
                         policy,
                     )?)
                 };
-                (columns, eval)
+                (read.roots, schema, read.leaves, eval)
             }
         };
-        let descr = metadata.file_metadata().schema_descr();
         Ok(JitPredicate {
-            projection: ProjectionMask::roots(descr, columns.iter().copied()),
-            schema: Arc::new(engine.project(&columns)?),
+            projection: ProjectionMask::leaves(descr, leaves.iter().copied()),
+            schema: Arc::new(read_schema),
             columns,
+            leaves,
             eval,
             rows: RowNumbers::new(metadata),
             seen: Arc::new(AtomicU64::new(0)),
@@ -366,8 +469,9 @@ impl JitPredicate {
         let descr = metadata.file_metadata().schema_descr();
         let starts = RowNumbers::new(metadata).starts;
         JitPredicate {
-            projection: ProjectionMask::roots(descr, self.columns.iter().copied()),
+            projection: ProjectionMask::leaves(descr, self.leaves.iter().copied()),
             columns: self.columns.clone(),
+            leaves: self.leaves.clone(),
             schema: self.schema.clone(),
             eval: self.eval.clone(),
             rows: RowNumbers::of_groups(starts, row_groups, selection),
@@ -507,6 +611,70 @@ mod tests {
             starts.push(starts.last().unwrap() + g);
         }
         starts.into()
+    }
+
+    #[test]
+    fn a_predicate_on_fields_reads_just_their_leaves() {
+        use arrow::array::{ArrayRef, Int64Array, StringArray, StructArray};
+        use arrow::datatypes::Fields;
+        use parquet::arrow::ArrowWriter;
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        // Columns id, s {x, inner {name, n}}: Parquet leaves 0, 1, 2, 3.
+        let inner = StructArray::new(
+            Fields::from(vec![
+                Field::new("name", DataType::Utf8, true),
+                Field::new("n", DataType::Int64, true),
+            ]),
+            vec![
+                Arc::new(StringArray::from(vec!["a"])) as ArrayRef,
+                Arc::new(Int64Array::from(vec![1])),
+            ],
+            None,
+        );
+        let s = StructArray::new(
+            Fields::from(vec![
+                Field::new("x", DataType::Int64, true),
+                Field::new("inner", inner.data_type().clone(), true),
+            ]),
+            vec![
+                Arc::new(Int64Array::from(vec![7])) as ArrayRef,
+                Arc::new(inner),
+            ],
+            None,
+        );
+        let batch = RecordBatch::try_from_iter(vec![
+            ("id", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+            ("s", Arc::new(s)),
+        ])
+        .unwrap();
+        let mut bytes = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let meta = SerializedFileReader::new(bytes::Bytes::from(bytes))
+            .unwrap()
+            .metadata()
+            .clone();
+        let schema = batch.schema();
+        let read = |sql: &str| {
+            let p = Prepared::parse(sql, &schema, Purpose::Predicate).unwrap();
+            ReadColumns::new(&schema, &meta, &p.optimized().columns())
+        };
+        let r = read("s.inner.n > 0");
+        assert_eq!((r.roots.clone(), r.leaves.clone()), (vec![1], vec![3]));
+        assert_eq!(
+            r.schema.field(0).data_type().to_string(),
+            "Struct(\"inner\": Struct(\"n\": Int64))"
+        );
+        let p = Prepared::parse("s.inner.n > 0", &schema, Purpose::Predicate).unwrap();
+        let mut typed = p.optimized().clone();
+        remap(&mut typed, &|c| r.moved(&schema, c));
+        assert_eq!(typed.display(&r.schema).to_string(), "(s.\"inner\".n > 0)");
+        let r = read("s.x > 0 AND id < 3");
+        assert_eq!((r.roots, r.leaves), (vec![0, 1], vec![0, 1]));
+        // Two fields of one column: their two leaves, not the third.
+        let r = read("s.x > 0 AND s.inner.name = 'a'");
+        assert_eq!(r.leaves, vec![1, 2]);
     }
 
     #[test]
