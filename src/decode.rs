@@ -18,7 +18,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::Result;
 use crate::layout::is_string;
-use crate::struct_fields::{field_array, struct_fields, StructField};
+use crate::struct_fields::{child_array, field_array, struct_fields, StructField};
 
 /// The SQL type a column of Arrow type `t` is bound as: VARCHAR (`Utf8`) for every
 /// string layout, BLOB (`Binary`) for every binary layout, `DECIMAL(p, s)`
@@ -75,8 +75,10 @@ pub(crate) struct Decoding {
     pub(crate) schema: SchemaRef,
     /// The columns to cast, with the type to cast them to.
     casts: Vec<(usize, DataType)>,
-    /// The STRUCT fields appended as columns (empty when no field is read).
-    fields: Vec<StructField>,
+    /// The STRUCT fields appended as columns (empty when no field is read), each
+    /// with whether an expression reads it (a field none reads is appended as its
+    /// bare child array: a placeholder, its parents' NULLs not merged).
+    fields: Vec<(StructField, bool)>,
 }
 
 impl Decoding {
@@ -110,7 +112,11 @@ impl Decoding {
         Decoding {
             schema: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
             casts,
-            fields: struct_fields,
+            fields: struct_fields
+                .into_iter()
+                .enumerate()
+                .map(|(k, f)| (f, columns.contains(&(width + k))))
+                .collect(),
         }
     }
 
@@ -130,8 +136,12 @@ impl Decoding {
     /// `batch` with the STRUCT fields appended and the columns of `casts` cast.
     fn cast(&self, batch: &RecordBatch) -> Result<RecordBatch> {
         let mut columns = batch.columns().to_vec();
-        for f in &self.fields {
-            let array = field_array(&columns[..batch.num_columns()], f);
+        let width = batch.num_columns();
+        for (f, read) in &self.fields {
+            let array = match read {
+                true => field_array(&columns[..width], f),
+                false => child_array(&columns[..width], f),
+            };
             columns.push(array);
         }
         for (c, t) in &self.casts {

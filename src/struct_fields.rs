@@ -86,6 +86,17 @@ pub(crate) fn root_column(schema: &Schema, i: usize) -> usize {
     field_at(schema, i).map_or(i, |f| f.root)
 }
 
+/// The child array of `field` in a batch whose columns are `columns`, as it is
+/// (without the NULLs of the structs above it).
+pub(crate) fn child_array(columns: &[ArrayRef], field: &StructField) -> ArrayRef {
+    field
+        .path
+        .iter()
+        .fold(columns[field.root].clone(), |array, &child| {
+            array.as_struct().column(child).clone()
+        })
+}
+
 /// The array of `field` in a batch whose columns are `columns`: the child array,
 /// with the NULLs of every struct on the way down.
 pub(crate) fn field_array(columns: &[ArrayRef], field: &StructField) -> ArrayRef {
